@@ -1,0 +1,8 @@
+module overloadsim
+
+go 1.26
+
+require (
+	github.com/spf13/pflag v1.0.10
+	gonum.org/v1/gonum v0.17.0
+)

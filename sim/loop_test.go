@@ -1,0 +1,358 @@
+package sim
+
+import (
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"testing/quick"
+	"time"
+)
+
+// recorder is a Handler that appends the payload id of every event it handles.
+type recorder struct {
+	ids   []int
+	times []Time
+}
+
+func (r *recorder) HandleEvent(now Time, kind int, _ any) {
+	r.ids = append(r.ids, kind)
+	r.times = append(r.times, now)
+}
+
+// naive is the reference scheduler of STYLE rule 17: it keeps every pending event in a slice and
+// sorts the whole slice by (time, seq) before each step.
+type naive struct {
+	seq     uint64
+	pending []naiveEvent
+}
+
+type naiveEvent struct {
+	at  Time
+	seq uint64
+	id  int
+}
+
+func (n *naive) schedule(at Time, id int) {
+	n.seq++
+	n.pending = append(n.pending, naiveEvent{at, n.seq, id})
+}
+
+func (n *naive) cancel(id int) bool {
+	for i, e := range n.pending {
+		if e.id == id {
+			n.pending = slices.Delete(n.pending, i, i+1)
+			return true
+		}
+	}
+	return false
+}
+
+func (n *naive) pop() (naiveEvent, bool) {
+	if len(n.pending) == 0 {
+		return naiveEvent{}, false
+	}
+	slices.SortFunc(n.pending, func(a, b naiveEvent) int {
+		if a.at != b.at {
+			if a.at < b.at {
+				return -1
+			}
+			return 1
+		}
+		if a.seq < b.seq {
+			return -1
+		}
+		return 1
+	})
+	e := n.pending[0]
+	n.pending = n.pending[1:]
+	return e, true
+}
+
+// checkAgainstNaive drives a Loop and the naive reference with the same random script of
+// schedule, cancel and step operations and reports the first divergence. Times are drawn from a
+// small range so that equal times are common.
+func checkAgainstNaive(t *testing.T, seed uint64, ops int) bool {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 0))
+	l := NewLoop()
+	rec := &recorder{}
+	ref := &naive{}
+	timers := map[int]Timer{}
+	nextID := 0
+	for op := 0; op < ops; op++ {
+		switch c := rng.IntN(10); {
+		case c < 5: // schedule, often at the same time as others
+			at := l.Now() + Time(rng.IntN(8))
+			id := nextID
+			nextID++
+			timers[id] = l.At(at, rec, id, nil)
+			ref.schedule(at, id)
+		case c < 7 && nextID > 0: // cancel a random id: pending, fired or already cancelled
+			id := rng.IntN(nextID)
+			got := l.Cancel(timers[id])
+			want := ref.cancel(id)
+			if got != want {
+				t.Errorf("seed %d op %d: Cancel(id %d) = %v, want %v", seed, op, id, got, want)
+				return false
+			}
+		default:
+			want, ok := ref.pop()
+			if got := l.Step(); got != ok {
+				t.Errorf("seed %d op %d: Step() = %v, want %v", seed, op, got, ok)
+				return false
+			}
+			if !ok {
+				continue
+			}
+			last := len(rec.ids) - 1
+			if rec.ids[last] != want.id || rec.times[last] != want.at || l.Now() != want.at {
+				t.Errorf("seed %d op %d: fired id %d at %v, want id %d at %v",
+					seed, op, rec.ids[last], rec.times[last], want.id, want.at)
+				return false
+			}
+		}
+		if l.Len() != len(ref.pending) {
+			t.Errorf("seed %d op %d: Len() = %d, want %d", seed, op, l.Len(), len(ref.pending))
+			return false
+		}
+	}
+	return true
+}
+
+// TestOrderingAgainstNaive checks the (time, seq) ordering rule (package doc, "Ordering
+// guarantee") against a sort-everything reference on random schedule/cancel/step scripts.
+func TestOrderingAgainstNaive(t *testing.T) {
+	f := func(seed uint64) bool { return checkAgainstNaive(t, seed, 600) }
+	if err := quick.Check(f, &quick.Config{MaxCount: 300, Rand: nil}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// FuzzOrdering is the same property as TestOrderingAgainstNaive under the coverage-guided fuzzer.
+func FuzzOrdering(f *testing.F) {
+	for _, s := range []uint64{0, 1, 42, 1 << 40} {
+		f.Add(s, uint16(300))
+	}
+	f.Fuzz(func(t *testing.T, seed uint64, ops uint16) {
+		checkAgainstNaive(t, seed, int(ops%2000))
+	})
+}
+
+// TestEqualTimesRunInSchedulingOrder: events due at the same instant run in scheduling order,
+// including events scheduled for "now" by a handler running at that instant.
+func TestEqualTimesRunInSchedulingOrder(t *testing.T) {
+	l := NewLoop()
+	var got []int
+	var h HandlerFunc
+	h = func(now Time, kind int, _ any) {
+		got = append(got, kind)
+		if kind == 1 {
+			l.At(now, h, 10, nil) // same instant, scheduled later than 2 and 3
+		}
+	}
+	for k := 1; k <= 3; k++ {
+		l.At(5, h, k, nil)
+	}
+	l.Run()
+	if want := []int{1, 2, 3, 10}; !slices.Equal(got, want) {
+		t.Fatalf("order = %v, want %v", got, want)
+	}
+}
+
+// TestCancel covers the four cancellation cases the kernel must get right.
+func TestCancel(t *testing.T) {
+	setup := func() (*Loop, *recorder, []Timer) {
+		l := NewLoop()
+		rec := &recorder{}
+		var ts []Timer
+		for i := 0; i < 5; i++ {
+			ts = append(ts, l.At(Time(10*(i+1)), rec, i, nil))
+		}
+		return l, rec, ts
+	}
+	tests := []struct {
+		name      string
+		act       func(l *Loop, ts []Timer) bool // returns the Cancel result under test
+		wantOK    bool
+		wantFired []int
+	}{
+		{"head: the earliest pending event", func(l *Loop, ts []Timer) bool { return l.Cancel(ts[0]) },
+			true, []int{1, 2, 3, 4}},
+		{"tail: the latest pending event", func(l *Loop, ts []Timer) bool { return l.Cancel(ts[4]) },
+			true, []int{0, 1, 2, 3}},
+		{"already fired: no effect, returns false", func(l *Loop, ts []Timer) bool {
+			l.Step()
+			return l.Cancel(ts[0])
+		}, false, []int{0, 1, 2, 3, 4}},
+		{"already cancelled: second cancel returns false", func(l *Loop, ts []Timer) bool {
+			l.Cancel(ts[2])
+			return l.Cancel(ts[2])
+		}, false, []int{0, 1, 3, 4}},
+		{"zero Timer: no-op", func(l *Loop, ts []Timer) bool { return l.Cancel(Timer{}) },
+			false, []int{0, 1, 2, 3, 4}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			l, rec, ts := setup()
+			if got := tc.act(l, ts); got != tc.wantOK {
+				t.Errorf("Cancel = %v, want %v", got, tc.wantOK)
+			}
+			l.Run()
+			if !slices.Equal(rec.ids, tc.wantFired) {
+				t.Errorf("fired %v, want %v", rec.ids, tc.wantFired)
+			}
+		})
+	}
+}
+
+// TestStaleTimerAfterReuse: a Timer whose record was recycled for a new event must not cancel
+// the new event (the generation count tells them apart).
+func TestStaleTimerAfterReuse(t *testing.T) {
+	l := NewLoop()
+	rec := &recorder{}
+	old := l.At(1, rec, 1, nil)
+	l.Run()
+	fresh := l.At(5, rec, 2, nil) // reuses the freed record
+	if l.Cancel(old) {
+		t.Fatal("Cancel(stale timer) = true, want false")
+	}
+	if !l.Pending(fresh) {
+		t.Fatal("the new event was affected by a stale timer")
+	}
+	l.Run()
+	if !slices.Equal(rec.ids, []int{1, 2}) {
+		t.Fatalf("fired %v, want [1 2]", rec.ids)
+	}
+}
+
+// TestCompaction: cancelling most events (as timeouts usually are) compacts the heap, and the
+// survivors still fire in order.
+func TestCompaction(t *testing.T) {
+	l := NewLoop()
+	rec := &recorder{}
+	var ts []Timer
+	for i := 0; i < 1000; i++ {
+		ts = append(ts, l.At(Time(1000-i), rec, i, nil))
+	}
+	for i := 0; i < 1000; i++ {
+		if i%10 != 0 {
+			l.Cancel(ts[i])
+		}
+	}
+	if l.Len() != 100 {
+		t.Fatalf("Len() = %d, want 100", l.Len())
+	}
+	if len(l.heap) > 2*100+compactMin {
+		t.Fatalf("heap holds %d entries for 100 live events: not compacted", len(l.heap))
+	}
+	l.Run()
+	if len(rec.ids) != 100 || !slices.IsSortedFunc(rec.times, func(a, b Time) int { return int(a - b) }) {
+		t.Fatalf("fired %d events, times sorted=%v", len(rec.ids), slices.IsSorted(rec.times))
+	}
+}
+
+func TestSchedulePastPanics(t *testing.T) {
+	l := NewLoop()
+	rec := &recorder{}
+	l.At(100, rec, 0, nil)
+	l.Run()
+	defer func() {
+		msg, _ := recover().(string)
+		if !strings.Contains(msg, "50ns") || !strings.Contains(msg, "100ns") {
+			t.Fatalf("panic message %q does not name both times", msg)
+		}
+	}()
+	l.At(50, rec, 0, nil)
+}
+
+func TestNegativeAfterPanics(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Fatal("After(-1ns) did not panic")
+		}
+	}()
+	NewLoop().After(-1, &recorder{}, 0, nil)
+}
+
+// TestRunUntilAndStop: RunUntil runs events due at or before the horizon and leaves the clock
+// there; Stop returns control after the current event and keeps the rest pending.
+func TestRunUntilAndStop(t *testing.T) {
+	l := NewLoop()
+	rec := &recorder{}
+	for i := 1; i <= 5; i++ {
+		l.At(Time(i)*Time(time.Second), rec, i, nil)
+	}
+	if n := l.RunUntil(Time(3 * time.Second)); n != 3 {
+		t.Fatalf("RunUntil(3s) handled %d events, want 3", n)
+	}
+	if l.Now() != Time(3*time.Second) {
+		t.Fatalf("Now() = %v after RunUntil(3s)", l.Now())
+	}
+	if n := l.RunUntil(Time(3500 * time.Millisecond)); n != 0 || l.Now() != Time(3500*time.Millisecond) {
+		t.Fatalf("RunUntil(3.5s) handled %d, now %v; want 0, 3.5s", n, l.Now())
+	}
+	stopper := HandlerFunc(func(Time, int, any) { l.Stop() })
+	l.At(Time(4*time.Second), stopper, 0, nil) // scheduled after event 4: runs after it
+	if n := l.Run(); n != 2 {
+		t.Fatalf("Run with Stop handled %d events, want 2 (event 4, then the stopper)", n)
+	}
+	if l.Len() != 1 {
+		t.Fatalf("Len() = %d after Stop, want 1", l.Len())
+	}
+	l.Run()
+	if !slices.Equal(rec.ids, []int{1, 2, 3, 4, 5}) {
+		t.Fatalf("fired %v", rec.ids)
+	}
+}
+
+// TestSteadyStateAllocatesNothing: the hold model (each event schedules one more) allocates
+// nothing once the pools are warm (package doc, "Allocation").
+func TestSteadyStateAllocatesNothing(t *testing.T) {
+	l := NewLoop()
+	rng := rand.New(rand.NewPCG(1, 2))
+	var h HandlerFunc
+	h = func(now Time, kind int, arg any) {
+		l.At(now+Time(1+rng.IntN(1000)), h, kind, arg)
+	}
+	payload := &recorder{}
+	for i := 0; i < 1000; i++ {
+		l.At(Time(i), h, i, payload)
+	}
+	for i := 0; i < 10000; i++ {
+		l.Step()
+	}
+	if a := testing.AllocsPerRun(10000, func() { l.Step() }); a != 0 {
+		t.Fatalf("allocs per event = %v, want 0", a)
+	}
+	// Cancel-heavy steady state: every event schedules a timeout and cancels the previous one.
+	var prev Timer
+	var ht HandlerFunc
+	ht = func(now Time, kind int, arg any) {
+		l.Cancel(prev)
+		prev = l.At(now+Time(30*time.Second), ht, kind, arg)
+		l.At(now+Time(1+rng.IntN(1000)), h, kind, arg)
+	}
+	for i := 0; i < 10000; i++ {
+		l.At(l.Now(), ht, 0, nil)
+		l.Step()
+	}
+	if a := testing.AllocsPerRun(10000, func() { l.At(l.Now(), ht, 0, nil); l.Step() }); a != 0 {
+		t.Fatalf("allocs per event with cancellations = %v, want 0", a)
+	}
+}
+
+func TestTimeArithmetic(t *testing.T) {
+	if got := Time(5).Add(time.Duration(1 << 62)).Add(time.Duration(1 << 62)); got != Never {
+		t.Errorf("Add overflow = %v, want Never", got)
+	}
+	if got := FromSeconds(1.5); got != Time(1500*time.Millisecond) {
+		t.Errorf("FromSeconds(1.5) = %d", got)
+	}
+	if got := Time(2 * time.Second).Sub(Time(500 * time.Millisecond)); got != 1500*time.Millisecond {
+		t.Errorf("Sub = %v", got)
+	}
+	if Never.String() != "never" || Time(1500*time.Millisecond).String() != "1.5s" {
+		t.Errorf("String: %q %q", Never, Time(1500*time.Millisecond))
+	}
+}

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// TestCLI runs the CLI end to end through run(args, stdout, stderr) and checks exit status,
+// where the output went, and what it says (STYLE rule 20: data on stdout, diagnostics on stderr,
+// 0 ok / 1 failure / 2 usage).
+func TestCLI(t *testing.T) {
+	tests := []struct {
+		name       string
+		args       []string
+		wantStatus int
+		stdout     []string // substrings stdout must contain
+		stderr     []string // substrings stderr must contain
+		quietOut   bool     // stdout must be empty
+	}{
+		{"no arguments: usage on stderr", nil, exitUsage, nil, []string{"Usage: simulate", "run", "version"}, true},
+		{"help: usage on stdout", []string{"--help"}, exitOK, []string{"Commands:"}, nil, false},
+		{"unknown command", []string{"frobnicate"}, exitUsage, nil, []string{`unknown command "frobnicate"`}, true},
+		{"version", []string{"version"}, exitOK, []string{"simulate "}, nil, false},
+		{"version with an argument", []string{"version", "x"}, exitUsage, nil, []string{"no arguments"}, true},
+		{"run mmc", []string{"run", "mmc", "--horizon", "20s", "--warmup", "1s"}, exitOK,
+			[]string{"M/M/4", "ρ=0.8000", "mean wait Wq (s)", "Erlang C", "utilisation", "events/s"}, nil, false},
+		{"run mmc unstable", []string{"run", "mmc", "--lambda", "500", "--horizon", "2s", "--warmup", "0s"}, exitOK,
+			[]string{"unstable"}, nil, false},
+		{"run without a model", []string{"run"}, exitUsage, nil, []string{"exactly one MODEL"}, true},
+		{"run unknown model", []string{"run", "mm1"}, exitUsage, nil, []string{`unknown model "mm1"`}, true},
+		{"run bad flag value", []string{"run", "mmc", "--c", "zero"}, exitUsage, nil, []string{"invalid argument", "--c"}, true},
+		{"run unknown flag", []string{"run", "mmc", "--nope"}, exitUsage, nil, []string{"unknown flag: --nope"}, true},
+		{"run invalid config names field and rule", []string{"run", "mmc", "--mu", "-3", "--c", "0"}, exitUsage, nil,
+			[]string{"mu: -3: must be a finite number > 0", "c: 0: must be ≥ 1"}, true},
+		{"run --help", []string{"run", "--help"}, exitOK, nil, []string{"Usage: simulate run MODEL", "Examples:", "--lambda"}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			got := run(tc.args, &out, &errb)
+			if got != tc.wantStatus {
+				t.Errorf("run(%q) = %d, want %d\nstderr: %s", tc.args, got, tc.wantStatus, errb.String())
+			}
+			for _, s := range tc.stdout {
+				if !strings.Contains(out.String(), s) {
+					t.Errorf("stdout lacks %q:\n%s", s, out.String())
+				}
+			}
+			for _, s := range tc.stderr {
+				if !strings.Contains(errb.String(), s) {
+					t.Errorf("stderr lacks %q:\n%s", s, errb.String())
+				}
+			}
+			if tc.quietOut && out.Len() > 0 {
+				t.Errorf("stdout should be empty on error, got:\n%s", out.String())
+			}
+		})
+	}
+}
+
+// TestRunMMCDeterministic: the same flags give the same measurements (the events/s line, which
+// reads the wall clock, is the only line allowed to differ).
+func TestRunMMCDeterministic(t *testing.T) {
+	once := func() string {
+		var out bytes.Buffer
+		if s := run([]string{"run", "mmc", "--horizon", "30s", "--warmup", "1s", "--seed", "3"}, &out, &bytes.Buffer{}); s != 0 {
+			t.Fatalf("status %d", s)
+		}
+		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+		return strings.Join(lines[:len(lines)-1], "\n")
+	}
+	if a, b := once(), once(); a != b {
+		t.Fatalf("two runs differ:\n%s\n---\n%s", a, b)
+	}
+}

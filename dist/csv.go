@@ -1,0 +1,122 @@
+package dist
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+)
+
+// otherUnits are header words naming a unit other than milliseconds. A header such as
+// "latency_us" above bare numbers would otherwise be read 1000 times too large.
+var otherUnits = map[string]bool{
+	"ns": true, "nanos": true, "nanoseconds": true,
+	"us": true, "µs": true, "micros": true, "microseconds": true,
+	"s": true, "sec": true, "secs": true, "seconds": true,
+	"min": true, "minutes": true,
+}
+
+// ReadEmpiricalCSV reads the values of an empirical distribution from r: one value per line, or
+// the first column of a CSV file. It is meant for a scenarios package that has opened the file
+// named in empirical(file); see ParseWith.
+//
+//   - A value is either a Go duration with its unit (3ms, 1.5s, 250µs) or a bare decimal
+//     number, which is read as milliseconds. One file may mix both.
+//   - If the first record's first field is neither, that record is a header and is skipped, so
+//     an export with a header line such as "latency_ms,host" reads as is. Bare numbers under a
+//     header whose first column names another unit ("latency_us", "rtt (s)") are an error
+//     rather than a silent factor of 1000.
+//   - Blank lines and lines starting with # are skipped; columns after the first are ignored.
+//
+// Values must be in [0, MaxDuration]; fractions of a nanosecond are rounded. A reader with no
+// values is an error.
+func ReadEmpiricalCSV(r io.Reader) ([]time.Duration, error) {
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = -1
+	cr.Comment = '#'
+	cr.TrimLeadingSpace = true
+	cr.ReuseRecord = true
+	var (
+		values     []time.Duration
+		headerUnit string // a non-millisecond unit named by the header, if any
+		first      = true
+	)
+	for {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("dist: csv: %w", err)
+		}
+		line, _ := cr.FieldPos(0)
+		field := strings.TrimSpace(rec[0])
+		if first {
+			field = strings.TrimPrefix(field, "\ufeff") // spreadsheets often start with a BOM
+		}
+		d, bare, ok := parseCSVValue(field)
+		if first && !ok && field != "" {
+			headerUnit = unitOf(field)
+			first = false
+			continue
+		}
+		first = false
+		switch {
+		case !ok:
+			return nil, fmt.Errorf("dist: csv line %d: %q: want a duration such as 3ms or a number of milliseconds", line, field)
+		case bare && headerUnit != "":
+			return nil, fmt.Errorf("dist: csv line %d: %q: bare numbers are milliseconds but the header names unit %q; write durations with units instead (e.g. 250µs)", line, field, headerUnit)
+		case d < 0:
+			return nil, fmt.Errorf("dist: csv line %d: %q: must be >= 0", line, field)
+		case d > MaxDuration:
+			return nil, fmt.Errorf("dist: csv line %d: %q: must be <= %v (MaxDuration)", line, field, MaxDuration)
+		}
+		values = append(values, d)
+	}
+	if len(values) == 0 {
+		return nil, errors.New("dist: csv: no values")
+	}
+	return values, nil
+}
+
+// parseCSVValue reads a duration or a bare number of milliseconds. A bare number beyond
+// MaxDuration comes back as MaxDuration+1 so that the caller reports it.
+func parseCSVValue(field string) (d time.Duration, bare, ok bool) {
+	if field == "" {
+		return 0, false, false
+	}
+	if d, err := time.ParseDuration(field); err == nil {
+		return d, false, true
+	}
+	ms, err := strconv.ParseFloat(field, 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return 0, true, false
+	}
+	// ParseFloat accepts "NaN" and "Inf", which are no latency; a number out of float range
+	// (ErrRange, ±Inf) falls through to the range checks below.
+	if math.IsNaN(ms) || math.IsInf(ms, 0) && err == nil {
+		return 0, true, false
+	}
+	ns := ms * float64(time.Millisecond)
+	switch {
+	case ns < 0:
+		return -1, true, true
+	case ns > maxNanos:
+		return MaxDuration + 1, true, true
+	}
+	return fromNanos(ns), true, true
+}
+
+// unitOf returns the last word of a header field if it names a unit other than milliseconds.
+func unitOf(header string) string {
+	words := strings.FieldsFunc(strings.ToLower(header), func(r rune) bool { return !unicode.IsLetter(r) })
+	if len(words) > 0 && otherUnits[words[len(words)-1]] {
+		return words[len(words)-1]
+	}
+	return ""
+}

@@ -1,0 +1,93 @@
+package wire
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+)
+
+func TestCodes(t *testing.T) {
+	tests := []struct {
+		code       Code
+		name       string
+		overloaded bool
+		readRetry  bool
+	}{
+		// error_codes.yml: the SystemOverloadedError category is 433, 449, 450, 462.
+		{IngressRequestRateLimitExceeded, "IngressRequestRateLimitExceeded", true, false},
+		{AdmissionQueueOverflow, "AdmissionQueueOverflow", true, false},
+		{RateLimitExceeded, "RateLimitExceeded", true, false},
+		{PooledConnectionAcquisitionRejected, "PooledConnectionAcquisitionRejected", true, false},
+		// Retryable Reads spec, "Determining Retryable Errors".
+		{NotWritablePrimary, "NotWritablePrimary", false, true},
+		{ShutdownInProgress, "ShutdownInProgress", false, true},
+		{HostUnreachable, "HostUnreachable", false, true},
+		{ExceededTimeLimit, "ExceededTimeLimit", false, true},
+		{BadValue, "BadValue", false, false},
+		{MaxTimeMSExpired, "MaxTimeMSExpired", false, false},
+	}
+	for _, tc := range tests {
+		if tc.code.String() != tc.name || tc.code.IsSystemOverloaded() != tc.overloaded || tc.code.IsRetryableRead() != tc.readRetry {
+			t.Errorf("%d: name %q overloaded %v retryable read %v; want %q %v %v", int(tc.code), tc.code,
+				tc.code.IsSystemOverloaded(), tc.code.IsRetryableRead(), tc.name, tc.overloaded, tc.readRetry)
+		}
+	}
+	if Code(12345).Known() || Code(12345).String() != "12345" {
+		t.Error("an unnamed code must be unknown and print as its number")
+	}
+	if k := KnownCodes(); !slices.IsSorted(k) || len(k) != len(codeNames) {
+		t.Errorf("KnownCodes() = %v", k)
+	}
+}
+
+func TestLabels(t *testing.T) {
+	l := RetryableError | SystemOverloadedError
+	if got := l.String(); got != "[SystemOverloadedError,RetryableError]" {
+		t.Errorf("String() = %s: order must be fixed, not insertion order", got)
+	}
+	if !l.Has(SystemOverloadedError) || l.Has(SystemOverloadedError|NoWritesPerformed) {
+		t.Error("Has must require every label")
+	}
+	for _, n := range LabelNames() {
+		if x, ok := ParseLabel(n); !ok || x.String() != "["+n+"]" {
+			t.Errorf("ParseLabel(%q) does not round-trip", n)
+		}
+	}
+	if _, ok := ParseLabel("systemOverloadedError"); ok {
+		t.Error("labels are case-sensitive, as the server's are")
+	}
+}
+
+func TestCommandsAndRoles(t *testing.T) {
+	for c := Command(0); int(c) < NumCommands; c++ {
+		if got, ok := ParseCommand(c.String()); !ok || got != c {
+			t.Errorf("ParseCommand(%q) = %v, %v", c, got, ok)
+		}
+	}
+	if r, ok := ParseRole("primary"); !ok || r != Primary || r.String() != "primary" {
+		t.Error("ParseRole(primary)")
+	}
+	if _, ok := ParseRole("unknown"); ok {
+		t.Error("unknown is not a role a scenario may set")
+	}
+}
+
+type fixed time.Duration
+
+func (f fixed) Delay(*rand.Rand) time.Duration { return time.Duration(f) }
+
+func TestLink(t *testing.T) {
+	l := NewLink(fixed(time.Millisecond), nil)
+	l.SetExtra(2 * time.Millisecond)
+	if d := l.Delay(); d != 3*time.Millisecond {
+		t.Errorf("Delay() = %v, want 3ms", d)
+	}
+	l.SetExtra(-5 * time.Millisecond)
+	if d := l.Delay(); d != 0 {
+		t.Errorf("Delay() = %v, want 0: a delay is never negative", d)
+	}
+	if (Reply{Code: OK}).OK() == false || (Reply{NetErr: true}).OK() {
+		t.Error("Reply.OK")
+	}
+}

@@ -1,7 +1,48 @@
-// Package server models a MongoDB node that can be overloaded: connection establishment through
-// the ingress connection rate limiter, the ingress request rate limiter (error 462), a bounded
-// pool of execution slots with a FIFO queue, service-time distributions, and faults as data.
+// Package server models a MongoDB node that can be overloaded, and the replica set it belongs to.
 //
-// Units: virtual time is sim.Time (nanoseconds); rates are per second. A server never calls a
-// client: replies are messages scheduled on the sim loop with a network delay.
+// # A request's path through a node
+//
+//	client ──link──▶ arrive ─▶ [down? closed conn?] ─▶ network error
+//	                   │
+//	                   ├─ connect ─▶ connection limiter (acquire-with-queue) ─▶ handshake ─▶ OK
+//	                   │                 └─ full queue ─▶ connection closed (network error)
+//	                   ├─ monitoring hello (unauthenticated) ─▶ answered at once
+//	                   ▼
+//	         ingress request limiter (try-acquire, or acquire-with-queue)
+//	                   │   └─ no token ─▶ 462 (reject cost on a worker, ahead of work)
+//	                   ▼
+//	         failCommand failpoint (block, close, error)
+//	                   ▼
+//	         role check (10107 / 13435 on a secondary)
+//	                   ▼
+//	         worker queue: FIFO, optional max depth ─▶ 433 beyond it
+//	                   ▼
+//	         worker: service time × USL(n) + k·n, ÷ speed; maxTimeMS aborts with 50
+//	                   ▼
+//	         reply ──link──▶ client
+//
+// The admission order follows the server: the request limiter runs right after a message is
+// read, before parsing; failCommand runs when the command runs. Rejections are cheap, not free:
+// each holds a worker for RejectCost, ahead of queued work, so a storm of rejections takes
+// capacity from real work.
+//
+// # Queueing discipline
+//
+// Workers are execution tickets: Workers commands execute at once, the rest wait in one FIFO
+// queue. A command's service time is drawn when it gets a worker, from the distribution of its
+// command, and slowed by concurrency: with n commands executing (itself included) it takes
+// base × (1 + σ(n−1) + κn(n−1)) + k·n, divided by the node's speed factor. Work for a client that
+// has given up is still done unless the command carries maxTimeMS; that work is counted as wasted.
+//
+// # Units and invariants
+//
+// Virtual time is sim.Time (nanoseconds); rates are per second. A node never calls a client:
+// replies are events scheduled for Request.ReplyTo after a delay drawn from the connection's link.
+// Every request a node receives gets exactly one reply, except connection attempts and requests
+// whose client has already gone (a connect that timed out in the queue, a disconnect). Over any
+// run that starts and ends with a queue empty, ∫ queue length dt equals the sum of its waits
+// (Little's law in sample-path form), which the tests check on every queue.
+//
+// Faults are data (Fault): failpoints, node down/up, stepdown and election, capacity and
+// speed changes, network delay, and runtime limiter changes, scheduled by a Cluster.
 package server

@@ -1,0 +1,77 @@
+package server
+
+import (
+	"runtime"
+	"testing"
+	"time"
+
+	"overloadsim/dist"
+	"overloadsim/sim"
+	"overloadsim/wire"
+)
+
+// BenchmarkMMc runs an M/M/c queue through the full request path of a node (built in code, no
+// scenario): Poisson arrivals at ρ = 0.9 on 8 workers, exponential service, replies over a
+// zero-delay link. Model events are counted as the issue defines them, arrival + departure = 2
+// per customer; loop events/s (which also counts each reply's delivery and each next-arrival
+// timer) is reported alongside.
+//
+//	go test -run '^$' -bench BenchmarkMMc -benchmem ./server
+func BenchmarkMMc(b *testing.B) {
+	exp, _ := dist.Exp(time.Millisecond)
+	loop := sim.NewLoop()
+	s, err := New(loop, Config{Address: "n", Workers: 8, Service: exp}, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := newProbe(loop, s, true)
+	p.keep = false
+	startPoisson(p, 7200, wire.Find, sim.Never, 1) // ρ = 7200 / (8 × 1000) = 0.9
+	for p.n < 100000 {                             // warm the pools
+		loop.Step()
+	}
+	start, fired := p.n, loop.Fired()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		loop.Step()
+	}
+	secs := b.Elapsed().Seconds()
+	customers := float64(p.n - start)
+	b.ReportMetric(2*customers/secs, "model-events/s")
+	b.ReportMetric(float64(loop.Fired()-fired)/secs, "loop-events/s")
+}
+
+// BenchmarkMemory reports the heap a node needs per idle connection (the connection record
+// and the node's registry entry) and per queued request (the request and the node's job record).
+// It measures once per sub-benchmark; run it with -benchtime 1x.
+func BenchmarkMemory(b *testing.B) {
+	for _, what := range []string{"idle-connection", "queued-request"} {
+		b.Run(what, func(b *testing.B) {
+			const n = 100000
+			var before, after runtime.MemStats
+			loop := sim.NewLoop()
+			s, _ := New(loop, Config{Address: "n", Workers: 1, Service: dist.Const(time.Hour), HandshakeCost: -1}, 1)
+			p := newProbe(loop, s, true)
+			p.keep = false
+			link := wire.NewLink(nil, nil)
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			for i := 0; i < n; i++ {
+				if what == "idle-connection" {
+					conn := &wire.Conn{Authenticated: true, Link: link}
+					p.send(0, wire.Connect, func(r *wire.Request) { r.Conn = conn })
+				} else {
+					p.send(0, wire.Find, nil)
+				}
+			}
+			loop.RunUntil(sim.Time(time.Second))
+			p.free = nil // connection requests came back: they are not part of an idle connection
+			runtime.GC()
+			runtime.ReadMemStats(&after)
+			b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/n, "bytes/"+what)
+			runtime.KeepAlive(s)
+			runtime.KeepAlive(loop)
+		})
+	}
+}

@@ -1,0 +1,171 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"overloadsim/dist"
+	"overloadsim/wire"
+)
+
+// RequestLimiterConfig is the ingress request rate limiter (MongoDB 8.2+). Field names follow
+// the server parameters so values can be copied from a real cluster (MODEL-FACTS §1.1).
+type RequestLimiterConfig struct {
+	// Enabled is ingressRequestRateLimiterEnabled. Off by default: a real server's default rate
+	// (INT32_MAX) makes it inert anyway.
+	Enabled bool
+	// AdmissionRatePerSec is ingressRequestAdmissionRatePerSec: token refill rate, > 0.
+	AdmissionRatePerSec float64
+	// AdmissionBurstCapacitySecs is ingressRequestAdmissionBurstCapacitySecs: capacity is
+	// rate × burst tokens; > 0. A capacity below one token rejects every non-exempt request.
+	AdmissionBurstCapacitySecs float64
+	// AdmissionMaxQueueDepth is ingressRequestAdmissionMaxQueueDepth: requests that may wait for
+	// a token; 0 (the default) rejects at once.
+	AdmissionMaxQueueDepth int64
+	// ApplicationExemptions is ingressRequestRateLimiterApplicationExemptions.appNames: a
+	// connection whose appName starts with one of these is exempt.
+	ApplicationExemptions []string
+}
+
+// ConnLimiterConfig is the ingress connection-establishment rate limiter (MODEL-FACTS §2).
+type ConnLimiterConfig struct {
+	Enabled           bool    // ingressConnectionEstablishmentRateLimiterEnabled (default false)
+	RatePerSec        float64 // ingressConnectionEstablishmentRatePerSec, new connections/s, > 0
+	BurstCapacitySecs float64 // ingressConnectionEstablishmentBurstCapacitySecs, > 0
+	MaxQueueDepth     int64   // ingressConnectionEstablishmentMaxQueueDepth, ≥ 0 (default 0)
+}
+
+// Config describes one node. The zero value of every optional field is documented; call
+// EnsureDefaults then Validate (New does both).
+type Config struct {
+	// Address names the node (host:port style); it also names the node's random streams.
+	Address string
+	// Role is standalone (default), primary or secondary. Replica-set roles change at run
+	// time through ReplicaSet.
+	Role wire.Role
+	// Workers is the number of commands that execute at once (execution tickets); ≥ 1, default 8.
+	Workers int
+	// MaxQueueDepth bounds the FIFO queue of commands waiting for a worker; beyond it a command
+	// fails with AdmissionQueueOverflow (433, SystemOverloadedError). 0 means unbounded.
+	MaxQueueDepth int
+	// Service is the service-time distribution for every command without its own entry in
+	// ServiceByCommand. Default: exp(1ms).
+	Service dist.Duration
+	// ServiceByCommand overrides Service per command.
+	ServiceByCommand map[wire.Command]dist.Duration
+	// USLSigma and USLKappa slow execution down with concurrency following the Universal
+	// Scalability Law: a command started with n commands executing (itself included) takes
+	// base × (1 + σ(n−1) + κn(n−1)), so that throughput at concurrency n is
+	// X(n) = n·X₁ / (1 + σ(n−1) + κn(n−1)) (Gunther 2007). Both ≥ 0; 0 disables.
+	USLSigma, USLKappa float64
+	// InFlightPenalty adds k·n to the service time of a command started with n executing
+	// (service = base + k·n): a linear slowdown. ≥ 0; 0 disables.
+	InFlightPenalty time.Duration
+	// RejectCost is the worker time a rejection (462 or 433) takes: rejections happen before
+	// any real work but still parse a message and write a reply. They go ahead of queued work
+	// and hold a worker for this long, so a rejection storm takes capacity from real work.
+	// Default 20µs; negative means free (the reply is sent without using a worker).
+	RejectCost time.Duration
+	// HandshakeCost is how long an admitted connection takes to be usable (TCP, TLS, hello and
+	// auth), a pure delay. Default 2ms; negative means 0.
+	HandshakeCost time.Duration
+	// ExternalClientBaseBackoffMS is externalClientBaseBackoffMS: when > 0 the node attaches
+	// baseBackoffMS to the overload errors it returns. Default 0 (off).
+	ExternalClientBaseBackoffMS int64
+	// RequestLimiter and ConnLimiter are the ingress limiters.
+	RequestLimiter RequestLimiterConfig
+	ConnLimiter    ConnLimiterConfig
+}
+
+// Defaults used by EnsureDefaults.
+const (
+	DefaultWorkers       = 8
+	DefaultRejectCost    = 20 * time.Microsecond
+	DefaultHandshakeCost = 2 * time.Millisecond
+	defaultServiceMean   = time.Millisecond
+)
+
+// EnsureDefaults fills the zero-valued optional fields.
+func (c *Config) EnsureDefaults() {
+	if c.Role == wire.Unknown {
+		c.Role = wire.Standalone
+	}
+	if c.Workers == 0 {
+		c.Workers = DefaultWorkers
+	}
+	if c.Service == nil {
+		c.Service, _ = dist.Exp(defaultServiceMean)
+	}
+	if c.RejectCost == 0 {
+		c.RejectCost = DefaultRejectCost
+	}
+	if c.HandshakeCost == 0 {
+		c.HandshakeCost = DefaultHandshakeCost
+	}
+}
+
+// Validate reports every invalid field at once; each error names the field, its value and
+// the rule.
+func (c *Config) Validate() error {
+	var errs []error
+	bad := func(field string, v any, rule string) {
+		errs = append(errs, fmt.Errorf("server %q: %s: %v: %s", c.Address, field, v, rule))
+	}
+	if strings.TrimSpace(c.Address) == "" {
+		bad("address", `""`, "must not be empty")
+	}
+	switch c.Role {
+	case wire.Standalone, wire.Primary, wire.Secondary:
+	default:
+		bad("role", c.Role, "must be standalone, primary or secondary")
+	}
+	if c.Workers < 1 {
+		bad("workers", c.Workers, "must be ≥ 1")
+	}
+	if c.MaxQueueDepth < 0 {
+		bad("maxQueueDepth", c.MaxQueueDepth, "must be ≥ 0 (0 = unbounded)")
+	}
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"uslSigma", c.USLSigma}, {"uslKappa", c.USLKappa}} {
+		if !(f.v >= 0) || math.IsInf(f.v, 0) {
+			bad(f.name, f.v, "must be a finite number ≥ 0")
+		}
+	}
+	if c.InFlightPenalty < 0 {
+		bad("inFlightPenalty", c.InFlightPenalty, "must be ≥ 0")
+	}
+	if c.ExternalClientBaseBackoffMS < 0 {
+		bad("externalClientBaseBackoffMS", c.ExternalClientBaseBackoffMS, "must be ≥ 0 (0 = off)")
+	}
+	for cmd, d := range c.ServiceByCommand {
+		if d == nil {
+			bad("serviceByCommand."+cmd.String(), "nil", "must be a distribution")
+		}
+	}
+	if rl := c.RequestLimiter; rl.Enabled {
+		checkRate(bad, "ingressRequestAdmissionRatePerSec", rl.AdmissionRatePerSec)
+		checkRate(bad, "ingressRequestAdmissionBurstCapacitySecs", rl.AdmissionBurstCapacitySecs)
+		if rl.AdmissionMaxQueueDepth < 0 {
+			bad("ingressRequestAdmissionMaxQueueDepth", rl.AdmissionMaxQueueDepth, "must be ≥ 0")
+		}
+	}
+	if cl := c.ConnLimiter; cl.Enabled {
+		checkRate(bad, "ingressConnectionEstablishmentRatePerSec", cl.RatePerSec)
+		checkRate(bad, "ingressConnectionEstablishmentBurstCapacitySecs", cl.BurstCapacitySecs)
+		if cl.MaxQueueDepth < 0 {
+			bad("ingressConnectionEstablishmentMaxQueueDepth", cl.MaxQueueDepth, "must be ≥ 0")
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func checkRate(bad func(string, any, string), field string, v float64) {
+	if !(v > 0) || math.IsInf(v, 0) {
+		bad(field, v, "must be a finite number > 0")
+	}
+}

@@ -1,0 +1,379 @@
+package server
+
+import (
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"overloadsim/dist"
+	"overloadsim/server/failpoint"
+	"overloadsim/sim"
+	"overloadsim/wire"
+)
+
+var ms = func(n int) sim.Time { return sim.Time(time.Duration(n) * time.Millisecond) }
+
+// TestFailPointThroughServer checks that the node applies failCommand outcomes as MongoDB does:
+// an injected error replies at once with the given code and labels (or the server's own labels
+// when errorLabels is absent), closeConnection answers with a network error and closes the
+// connection, blockConnection delays the command before its outcome, and commands not named in
+// failCommands are untouched and do not consume a times count.
+func TestFailPointThroughServer(t *testing.T) {
+	overload := []string{"RetryableError", "SystemOverloadedError"}
+	tests := []struct {
+		name  string
+		fp    failpoint.Config
+		cmds  []wire.Command
+		check func(t *testing.T, p *probe, s *Server)
+	}{
+		{"times 2: two finds fail with the given code and labels, the third succeeds; inserts pass",
+			failpoint.Config{Mode: failpoint.Times(2), FailCommands: []string{"find"},
+				ErrorCode: 462, ErrorLabels: overload, HasErrorLabels: true},
+			[]wire.Command{wire.Find, wire.Insert, wire.Find, wire.Find},
+			func(t *testing.T, p *probe, s *Server) {
+				want := []wire.Code{462, 0, 462, 0}
+				for i, r := range p.replies {
+					if r.reply.Code != want[i] {
+						t.Errorf("reply %d (%v): code %v, want %v", i, r.cmd, r.reply.Code, want[i])
+					}
+				}
+				if l := p.replies[0].reply.Labels; l != wire.SystemOverloadedError|wire.RetryableError {
+					t.Errorf("labels %v, want exactly the failpoint's", l)
+				}
+			}},
+		{"errorLabels absent: the server's own labels (a retryable write error on insert)",
+			failpoint.Config{Mode: failpoint.AlwaysOn(), FailCommands: []string{"insert"}, ErrorCode: 91},
+			[]wire.Command{wire.Insert},
+			func(t *testing.T, p *probe, s *Server) {
+				if r := p.replies[0].reply; r.Code != 91 || r.Labels != wire.RetryableWriteError {
+					t.Errorf("reply %v %v, want ShutdownInProgress [RetryableWriteError]", r.Code, r.Labels)
+				}
+			}},
+		{"closeConnection: network error, connection closed, later commands fail too",
+			failpoint.Config{Mode: failpoint.Times(1), FailCommands: []string{"find"}, CloseConnection: true},
+			[]wire.Command{wire.Find, wire.Find},
+			func(t *testing.T, p *probe, s *Server) {
+				if p.netErrs != 2 || !p.conn.Closed {
+					t.Errorf("net errors %d, closed %v; want 2, true", p.netErrs, p.conn.Closed)
+				}
+			}},
+		{"blockConnection alone: delayed by blockTimeMS, then executed normally",
+			failpoint.Config{Mode: failpoint.AlwaysOn(), FailCommands: []string{"find"},
+				BlockConnection: true, BlockTimeMS: 100},
+			[]wire.Command{wire.Find},
+			func(t *testing.T, p *probe, s *Server) {
+				if r := p.replies[0]; !r.reply.OK() || r.got != ms(110) {
+					t.Errorf("reply %v at %v, want OK at 110ms (100 ms block + 10 ms service)", r.reply, r.got)
+				}
+			}},
+		{"blockConnection with errorCode: the error comes after the block",
+			failpoint.Config{Mode: failpoint.AlwaysOn(), FailCommands: []string{"find"},
+				BlockConnection: true, BlockTimeMS: 100, ErrorCode: 2, ErrorLabels: overload, HasErrorLabels: true},
+			[]wire.Command{wire.Find},
+			func(t *testing.T, p *probe, s *Server) {
+				if r := p.replies[0]; r.reply.Code != wire.BadValue || r.got != ms(100) {
+					t.Errorf("reply %v at %v, want BadValue at 100ms", r.reply.Code, r.got)
+				}
+			}},
+		{"skip 1: the first find passes, later ones fail",
+			failpoint.Config{Mode: failpoint.Skip(1), FailCommands: []string{"find"}, ErrorCode: 2},
+			[]wire.Command{wire.Find, wire.Find, wire.Find},
+			func(t *testing.T, p *probe, s *Server) {
+				want := []wire.Code{0, 2, 2}
+				for i, r := range p.replies {
+					if r.reply.Code != want[i] {
+						t.Errorf("reply %d: %v, want %v", i, r.reply.Code, want[i])
+					}
+				}
+			}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			loop := sim.NewLoop()
+			s, _ := New(loop, Config{Address: "n", Workers: 1, Service: dist.Const(10 * time.Millisecond)}, 1)
+			fp, err := failpoint.New(tc.fp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.SetFailPoint(0, fp)
+			p := newProbe(loop, s, true)
+			for i, c := range tc.cmds {
+				// one at a time, so replies come back in order
+				p.send(sim.Time(i)*ms(1000), c, func(r *wire.Request) { r.Write = c == wire.Insert })
+			}
+			loop.Run()
+			checkQueues(t, s)
+			if len(p.replies) != len(tc.cmds) {
+				t.Fatalf("%d replies for %d commands", len(p.replies), len(tc.cmds))
+			}
+			tc.check(t, p, s)
+		})
+	}
+}
+
+// TestMaxTimeMS: a command with maxTimeMS is aborted at its deadline with MaxTimeMSExpired
+// (50), whether the deadline passes in the queue or on a worker; without it, work continues for
+// a client that gave up, and that work is counted as wasted.
+func TestMaxTimeMS(t *testing.T) {
+	loop := sim.NewLoop()
+	s, _ := New(loop, Config{Address: "n", Workers: 1, Service: dist.Const(100 * time.Millisecond)}, 1)
+	p := newProbe(loop, s, true)
+	p.send(0, wire.Find, func(r *wire.Request) { r.MaxTime = 40 * time.Millisecond }) // aborted on the worker at 40 ms
+	p.send(0, wire.Find, func(r *wire.Request) { r.MaxTime = 30 * time.Millisecond }) // expires in the queue
+	p.send(ms(1), wire.Find, func(r *wire.Request) { r.GiveUpAt = ms(70) })           // runs 40–140 ms, client gone at 70
+	loop.Run()
+	checkQueues(t, s)
+	got := map[uint64]result{}
+	for _, r := range p.replies {
+		got[r.id] = r
+	}
+	if r := got[1]; r.reply.Code != wire.MaxTimeMSExpired || r.got != ms(40) {
+		t.Errorf("first: %v at %v, want MaxTimeMSExpired at 40ms", r.reply.Code, r.got)
+	}
+	if r := got[2]; r.reply.Code != wire.MaxTimeMSExpired || r.got != ms(40) {
+		t.Errorf("second: %v at %v, want MaxTimeMSExpired at 40ms (found expired when a worker freed)", r.reply.Code, r.got)
+	}
+	if r := got[3]; !r.reply.OK() || r.got != ms(140) {
+		t.Errorf("third: %v at %v, want OK at 140ms", r.reply.Code, r.got)
+	}
+	st := s.Snapshot(loop.Now())
+	if st.WastedBusyTime != 70*time.Millisecond || st.MaxTimeExpired != 2 || st.BusyTime != 140*time.Millisecond {
+		t.Errorf("wasted %v, expired %d, busy %v; want 70ms, 2, 140ms", st.WastedBusyTime, st.MaxTimeExpired, st.BusyTime)
+	}
+}
+
+// TestRejectCost: rejections go ahead of queued work and hold a worker for RejectCost, so a
+// rejection storm takes capacity from real work; RejectCost < 0 makes them free.
+func TestRejectCost(t *testing.T) {
+	for _, tc := range []struct {
+		cost     time.Duration
+		wantBusy time.Duration
+	}{{5 * time.Millisecond, 10*time.Millisecond + 3*5*time.Millisecond}, {-1, 10 * time.Millisecond}} {
+		loop := sim.NewLoop()
+		cfg := limited(1, 1, 0) // one token
+		cfg.Workers, cfg.Service, cfg.RejectCost = 1, dist.Const(10*time.Millisecond), tc.cost
+		s, _ := New(loop, cfg, 1)
+		p := newProbe(loop, s, true)
+		for i := 0; i < 4; i++ {
+			p.send(0, wire.Find, nil)
+		}
+		loop.Run()
+		st := s.Snapshot(loop.Now())
+		if st.BusyTime != tc.wantBusy || st.RejectBusyTime != tc.wantBusy-10*time.Millisecond {
+			t.Errorf("cost %v: busy %v (rejecting %v), want %v", tc.cost, st.BusyTime, st.RejectBusyTime, tc.wantBusy)
+		}
+	}
+}
+
+func replicaSet(t *testing.T, loop *sim.Loop) *Cluster {
+	t.Helper()
+	svc := dist.Const(time.Second)
+	c, err := NewCluster(loop, ClusterConfig{ElectionTime: time.Second, Nodes: []Config{
+		{Address: "a", Role: wire.Primary, Service: svc},
+		{Address: "b", Role: wire.Secondary, Service: svc},
+		{Address: "c", Role: wire.Secondary, Service: svc},
+	}}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestStepDown: the primary steps down; its executing writes fail with
+// InterruptedDueToReplStateChange (11602, RetryableWriteError), new writes get NotWritablePrimary
+// (10107), reads carry on; after the election time the named successor is primary.
+func TestStepDown(t *testing.T) {
+	loop := sim.NewLoop()
+	c := replicaSet(t, loop)
+	if err := c.Schedule([]Fault{{At: 100 * time.Millisecond, Kind: FaultStepDown, Successor: "c"}}); err != nil {
+		t.Fatal(err)
+	}
+	a := newProbe(loop, c.Node("a"), true)
+	a.send(0, wire.Insert, func(r *wire.Request) { r.Write = true })
+	a.send(0, wire.Find, nil)
+	a.send(ms(200), wire.Insert, func(r *wire.Request) { r.Write = true })
+	loop.RunUntil(ms(1099))
+	if c.Primary() != nil {
+		t.Fatalf("primary %s during the election", c.Primary().Address())
+	}
+	loop.Run()
+	if p := c.Primary(); p == nil || p.Address() != "c" {
+		t.Fatalf("primary after election = %v, want c", p)
+	}
+	byID := map[uint64]result{}
+	for _, r := range a.replies {
+		byID[r.id] = r
+	}
+	if r := byID[1]; r.reply.Code != wire.InterruptedDueToReplStateChange || r.got != ms(100) || !r.reply.Labels.Has(wire.RetryableWriteError) {
+		t.Errorf("in-flight write: %v %v at %v", r.reply.Code, r.reply.Labels, r.got)
+	}
+	if r := byID[2]; !r.reply.OK() {
+		t.Errorf("in-flight read: %v, want OK", r.reply.Code)
+	}
+	if r := byID[3]; r.reply.Code != wire.NotWritablePrimary {
+		t.Errorf("write after stepdown: %v, want NotWritablePrimary", r.reply.Code)
+	}
+}
+
+// TestDownUp: a node going down resets every connection (requests in flight get network
+// errors) and refuses new ones; the primary's failure triggers an election; after For it comes
+// back as a secondary with full limiter buckets.
+func TestDownUp(t *testing.T) {
+	loop := sim.NewLoop()
+	c := replicaSet(t, loop)
+	if err := c.Schedule([]Fault{{At: 100 * time.Millisecond, Kind: FaultDown, Node: "a", For: 5 * time.Second}}); err != nil {
+		t.Fatal(err)
+	}
+	p := newProbe(loop, c.Node("a"), true)
+	p.send(0, wire.Connect, nil) // establish the probe's connection: the node resets it later
+	p.send(ms(10), wire.Find, nil)
+	p.send(ms(500), wire.Find, nil)
+	connect(p, ms(600), time.Second)
+	loop.Run()
+	checkQueues(t, c.Node("a"))
+	if p.byCode[wire.OK] != 1 || p.netErrs != 3 {
+		t.Errorf("%d network errors, want 3 (in flight, while down, connect while down)", p.netErrs)
+	}
+	if !p.conn.Closed {
+		t.Error("the connection is not closed after the node went down")
+	}
+	if pr := c.Primary(); pr == nil || pr.Address() != "b" || c.Node("a").Role() != wire.Secondary || c.Node("a").IsDown() {
+		t.Errorf("after down+up: primary %v, a is %v down=%v", pr, c.Node("a").Role(), c.Node("a").IsDown())
+	}
+}
+
+// TestCapacityFault: a CPU cut to half speed for a while slows work in progress and reverts.
+func TestCapacityFault(t *testing.T) {
+	loop := sim.NewLoop()
+	c, _ := NewCluster(loop, ClusterConfig{Nodes: []Config{{Address: "n", Workers: 1, Service: dist.Const(100 * time.Millisecond)}}}, 1)
+	if err := c.Schedule([]Fault{{At: 50 * time.Millisecond, Kind: FaultCapacity, Node: "n", Speed: 0.5, For: 100 * time.Millisecond}}); err != nil {
+		t.Fatal(err)
+	}
+	p := newProbe(loop, c.Node("n"), true)
+	p.send(0, wire.Find, nil)
+	loop.Run()
+	// 50 ms at full speed do half the work; the other 50 ms of work at half speed take 100 ms,
+	// so it ends exactly when the cut does: 150 ms.
+	if got := p.replies[0].got; got != ms(150) {
+		t.Errorf("reply at %v, want 150ms", got)
+	}
+}
+
+// TestValidation: bad configuration is an error naming the field, value and rule; never a panic.
+func TestValidation(t *testing.T) {
+	tests := []struct {
+		cfg  Config
+		want []string
+	}{
+		{Config{}, []string{`address: "": must not be empty`}},
+		{Config{Address: "n", Workers: -1}, []string{"workers: -1: must be ≥ 1"}},
+		{Config{Address: "n", MaxQueueDepth: -2}, []string{"maxQueueDepth: -2"}},
+		{Config{Address: "n", USLSigma: -0.1, USLKappa: math.NaN()}, []string{"uslSigma: -0.1", "uslKappa: NaN"}},
+		{Config{Address: "n", Role: wire.Mongos}, []string{"role: mongos: must be standalone, primary or secondary"}},
+		{Config{Address: "n", ExternalClientBaseBackoffMS: -5}, []string{"externalClientBaseBackoffMS: -5"}},
+		{Config{Address: "n", RequestLimiter: RequestLimiterConfig{Enabled: true, AdmissionRatePerSec: -1, AdmissionBurstCapacitySecs: 0}},
+			[]string{"ingressRequestAdmissionRatePerSec: -1: must be a finite number > 0", "ingressRequestAdmissionBurstCapacitySecs: 0"}},
+		{Config{Address: "n", RequestLimiter: RequestLimiterConfig{Enabled: true, AdmissionRatePerSec: 1, AdmissionBurstCapacitySecs: 1, AdmissionMaxQueueDepth: -1}},
+			[]string{"ingressRequestAdmissionMaxQueueDepth: -1"}},
+		{Config{Address: "n", ConnLimiter: ConnLimiterConfig{Enabled: true, RatePerSec: math.NaN(), BurstCapacitySecs: 1}},
+			[]string{"ingressConnectionEstablishmentRatePerSec: NaN"}},
+	}
+	for _, tc := range tests {
+		_, err := New(sim.NewLoop(), tc.cfg, 1)
+		for _, w := range tc.want {
+			if err == nil || !strings.Contains(err.Error(), w) {
+				t.Errorf("New(%+v) error = %v, want it to contain %q", tc.cfg, err, w)
+			}
+		}
+	}
+	loop := sim.NewLoop()
+	c := replicaSet(t, loop)
+	err := c.Schedule([]Fault{
+		{Kind: FaultDown, Node: "zz"},
+		{Kind: FaultCapacity, Node: "a", Speed: -1},
+		{Kind: FaultStepDown, Successor: "nope"},
+		{Kind: FaultFailPoint, Node: "a", FailPoint: failpoint.Config{Mode: failpoint.Times(-1)}},
+		{At: -time.Second, Kind: FaultUp, Node: "a"},
+	})
+	for _, w := range []string{`faults[0].node: "zz": no such node`, "faults[1].speed: -1", `faults[2].successor: "nope"`,
+		"faults[3].failPoint", "faults[4].at: -1s"} {
+		if err == nil || !strings.Contains(err.Error(), w) {
+			t.Errorf("Schedule error = %v, want it to contain %q", err, w)
+		}
+	}
+	if _, err := NewCluster(sim.NewLoop(), ClusterConfig{Nodes: []Config{{Address: "a", Role: wire.Secondary}}}, 1); err == nil ||
+		!strings.Contains(err.Error(), "0 primaries") {
+		t.Errorf("replica set without a primary: %v", err)
+	}
+}
+
+// recorder collects what a node reports per interval.
+type recorder struct {
+	at    []sim.Time
+	stats []Stats
+}
+
+func (r *recorder) RecordServer(now sim.Time, addr string, st *Stats) {
+	r.at = append(r.at, now)
+	r.stats = append(r.stats, *st)
+}
+
+// TestObserveAndRuntimeFaults: a node reports its statistics once per interval; a runtime
+// limiter change (what MongoTune does) takes effect at its time with a full bucket; a network
+// delay fault adds to every one-way delay on the node's links and is removed after For.
+func TestObserveAndRuntimeFaults(t *testing.T) {
+	loop := sim.NewLoop()
+	c, err := NewCluster(loop, ClusterConfig{Nodes: []Config{limited(10, 1, 0)}}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := c.Node("n")
+	rec := &recorder{}
+	s.Observe(time.Second, rec)
+	if err := c.Schedule([]Fault{
+		{At: 2 * time.Second, Kind: FaultRequestLimiter, Node: "n",
+			RequestLimiter: RequestLimiterConfig{Enabled: true, AdmissionRatePerSec: 100, AdmissionBurstCapacitySecs: 1}},
+		{At: 3 * time.Second, Kind: FaultNetworkDelay, Node: "n", Delay: 5 * time.Millisecond, For: time.Second},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	p := newProbe(loop, s, true)
+	p.send(0, wire.Connect, nil)
+	// 50 requests at 1.5 s: the 10-token bucket admits 10; at 2.5 s the new 100-token bucket
+	// (installed full at 2 s) admits all 50. Reports cover (t−1s, t].
+	at := func(t sim.Time, f func(now sim.Time)) {
+		loop.At(t, sim.HandlerFunc(func(now sim.Time, _ int, _ any) { f(now) }), 0, nil)
+	}
+	burst := func(now sim.Time) {
+		for i := 0; i < 50; i++ {
+			p.send(now, wire.Find, nil)
+		}
+	}
+	at(ms(1500), burst)
+	at(ms(2500), burst)
+	find := func(now sim.Time) { p.send(now, wire.Find, nil) }
+	at(ms(3500), find) // 5 ms each way + 1 ms service
+	at(ms(4500), find) // the delay is gone
+	loop.RunUntil(sim.Time(5 * time.Second))
+	if len(rec.at) != 5 || rec.at[0] != sim.Time(time.Second) || rec.at[4] != sim.Time(5*time.Second) {
+		t.Fatalf("reports at %v, want every second from 1s to 5s", rec.at)
+	}
+	// The report at 2 s follows the change (scheduled first, it runs first at that instant): the
+	// reset keeps the 5 tokens refilled since 1.5 s instead of refilling to the new capacity
+	// (folly BasicTokenBucket::reset, which admission::RateLimiter calls).
+	if got := rec.stats[1].RequestLimiterTokens; math.Abs(got-5) > 1e-9 {
+		t.Errorf("tokens right after the change = %v, want 5 (kept, not refilled)", got)
+	}
+	if got := rec.stats[2].SuccessfulAdmissions - rec.stats[1].SuccessfulAdmissions; got != 50 {
+		t.Errorf("admitted %d in [2s, 3s), want 50 after the limiter change", got)
+	}
+	if got := rec.stats[1].SuccessfulAdmissions - rec.stats[0].SuccessfulAdmissions; got != 10 {
+		t.Errorf("admitted %d in [1s, 2s), want 10", got)
+	}
+	last := p.replies[len(p.replies)-1]
+	prev := p.replies[len(p.replies)-2]
+	if prev.got-prev.sent != ms(11) || last.got-last.sent != ms(1) {
+		t.Errorf("round trips %v and %v, want 11ms with the fault and 1ms after it", prev.got-prev.sent, last.got-last.sent)
+	}
+}

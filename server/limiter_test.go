@@ -1,0 +1,201 @@
+package server
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"overloadsim/dist"
+	"overloadsim/sim"
+	"overloadsim/wire"
+)
+
+func limited(rate, burst float64, depth int64) Config {
+	return Config{Address: "n", Workers: 1000, Service: dist.Const(time.Millisecond),
+		RequestLimiter: RequestLimiterConfig{Enabled: true, AdmissionRatePerSec: rate,
+			AdmissionBurstCapacitySecs: burst, AdmissionMaxQueueDepth: depth}}
+}
+
+// TestRequestLimiterRate: a lazy token bucket admits min(λ, R) in the long run, and never more
+// than R·T + capacity in a window of length T (MODEL-FACTS §1.2: capacity = rate × burst,
+// starts full, cost 1 per admission).
+func TestRequestLimiterRate(t *testing.T) {
+	const R, burst = 1000.0, 0.1 // capacity 100 tokens
+	const T = 60 * time.Second
+	for _, lambda := range []float64{500, 1000, 2000, 5000} {
+		loop := sim.NewLoop()
+		s, _ := New(loop, limited(R, burst, 0), 1)
+		p := newProbe(loop, s, true)
+		p.keep = false
+		startPoisson(p, lambda, wire.Find, sim.Time(T), 7)
+		loop.Run()
+		checkQueues(t, s)
+		st := s.Snapshot(loop.Now())
+		admitted := float64(st.SuccessfulAdmissions)
+		if max := R*T.Seconds() + R*burst; admitted > max {
+			t.Errorf("λ=%v: admitted %v > R·T + capacity = %v", lambda, admitted, max)
+		}
+		want := math.Min(lambda, R) * T.Seconds()
+		// Below R the bucket rarely empties; at λ = R Poisson bunching costs a few per cent
+		// (the bucket is a finite buffer); far above R it admits R·T plus the initial burst.
+		tol := 0.03
+		if math.Abs(admitted-want) > tol*want+R*burst {
+			t.Errorf("λ=%v: admitted %.0f over %v, want min(λ, R)·T = %.0f ± %.0f%%", lambda, admitted, T, want, tol*100)
+		}
+		if st.RejectedAdmissions != uint64(p.byCode[wire.IngressRequestRateLimitExceeded]) ||
+			st.AttemptedAdmissions != st.SuccessfulAdmissions+st.RejectedAdmissions {
+			t.Errorf("λ=%v: counters disagree: %+v, 462 replies %d", lambda, st, p.byCode[wire.IngressRequestRateLimitExceeded])
+		}
+	}
+}
+
+// TestRequestLimiterBurstAndReply: a full bucket absorbs exactly its capacity at one instant;
+// the rest get 462 IngressRequestRateLimitExceeded with SystemOverloadedError, RetryableError and
+// NoWritesPerformed (MODEL-FACTS §1.4), plus baseBackoffMS when externalClientBaseBackoffMS > 0.
+func TestRequestLimiterBurstAndReply(t *testing.T) {
+	loop := sim.NewLoop()
+	cfg := limited(100, 0.5, 0) // capacity 50
+	cfg.ExternalClientBaseBackoffMS = 50
+	s, _ := New(loop, cfg, 1)
+	p := newProbe(loop, s, true)
+	for i := 0; i < 80; i++ {
+		p.send(0, wire.Find, nil)
+	}
+	loop.Run()
+	checkQueues(t, s)
+	if p.byCode[wire.OK] != 50 || p.byCode[wire.IngressRequestRateLimitExceeded] != 30 {
+		t.Fatalf("replies by code %v, want 50 OK and 30 × 462", p.byCode)
+	}
+	want := wire.SystemOverloadedError | wire.RetryableError | wire.NoWritesPerformed
+	for _, r := range p.replies {
+		if r.reply.Code == wire.IngressRequestRateLimitExceeded && (r.reply.Labels != want || r.reply.BaseBackoffMS != 50) {
+			t.Fatalf("462 reply labels %v baseBackoffMS %d, want %v and 50", r.reply.Labels, r.reply.BaseBackoffMS, want)
+		}
+	}
+}
+
+// TestRequestLimiterExemptions: unauthenticated connections (monitoring, handshake) and
+// exempted app names are never rate limited (MODEL-FACTS §1.3); capacity < 1 rejects everything
+// else (the SRV jstest's rate 1, burst 0.001).
+func TestRequestLimiterExemptions(t *testing.T) {
+	loop := sim.NewLoop()
+	cfg := limited(1, 0.001, 0)
+	cfg.RequestLimiter.ApplicationExemptions = []string{"mongosh"}
+	s, _ := New(loop, cfg, 1)
+	app := newProbe(loop, s, true)
+	mon := newProbe(loop, s, false)
+	shell := newProbe(loop, s, true)
+	shell.conn.AppName = "mongosh 2.3"
+	for i := 0; i < 5; i++ {
+		app.send(0, wire.Find, nil)
+		mon.send(0, wire.Hello, nil)
+		shell.send(0, wire.Find, nil)
+	}
+	loop.Run()
+	checkQueues(t, s)
+	if app.byCode[wire.IngressRequestRateLimitExceeded] != 5 || mon.byCode[wire.OK] != 5 || shell.byCode[wire.OK] != 5 {
+		t.Fatalf("app %v, monitoring %v, exempt app %v", app.byCode, mon.byCode, shell.byCode)
+	}
+	if st := s.Snapshot(loop.Now()); st.ExemptedAdmissions != 5 || st.RejectedAdmissions != 5 {
+		t.Fatalf("exempted %d rejected %d, want 5 and 5 (monitoring hellos bypass the limiter entirely)",
+			st.ExemptedAdmissions, st.RejectedAdmissions)
+	}
+}
+
+// TestRequestLimiterQueue: with a max queue depth the limiter borrows tokens and each waiter is
+// admitted at its reservation time, spaced exactly 1/R apart; beyond the depth it rejects
+// (MODEL-FACTS §1.2, acquireToken).
+func TestRequestLimiterQueue(t *testing.T) {
+	loop := sim.NewLoop()
+	cfg := limited(100, 0.01, 5) // capacity 1, a token every 10 ms, 5 may wait
+	cfg.Service = dist.Const(0)
+	s, _ := New(loop, cfg, 1)
+	p := newProbe(loop, s, true)
+	for i := 0; i < 10; i++ {
+		p.send(0, wire.Find, nil)
+	}
+	loop.Run()
+	checkQueues(t, s)
+	var okTimes []sim.Time
+	for _, r := range p.replies {
+		if r.reply.OK() {
+			okTimes = append(okTimes, r.got)
+		}
+	}
+	want := []sim.Time{0, sim.Time(10 * time.Millisecond), sim.Time(20 * time.Millisecond),
+		sim.Time(30 * time.Millisecond), sim.Time(40 * time.Millisecond), sim.Time(50 * time.Millisecond)}
+	if len(okTimes) != len(want) {
+		t.Fatalf("admitted at %v, want %v", okTimes, want)
+	}
+	for i := range want {
+		if okTimes[i] != want[i] {
+			t.Errorf("admission %d at %v, want %v", i, okTimes[i], want[i])
+		}
+	}
+	if p.byCode[wire.IngressRequestRateLimitExceeded] != 4 {
+		t.Errorf("%d rejected, want 4", p.byCode[wire.IngressRequestRateLimitExceeded])
+	}
+	st := s.Snapshot(loop.Now())
+	if st.AddedToQueue != 5 || st.RemovedFromQueue != 5 {
+		t.Errorf("queue counters added %d removed %d, want 5 and 5", st.AddedToQueue, st.RemovedFromQueue)
+	}
+	// Little's law on the limiter queue: ∫queue dt = Σ waits = 10+20+30+40+50 ms.
+	if math.Abs(st.ReqQueueArea-0.150) > 1e-9 {
+		t.Errorf("∫ limiter queue dt = %v s, want 0.150 s (Σ of the reservation waits)", st.ReqQueueArea)
+	}
+}
+
+// connector opens connections and records what came back.
+func connect(p *probe, now sim.Time, timeout time.Duration) {
+	conn := &wire.Conn{Authenticated: true, Link: wire.NewLink(nil, nil)}
+	p.send(now, wire.Connect, func(r *wire.Request) { r.Conn, r.ConnectTimeout = conn, timeout })
+}
+
+// TestConnectionLimiter mirrors the drivers' "Connection Pool Backpressure" test (MODEL-FACTS
+// §2): rate 20/s, burst 1 s, queue depth 1 and 100 simultaneous connection attempts: 20 tokens
+// admit at once, one attempt waits for the next token (50 ms), and the other 79 are closed by
+// the server — "at least 10" in the spec's words, exactly 79 here.
+func TestConnectionLimiter(t *testing.T) {
+	loop := sim.NewLoop()
+	s, _ := New(loop, Config{Address: "n", HandshakeCost: time.Millisecond,
+		ConnLimiter: ConnLimiterConfig{Enabled: true, RatePerSec: 20, BurstCapacitySecs: 1, MaxQueueDepth: 1}}, 1)
+	p := newProbe(loop, s, true)
+	for i := 0; i < 100; i++ {
+		connect(p, 0, 30*time.Second)
+	}
+	loop.Run()
+	checkQueues(t, s)
+	if p.byCode[wire.OK] != 21 || p.netErrs != 79 {
+		t.Fatalf("%d established, %d closed; want 21 and 79", p.byCode[wire.OK], p.netErrs)
+	}
+	last := p.replies[len(p.replies)-1]
+	if !last.reply.OK() || last.got != sim.Time(51*time.Millisecond) {
+		t.Errorf("the queued attempt was established at %v (%v), want 51ms (token at 50 ms + 1 ms handshake)", last.got, last.reply)
+	}
+	st := s.Snapshot(loop.Now())
+	if st.ConnRejected != 79 || st.ConnectionsCurrent != 21 || st.ConnAddedToQueue != 1 {
+		t.Errorf("stats: rejected %d current %d queued %d", st.ConnRejected, st.ConnectionsCurrent, st.ConnAddedToQueue)
+	}
+}
+
+// TestConnectionQueueTimeout: a client whose connectTimeoutMS passes while it waits in the
+// connection queue gives up; the server returns its token, so the next attempt is admitted
+// earlier (MODEL-FACTS §2: interruptedDueToClientDisconnect, token returned).
+func TestConnectionQueueTimeout(t *testing.T) {
+	loop := sim.NewLoop()
+	s, _ := New(loop, Config{Address: "n", HandshakeCost: -1,
+		ConnLimiter: ConnLimiterConfig{Enabled: true, RatePerSec: 10, BurstCapacitySecs: 0.1, MaxQueueDepth: 10}}, 1)
+	p := newProbe(loop, s, true)
+	connect(p, 0, time.Second)                             // takes the one token
+	connect(p, 0, 50*time.Millisecond)                     // would wait 100 ms: gives up at 50 ms
+	connect(p, sim.Time(60*time.Millisecond), time.Second) // gets the returned reservation
+	loop.Run()
+	checkQueues(t, s)
+	st := s.Snapshot(loop.Now())
+	if st.ConnInterruptedInQueue != 1 || p.byCode[wire.OK] != 2 {
+		t.Fatalf("interrupted %d, established %d; want 1 and 2", st.ConnInterruptedInQueue, p.byCode[wire.OK])
+	}
+	if got := p.replies[1].got; got != sim.Time(100*time.Millisecond) {
+		t.Errorf("third attempt established at %v, want 100ms (the returned token's slot)", got)
+	}
+}

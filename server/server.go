@@ -1,0 +1,650 @@
+package server
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"overloadsim/dist"
+	"overloadsim/ratelimiter"
+	"overloadsim/server/failpoint"
+	"overloadsim/sim"
+	"overloadsim/wire"
+)
+
+// Internal event kinds (wire reserves the kinds below FirstInternalKind for messages).
+const (
+	evConnAdmit = wire.FirstInternalKind + iota
+	evConnGiveUp
+	evHandshakeDone
+	evUnblock
+	evLimiterAdmit
+	evFinish
+	evObserve
+)
+
+type jobState uint8
+
+const (
+	jsFree          jobState = iota
+	jsConnQueued             // waiting for its connection-limiter reservation
+	jsHandshake              // connection admitted, handshaking
+	jsBlocked                // held by a failpoint's blockConnection
+	jsLimiterQueued          // waiting for its request-limiter reservation
+	jsQueued                 // waiting for a worker
+	jsRunning                // on a worker (executing, or paying a rejection's cost)
+)
+
+// job is the node's record of one request while the node owns it. Jobs are pooled.
+type job struct {
+	req      *wire.Request
+	arrived  sim.Time
+	deadline sim.Time // maxTimeMS deadline, sim.Never if none
+	state    jobState
+	resv     ratelimiter.Reservation  // a queued limiter reservation
+	bucket   *ratelimiter.TokenBucket // the bucket that holds it (parameters may change meanwhile)
+	enqueued sim.Time                 // when it joined the worker queue
+	start    sim.Time                 // when it got a worker
+	natural  sim.Time                 // when the work would end with no deadline
+	timer    sim.Timer
+
+	// the outcome a rejection or a failpoint decided; code OK means "execute normally"
+	reject      bool
+	code        wire.Code
+	labels      wire.Labels
+	labelsGiven bool
+	closeConn   bool
+
+	prev, next *job // the node's list of live jobs, in arrival order
+	qnext      *job // worker queue link
+}
+
+// fifo is an intrusive FIFO of jobs.
+type fifo struct {
+	head, tail *job
+	n          int
+}
+
+func (q *fifo) push(j *job) {
+	j.qnext = nil
+	if q.tail == nil {
+		q.head = j
+	} else {
+		q.tail.qnext = j
+	}
+	q.tail = j
+	q.n++
+}
+
+func (q *fifo) pop() *job {
+	j := q.head
+	q.head = j.qnext
+	if q.head == nil {
+		q.tail = nil
+	}
+	j.qnext = nil
+	q.n--
+	return j
+}
+
+// Server is one node. Create it with New; it receives wire.EvRequest events from clients.
+type Server struct {
+	cfg     Config
+	loop    *sim.Loop
+	service [wire.NumCommands]dist.Duration
+	svcRNG  *rand.Rand // service times
+	fpRNG   *rand.Rand // failpoint activation draws
+	exempt  []string   // application exemption prefixes
+
+	role    wire.Role
+	down    bool
+	workers int
+	speed   float64 // service-speed factor: 0.5 halves the node's speed
+
+	reqTB   *ratelimiter.TokenBucket // nil when the request limiter is off
+	connTB  *ratelimiter.TokenBucket // nil when the connection limiter is off
+	fp      *failpoint.Point
+	conns   []*wire.Conn
+	connIdx map[*wire.Conn]int
+	nextCID uint64
+
+	busy    int
+	rejects fifo // rejections wait here, ahead of work
+	work    fifo
+
+	live     job // sentinel of the live-job list
+	freeJobs []*job
+
+	// time integrals since the start, for utilisation and Little's law
+	lastT                        sim.Time
+	busyArea, queueArea, capArea float64 // worker·s, job·s, worker·s
+	connQueueArea, reqQueueArea  float64
+	connQueued, reqQueued        int
+	stats                        Stats
+	observer                     Recorder
+	observeEvery                 time.Duration
+}
+
+// New returns a node on loop. Its random streams derive from (seed, "server/<address>/…").
+func New(loop *sim.Loop, cfg Config, seed uint64) (*Server, error) {
+	cfg.EnsureDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	s := &Server{
+		cfg:     cfg,
+		loop:    loop,
+		svcRNG:  sim.NewStream(seed, "server/"+cfg.Address+"/service"),
+		fpRNG:   sim.NewStream(seed, "server/"+cfg.Address+"/failpoint"),
+		exempt:  cfg.RequestLimiter.ApplicationExemptions,
+		role:    cfg.Role,
+		workers: cfg.Workers,
+		speed:   1,
+		connIdx: map[*wire.Conn]int{},
+		lastT:   loop.Now(),
+	}
+	s.live.next, s.live.prev = &s.live, &s.live
+	for i := range s.service {
+		s.service[i] = cfg.Service
+	}
+	for cmd, d := range cfg.ServiceByCommand {
+		s.service[cmd] = d
+	}
+	if err := s.SetRequestLimiter(loop.Now(), cfg.RequestLimiter); err != nil {
+		return nil, err
+	}
+	if err := s.SetConnLimiter(loop.Now(), cfg.ConnLimiter); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Address returns the node's address.
+func (s *Server) Address() string { return s.cfg.Address }
+
+// Role returns the node's current role.
+func (s *Server) Role() wire.Role { return s.role }
+
+// Down reports whether the node is down.
+func (s *Server) IsDown() bool { return s.down }
+
+// HandleEvent implements sim.Handler: requests from clients and the node's own timers.
+func (s *Server) HandleEvent(now sim.Time, kind int, arg any) {
+	if kind == evObserve {
+		s.observe(now)
+		return
+	}
+	if kind == wire.EvRequest {
+		s.arrive(now, arg.(*wire.Request))
+		return
+	}
+	j := arg.(*job)
+	j.timer = sim.Timer{}
+	switch kind {
+	case evConnAdmit:
+		s.leaveConnQueue(now, j)
+		s.stats.ConnRemovedFromQueue++
+		s.handshake(now, j)
+	case evConnGiveUp:
+		s.leaveConnQueue(now, j)
+		j.bucket.CancelWait(now, j.resv)
+		s.stats.ConnInterruptedInQueue++
+		s.freeJob(j) // the client has gone: no reply
+	case evHandshakeDone:
+		s.established(now, j)
+	case evUnblock:
+		s.afterFailPoint(now, j)
+	case evLimiterAdmit:
+		s.leaveReqQueue(now, j)
+		s.stats.RemovedFromQueue++
+		s.afterLimiter(now, j)
+	case evFinish:
+		s.finish(now, j)
+	default:
+		panic(fmt.Sprintf("server: unknown event kind %d", kind))
+	}
+}
+
+// arrive is the start of every request's path.
+func (s *Server) arrive(now sim.Time, req *wire.Request) {
+	j := s.newJob(now, req)
+	switch {
+	case s.down:
+		// A node that is down refuses connections and resets the ones it had.
+		s.replyNetErr(now, j)
+		return
+	case req.Cmd == wire.Connect:
+		s.connect(now, j)
+		return
+	case req.Conn == nil || req.Conn.Closed:
+		s.replyNetErr(now, j)
+		return
+	case req.Cmd == wire.Disconnect:
+		s.unregister(req.Conn)
+		s.freeJob(j)
+		return
+	case req.Cmd == wire.Hello && !req.Conn.Authenticated:
+		// Monitoring and RTT hellos: answered on the network thread, exempt from everything.
+		s.reply(now, j, wire.OK, 0)
+		return
+	}
+	s.admitRequest(now, j)
+}
+
+// admitRequest is the ingress request rate limiter: it runs right after the message is read,
+// before parsing, so that rejection is as cheap as possible (MODEL-FACTS §1.3).
+func (s *Server) admitRequest(now sim.Time, j *job) {
+	if s.reqTB == nil {
+		s.afterLimiter(now, j)
+		return
+	}
+	if !j.req.Conn.Authenticated || s.exemptApp(j.req.Conn.AppName) {
+		s.stats.ExemptedAdmissions++
+		s.afterLimiter(now, j)
+		return
+	}
+	s.stats.AttemptedAdmissions++
+	if s.cfg.RequestLimiter.AdmissionMaxQueueDepth == 0 {
+		if s.reqTB.TryAcquire(now) {
+			s.stats.SuccessfulAdmissions++
+			s.afterLimiter(now, j)
+			return
+		}
+		s.stats.RejectedAdmissions++
+		s.rejectOverload(now, j, wire.IngressRequestRateLimitExceeded)
+		return
+	}
+	r, ok := s.reqTB.Acquire(now)
+	if !ok {
+		s.stats.RejectedAdmissions++
+		s.rejectOverload(now, j, wire.IngressRequestRateLimitExceeded)
+		return
+	}
+	s.stats.SuccessfulAdmissions++
+	if r.At <= now {
+		s.afterLimiter(now, j)
+		return
+	}
+	s.stats.AddedToQueue++
+	s.reqQueueChange(now, +1)
+	j.state, j.resv, j.bucket = jsLimiterQueued, r, s.reqTB
+	j.timer = s.loop.At(r.At, s, evLimiterAdmit, j)
+}
+
+func (s *Server) exemptApp(app string) bool {
+	for _, p := range s.exempt {
+		if strings.HasPrefix(app, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// afterLimiter evaluates the failCommand failpoint, which the server checks when it runs the
+// command, after ingress admission.
+func (s *Server) afterLimiter(now sim.Time, j *job) {
+	if s.fp != nil {
+		// Clients of this model are external drivers, never intra-cluster connections.
+		a := s.fp.Evaluate(j.req.Cmd, failpoint.Client{AppName: j.req.Conn.AppName}, s.fpRNG)
+		if a.Fire {
+			j.closeConn, j.code, j.labels, j.labelsGiven = a.Close, a.Code, a.Labels, a.LabelsGiven
+			if a.Block > 0 {
+				j.state = jsBlocked
+				j.timer = s.loop.After(a.Block, s, evUnblock, j)
+				return
+			}
+		}
+	}
+	s.afterFailPoint(now, j)
+}
+
+// afterFailPoint applies a fired failpoint's outcome, then the role checks, then queues the
+// command for a worker.
+func (s *Server) afterFailPoint(now sim.Time, j *job) {
+	switch {
+	case j.closeConn:
+		s.stats.ClosedByFailPoint++
+		s.unregister(j.req.Conn)
+		s.replyNetErr(now, j)
+		return
+	case j.code != wire.OK:
+		s.stats.FailPointErrors++
+		s.reply(now, j, j.code, s.labelsFor(j, j.code))
+		return
+	}
+	if code := s.roleError(j.req); code != wire.OK {
+		s.reply(now, j, code, s.labelsFor(j, code))
+		return
+	}
+	s.enqueue(now, j)
+}
+
+// roleError is what a node answers a command its role cannot serve.
+func (s *Server) roleError(req *wire.Request) wire.Code {
+	switch {
+	case s.role == wire.Standalone || s.role == wire.Primary:
+		return wire.OK
+	case req.Write:
+		return wire.NotWritablePrimary
+	case req.Cmd == wire.Ping || req.Cmd == wire.Hello:
+		return wire.OK
+	case !req.SecondaryOK:
+		return wire.NotPrimaryNoSecondaryOk
+	}
+	return wire.OK
+}
+
+// labelsFor returns the labels a reply with code carries: the failpoint's if it gave some,
+// otherwise what the server itself attaches.
+func (s *Server) labelsFor(j *job, code wire.Code) wire.Labels {
+	if j.labelsGiven {
+		return j.labels
+	}
+	return ServerLabels(code, j.req.Write)
+}
+
+// ServerLabels returns the error labels a node attaches to an error with code on its own:
+// rejections by the ingress request limiter carry SystemOverloadedError, RetryableError and
+// NoWritesPerformed (SRV ingress_request_rate_limiter_helper.js, MODEL-FACTS §1.4); other
+// SystemOverloadedError-category codes carry SystemOverloadedError; a write failing with a
+// retryable code carries RetryableWriteError (servers 4.4+ label retryable writes themselves).
+func ServerLabels(code wire.Code, write bool) wire.Labels {
+	var l wire.Labels
+	switch {
+	case code == wire.IngressRequestRateLimitExceeded:
+		l = wire.SystemOverloadedError | wire.RetryableError | wire.NoWritesPerformed
+	case code.IsSystemOverloaded():
+		l = wire.SystemOverloadedError
+	}
+	if write && code.IsRetryableRead() {
+		l |= wire.RetryableWriteError
+	}
+	return l
+}
+
+// rejectOverload answers j with an overload error; the rejection costs RejectCost of a worker.
+func (s *Server) rejectOverload(now sim.Time, j *job, code wire.Code) {
+	j.reject, j.code = true, code
+	if s.cfg.RejectCost < 0 {
+		s.reply(now, j, code, s.labelsFor(j, code))
+		return
+	}
+	s.integrate(now)
+	j.state, j.enqueued = jsQueued, now
+	s.rejects.push(j)
+	s.startWork(now)
+}
+
+// enqueue puts a command in line for a worker, or rejects it with AdmissionQueueOverflow when
+// the queue is full.
+func (s *Server) enqueue(now sim.Time, j *job) {
+	if s.cfg.MaxQueueDepth > 0 && s.busy >= s.workers && s.work.n >= s.cfg.MaxQueueDepth {
+		s.stats.QueueOverflows++
+		s.rejectOverload(now, j, wire.AdmissionQueueOverflow)
+		return
+	}
+	s.integrate(now)
+	j.state, j.enqueued = jsQueued, now
+	s.work.push(j)
+	s.stats.Enqueued++
+	s.startWork(now)
+}
+
+// startWork hands free workers to waiting jobs, rejections first.
+func (s *Server) startWork(now sim.Time) {
+	for s.busy < s.workers && !s.down {
+		var j *job
+		switch {
+		case s.rejects.n > 0:
+			j = s.rejects.pop()
+		case s.work.n > 0:
+			s.integrate(now)
+			j = s.work.pop()
+			s.stats.Dequeued++
+			s.stats.QueueWait += now.Sub(j.enqueued)
+		default:
+			return
+		}
+		if !j.reject {
+			if now >= j.deadline { // maxTimeMS ran out while it waited
+				s.stats.MaxTimeExpired++
+				s.reply(now, j, wire.MaxTimeMSExpired, 0)
+				continue
+			}
+			if code := s.roleError(j.req); code != wire.OK { // the role changed while it waited
+				s.reply(now, j, code, s.labelsFor(j, code))
+				continue
+			}
+		}
+		s.run(now, j)
+	}
+}
+
+// run puts j on a worker.
+func (s *Server) run(now sim.Time, j *job) {
+	s.integrate(now)
+	s.busy++
+	j.state, j.start = jsRunning, now
+	var d time.Duration
+	if j.reject {
+		d = s.cfg.RejectCost
+	} else {
+		n := float64(s.busy)
+		base := s.service[j.req.Cmd].Sample(s.svcRNG)
+		slow := 1 + s.cfg.USLSigma*(n-1) + s.cfg.USLKappa*n*(n-1)
+		d = time.Duration(float64(base)*slow) + time.Duration(n)*s.cfg.InFlightPenalty
+	}
+	j.natural = now.Add(time.Duration(float64(d) / s.speed))
+	s.scheduleFinish(j)
+}
+
+func (s *Server) scheduleFinish(j *job) {
+	at := j.natural
+	if !j.reject && j.deadline < at {
+		at = j.deadline
+	}
+	j.timer = s.loop.At(at, s, evFinish, j)
+}
+
+// finish ends j's time on a worker and replies.
+func (s *Server) finish(now sim.Time, j *job) {
+	s.releaseWorker(now, j)
+	switch {
+	case j.reject:
+		s.reply(now, j, j.code, s.labelsFor(j, j.code))
+	case now < j.natural: // aborted at its maxTimeMS deadline
+		s.stats.MaxTimeExpired++
+		s.reply(now, j, wire.MaxTimeMSExpired, 0)
+	default:
+		s.stats.Completed++
+		s.reply(now, j, wire.OK, 0)
+	}
+	s.startWork(now)
+}
+
+// releaseWorker frees j's worker and accounts its busy time.
+func (s *Server) releaseWorker(now sim.Time, j *job) {
+	s.integrate(now)
+	s.busy--
+	busy := now.Sub(j.start)
+	s.stats.BusyTime += busy
+	switch {
+	case j.reject:
+		s.stats.RejectBusyTime += busy
+		s.stats.WastedBusyTime += busy
+	case j.req.GiveUpAt < now:
+		// Work done after the client stopped waiting served nobody.
+		s.stats.WastedBusyTime += now.Sub(max(j.start, j.req.GiveUpAt))
+	}
+}
+
+// reply sends req's answer back over its link and retires the job.
+func (s *Server) reply(now sim.Time, j *job, code wire.Code, labels wire.Labels) {
+	req := j.req
+	req.Reply = wire.Reply{Code: code, Labels: labels, Role: s.role}
+	if labels.Has(wire.SystemOverloadedError) && s.cfg.ExternalClientBaseBackoffMS > 0 {
+		req.Reply.BaseBackoffMS = s.cfg.ExternalClientBaseBackoffMS
+	}
+	if code != wire.OK {
+		s.stats.Errors++
+	}
+	s.send(now, req)
+	s.freeJob(j)
+}
+
+// replyNetErr answers with a closed connection.
+func (s *Server) replyNetErr(now sim.Time, j *job) {
+	req := j.req
+	req.Reply = wire.Reply{NetErr: true, Role: s.role}
+	s.stats.NetErrors++
+	s.send(now, req)
+	s.freeJob(j)
+}
+
+func (s *Server) send(now sim.Time, req *wire.Request) {
+	var d time.Duration
+	if req.Conn != nil && req.Conn.Link != nil {
+		d = req.Conn.Link.Delay()
+	}
+	s.loop.At(now.Add(d), req.ReplyTo, req.ReplyKind, req)
+}
+
+// connect is connection establishment through the ingress connection limiter, which queues
+// (acquire-with-queue) up to its max depth and closes the connection beyond it.
+func (s *Server) connect(now sim.Time, j *job) {
+	if s.connTB == nil {
+		s.handshake(now, j)
+		return
+	}
+	s.stats.ConnAttemptedAdmissions++
+	r, ok := s.connTB.Acquire(now)
+	if !ok {
+		s.stats.ConnRejected++
+		s.replyNetErr(now, j) // the server closes the connection
+		return
+	}
+	s.stats.ConnSuccessfulAdmissions++
+	if r.At <= now {
+		s.handshake(now, j)
+		return
+	}
+	s.stats.ConnAddedToQueue++
+	s.connQueueChange(now, +1)
+	at := r.At
+	j.state, j.resv, j.bucket = jsConnQueued, r, s.connTB
+	// The client closes its socket when connectTimeoutMS passes; the server notices (the wait is
+	// kill-on-client-disconnect) and returns the token.
+	if giveUp := connGiveUp(j.req); giveUp < at {
+		j.timer = s.loop.At(giveUp, s, evConnGiveUp, j)
+		return
+	}
+	j.timer = s.loop.At(at, s, evConnAdmit, j)
+}
+
+func connGiveUp(req *wire.Request) sim.Time {
+	if req.ConnectTimeout <= 0 {
+		return sim.Never
+	}
+	return req.SentAt.Add(req.ConnectTimeout)
+}
+
+func (s *Server) handshake(now sim.Time, j *job) {
+	j.state = jsHandshake
+	j.timer = s.loop.After(max(s.cfg.HandshakeCost, 0), s, evHandshakeDone, j)
+}
+
+// established registers the new connection and answers the client.
+func (s *Server) established(now sim.Time, j *job) {
+	conn := j.req.Conn
+	if conn == nil {
+		s.replyNetErr(now, j)
+		return
+	}
+	if now > connGiveUp(j.req) { // the client gave up during the handshake and closed it
+		s.stats.ConnAbandoned++
+		s.freeJob(j)
+		return
+	}
+	s.nextCID++
+	conn.ID, conn.Closed = s.nextCID, false
+	s.connIdx[conn] = len(s.conns)
+	s.conns = append(s.conns, conn)
+	s.stats.ConnCreated++
+	s.reply(now, j, wire.OK, 0)
+}
+
+func (s *Server) unregister(c *wire.Conn) {
+	c.Closed = true
+	i, ok := s.connIdx[c]
+	if !ok {
+		return
+	}
+	last := len(s.conns) - 1
+	s.conns[i] = s.conns[last]
+	s.connIdx[s.conns[i]] = i
+	s.conns[last] = nil
+	s.conns = s.conns[:last]
+	delete(s.connIdx, c)
+}
+
+func (s *Server) newJob(now sim.Time, req *wire.Request) *job {
+	var j *job
+	if n := len(s.freeJobs); n > 0 {
+		j = s.freeJobs[n-1]
+		s.freeJobs = s.freeJobs[:n-1]
+	} else {
+		j = &job{}
+	}
+	j.req, j.arrived, j.deadline = req, now, sim.Never
+	if req.MaxTime > 0 {
+		j.deadline = now.Add(req.MaxTime)
+	}
+	// link into the live list (tail)
+	j.prev, j.next = s.live.prev, &s.live
+	s.live.prev.next = j
+	s.live.prev = j
+	return j
+}
+
+func (s *Server) freeJob(j *job) {
+	j.prev.next, j.next.prev = j.next, j.prev
+	*j = job{}
+	s.freeJobs = append(s.freeJobs, j)
+}
+
+// integrate accumulates the time integrals up to now.
+func (s *Server) integrate(now sim.Time) {
+	if now <= s.lastT {
+		return
+	}
+	dt := now.Sub(s.lastT).Seconds()
+	s.busyArea += dt * float64(s.busy)
+	s.queueArea += dt * float64(s.work.n)
+	if !s.down {
+		s.capArea += dt * float64(s.workers)
+	}
+	s.connQueueArea += dt * float64(s.connQueued)
+	s.reqQueueArea += dt * float64(s.reqQueued)
+	s.lastT = now
+}
+
+func (s *Server) connQueueChange(now sim.Time, d int) {
+	s.integrate(now)
+	s.connQueued += d
+}
+
+func (s *Server) reqQueueChange(now sim.Time, d int) {
+	s.integrate(now)
+	s.reqQueued += d
+}
+
+func (s *Server) leaveConnQueue(now sim.Time, j *job) {
+	s.connQueueChange(now, -1)
+	s.stats.ConnQueueWait += now.Sub(j.resv.Start)
+}
+
+func (s *Server) leaveReqQueue(now sim.Time, j *job) {
+	s.reqQueueChange(now, -1)
+	s.stats.ReqQueueWait += now.Sub(j.resv.Start)
+}

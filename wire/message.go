@@ -100,9 +100,9 @@ func ParseRole(name string) (Role, bool) {
 	return Unknown, false
 }
 
-// Delayer draws one-way network delays from r.
+// Delayer draws one-way network delays from r. A dist.Duration is one.
 type Delayer interface {
-	Delay(r *rand.Rand) time.Duration
+	Sample(r *rand.Rand) time.Duration
 }
 
 // Link is the network path between one client and one node. Both directions draw from it: the
@@ -121,7 +121,7 @@ func NewLink(d Delayer, rng *rand.Rand) *Link { return &Link{delay: d, rng: rng}
 func (l *Link) Delay() time.Duration {
 	d := l.extra
 	if l.delay != nil {
-		d += l.delay.Delay(l.rng)
+		d += l.delay.Sample(l.rng)
 	}
 	return max(d, 0)
 }

@@ -75,7 +75,7 @@ func TestCommandsAndRoles(t *testing.T) {
 
 type fixed time.Duration
 
-func (f fixed) Delay(*rand.Rand) time.Duration { return time.Duration(f) }
+func (f fixed) Sample(*rand.Rand) time.Duration { return time.Duration(f) }
 
 func TestLink(t *testing.T) {
 	l := NewLink(fixed(time.Millisecond), nil)

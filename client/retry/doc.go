@@ -1,0 +1,89 @@
+// Package retry holds the retry policies a simulated MongoClient runs: small state machines fed
+// the outcome of each attempt, answering "retry after this backoff, deprioritizing the failed
+// server or not" or "give up, and here is the error the application receives". They never
+// schedule events; the driver carries out their decisions.
+//
+// One Policy serves one MongoClient (it owns the client's retry token bucket, if any); one
+// State, a value the driver embeds in its pooled operation record, carries one operation. Per
+// operation the driver calls Begin, then Failed after each failed attempt until it says stop,
+// or Succeeded once. Virtual time is sim.Time; backoffs are time.Duration; jitter comes from
+// an injected Jitter (a seeded stream in runs, a constant in tests). Failed and Succeeded
+// allocate nothing.
+//
+// # Policies
+//
+//	name             what it is
+//	mongodb-2026-03  Client Backpressure, 2026-03 text: MAX_RETRIES 5; backoff
+//	                 jitter·min(10 s, 100 ms·2^(attempt−1)); optional adaptiveRetries token bucket
+//	mongodb-2026-07  the later text: MAX_RETRIES = maxAdaptiveRetries (default 2, 0 = none);
+//	                 backoff jitter·min(10 s, BASE·2^attempt), BASE = the error's baseBackoffMS
+//	                 when > 0, else 100 ms; enableOverloadRetargeting; no token bucket
+//	mongodb-legacy   a driver before backpressure: Retryable Reads and Writes only (one immediate
+//	                 retry, or retries until the CSOT deadline); overload labels mean nothing, so
+//	                 462 surfaces to the application
+//	none             never retries
+//
+// # Eligibility
+//
+// The pseudocode's is_retryable is the disjunction of
+//
+//   - a retryable read: the operation is one Retryable Reads supports, retryReads is on, it is
+//     not in a transaction, and the error is a network error, a code of the Retryable Reads
+//     table (wire.Code.IsRetryableRead) or PoolClearedError;
+//   - a retryable write: the operation is one Retryable Writes supports, retryWrites is on, it
+//     is not in a transaction, and the error carries RetryableWriteError, is a network error or
+//     PoolClearedError;
+//   - a retryable overload error (SystemOverloadedError and RetryableError; backpressure
+//     policies only), for any command, provided rule 2.4 holds: retryWrites for writes,
+//     retryReads for reads, both for runCommand. Transactions do not disable it.
+//
+// is_overload is the SystemOverloadedError label alone.
+//
+// # The 2026-03 order
+//
+// mongodb-2026-03 runs the except-branch of the spec's execute_command_retryable in its order:
+//
+//  1. compute is_retryable and is_overload;
+//  2. if adaptive and attempt > 0 and not is_overload: deposit 1 token;
+//  3. if not is_retryable: raise;
+//  4. attempt++;
+//  5. if is_overload: allowed_retries = MAX_RETRIES (and so it stays for the operation);
+//  6. if attempt > allowed_retries: raise;
+//  7. deprioritize the failed server (see below);
+//  8. if is_overload: draw jitter, backoff = jitter × min(MAX_BACKOFF, BASE_BACKOFF ×
+//     2^(attempt−1)); if CSOT and now + backoff > deadline: raise; if adaptive and a token
+//     cannot be consumed: raise; sleep backoff.
+//
+// allowed_retries starts at 1 without CSOT and unlimited with it. On success, if adaptive,
+// deposit RETRY_TOKEN_RETURN_RATE (0.1), plus 1 if attempt > 0. The one addition is between
+// steps 6 and 7: under CSOT, an operation whose deadline has passed is not retried (CSOT's
+// isExpired, which Retryable Reads 3c and Retryable Writes check before each retry and the
+// backpressure pseudocode leaves to the CSOT machinery). The token is consumed last, so a retry
+// refused for time never spends one. mongodb-2026-07 runs the same order without steps 2 and the
+// token check, with its own MAX_RETRIES, exponent and BASE; mongodb-legacy runs steps 1, 3, 4, 6
+// and 7 with no overload disjunct, no step 5 and no backoff.
+//
+// # Deprioritization
+//
+// A Decision's Deprioritize is
+//
+//	mongodb-2026-03  Sharded || is_overload
+//	mongodb-2026-07  Sharded || (is_overload && enableOverloadRetargeting)
+//	mongodb-legacy   Sharded
+//
+// The 2026-03 pseudocode appends the failed server to the deprioritized list on every retry.
+// Its rule 4, though, deprioritizes "if the request is eligible for retry (as outlined in step 2
+// above …)", and step 2 is the overload retry policy, whose first condition is "the error is a
+// retryable overload error". A retry granted for any other reason falls under Retryable Reads 3a
+// and Retryable Writes, which deprioritize only "in a sharded cluster"; and the retryable reads
+// prose test 3.2 expects a non-overload retryable error in a replica set to be retried on the
+// same server. So 2026-03 deprioritizes overload retries everywhere and other retries only in
+// sharded clusters, which is also what the Node driver of that time does (Sharded or overload).
+//
+// # Error propagation
+//
+// When a policy gives up, Decision.Err is the error the application receives, chosen as the
+// State documentation describes (Client Backpressure rule 6, which runCommand follows as a
+// write): reads return the latest server or network error, writes the latest one without
+// NoWritesPerformed, or the first if all carried it.
+package retry

@@ -1,0 +1,147 @@
+package retry
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"overloadsim/ratelimiter"
+)
+
+// Options are the MongoClient options a retry policy reads. Start from DefaultOptions: the zero
+// value of RetryReads, RetryWrites and MaxAdaptiveRetries is not the drivers' default.
+type Options struct {
+	// RetryReads and RetryWrites are the retryReads and retryWrites options (drivers' default
+	// true). They enable Retryable Reads and Writes and gate overload retries: a read needs
+	// RetryReads, a write RetryWrites, runCommand both (Client Backpressure rule 2.4).
+	RetryReads, RetryWrites bool
+	// CSOT says timeoutMS is set: allowed_retries starts unlimited, so retries continue until
+	// the operation's deadline, and MAX_RETRIES caps them once an overload error is seen.
+	CSOT bool
+	// Sharded says the topology is sharded: every retry deprioritizes the failed mongos
+	// (Retryable Reads 3a, Retryable Writes).
+	Sharded bool
+	// AdaptiveRetries is the 2026-03 adaptiveRetries option (default false): a per-client retry
+	// token bucket limits overload retries. mongodb-2026-03 only.
+	AdaptiveRetries bool
+	// RetryTokenCapacity is the bucket's capacity and initial balance in tokens; 0 means
+	// ratelimiter.DefaultRetryTokenCapacity (1000). Otherwise a finite number > 0, and only with
+	// AdaptiveRetries (the spec fixes it at 1000; other values are for experiments).
+	RetryTokenCapacity float64
+	// MaxAdaptiveRetries is the 2026-07 maxAdaptiveRetries option: MAX_RETRIES, the cap on
+	// retries once an overload error is seen. There is no "unset" value: 0 means no overload
+	// retries at all, and DefaultOptions sets the default, DefaultMaxAdaptiveRetries (2). Must be
+	// ≥ 0. Policies other than mongodb-2026-07 require the default.
+	MaxAdaptiveRetries int
+	// EnableOverloadRetargeting is the 2026-07 enableOverloadRetargeting option (default false):
+	// overload retries deprioritize the failed server outside sharded clusters too.
+	// mongodb-2026-07 only.
+	EnableOverloadRetargeting bool
+}
+
+// DefaultOptions returns the drivers' defaults: retryReads and retryWrites on, no CSOT, not
+// sharded, adaptiveRetries off, maxAdaptiveRetries 2, enableOverloadRetargeting off.
+func DefaultOptions() Options {
+	return Options{RetryReads: true, RetryWrites: true, MaxAdaptiveRetries: DefaultMaxAdaptiveRetries}
+}
+
+// capacity returns the effective retry token capacity.
+func (o *Options) capacity() float64 {
+	if o.RetryTokenCapacity == 0 {
+		return ratelimiter.DefaultRetryTokenCapacity
+	}
+	return o.RetryTokenCapacity
+}
+
+// String returns o in canonical form for run headers: keys sorted, the effective capacity.
+func (o Options) String() string {
+	b := strconv.FormatBool
+	return "adaptiveRetries=" + b(o.AdaptiveRetries) +
+		" csot=" + b(o.CSOT) +
+		" enableOverloadRetargeting=" + b(o.EnableOverloadRetargeting) +
+		" maxAdaptiveRetries=" + strconv.Itoa(o.MaxAdaptiveRetries) +
+		" retryReads=" + b(o.RetryReads) +
+		" retryTokenCapacity=" + formatFloat(o.capacity()) +
+		" retryWrites=" + b(o.RetryWrites) +
+		" sharded=" + b(o.Sharded)
+}
+
+// ErrUnknownPolicy is returned, wrapped with the name and the known names, by New and Validate
+// for a name no policy is registered under.
+var ErrUnknownPolicy = errors.New("retry: unknown policy")
+
+// OptionError is one invalid option for a policy: the policy, the option's name (the drivers'
+// camelCase spelling, as in a connection string), its value and the rule it breaks.
+type OptionError struct {
+	Policy string
+	Field  string
+	Value  string
+	Rule   string
+}
+
+// Error formats e as "retry: policy: field: value: rule".
+func (e *OptionError) Error() string {
+	return "retry: " + e.Policy + ": " + e.Field + ": " + e.Value + ": " + e.Rule
+}
+
+// Validate reports every option of o that is invalid for the policy called name, each as an
+// *OptionError, joined with errors.Join; an unknown name wraps ErrUnknownPolicy. Options a
+// policy does not read must keep their defaults, so that a scenario cannot believe it set
+// something that has no effect.
+func (o Options) Validate(name string) error {
+	e := lookup(name)
+	if e == nil {
+		return unknown(name)
+	}
+	return o.validate(e)
+}
+
+func unknown(name string) error {
+	return fmt.Errorf("%w %q (known: %s)", ErrUnknownPolicy, name, strings.Join(Names(), ", "))
+}
+
+func (o *Options) validate(e *entry) error {
+	var errs []error
+	bad := func(field, value, rule string) {
+		errs = append(errs, &OptionError{Policy: e.name, Field: field, Value: value, Rule: rule})
+	}
+	if o.AdaptiveRetries && !e.reads(optAdaptive) {
+		bad("adaptiveRetries", "true", onlyFor(optAdaptive))
+	}
+	if c := o.RetryTokenCapacity; c != 0 {
+		switch {
+		case !(c > 0) || math.IsInf(c, 1):
+			bad("retryTokenCapacity", formatFloat(c), "must be a finite number > 0 (0 = "+
+				formatFloat(ratelimiter.DefaultRetryTokenCapacity)+")")
+		case !e.reads(optAdaptive):
+			bad("retryTokenCapacity", formatFloat(c), onlyFor(optAdaptive))
+		case !o.AdaptiveRetries:
+			bad("retryTokenCapacity", formatFloat(c), "applies only with adaptiveRetries=true")
+		}
+	}
+	if m := o.MaxAdaptiveRetries; e.reads(optMaxAdaptive) && m < 0 {
+		bad("maxAdaptiveRetries", strconv.Itoa(m), "must be ≥ 0 (0 disables overload retries)")
+	} else if !e.reads(optMaxAdaptive) && m != DefaultMaxAdaptiveRetries {
+		bad("maxAdaptiveRetries", strconv.Itoa(m), onlyFor(optMaxAdaptive)+
+			"; leave it at its default "+strconv.Itoa(DefaultMaxAdaptiveRetries))
+	}
+	if o.EnableOverloadRetargeting && !e.reads(optRetargeting) {
+		bad("enableOverloadRetargeting", "true", onlyFor(optRetargeting))
+	}
+	return errors.Join(errs...)
+}
+
+// onlyFor names the policies that read the option.
+func onlyFor(opt option) string {
+	var names []string
+	for i := range registry {
+		if registry[i].reads(opt) {
+			names = append(names, registry[i].name)
+		}
+	}
+	return "applies only to " + strings.Join(names, ", ")
+}
+
+func formatFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }

@@ -1,0 +1,346 @@
+package retry
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+
+	"overloadsim/ratelimiter"
+	"overloadsim/sim"
+	"overloadsim/wire"
+)
+
+// Constants of the Client Backpressure specification.
+const (
+	// FixedMaxRetries is MAX_RETRIES of the 2026-03 text: "5 and non-configurable".
+	FixedMaxRetries = 5
+	// DefaultMaxAdaptiveRetries is the default of the 2026-07 maxAdaptiveRetries option, which
+	// replaces MAX_RETRIES there.
+	DefaultMaxAdaptiveRetries = 2
+	// BaseBackoff is BASE_BACKOFF (100 ms). In 2026-07 a positive baseBackoffMS on the error
+	// replaces it.
+	BaseBackoff = 100 * time.Millisecond
+	// MaxBackoff is MAX_BACKOFF (10 000 ms): no single backoff exceeds it.
+	MaxBackoff = 10 * time.Second
+)
+
+// unlimited is allowed_retries under CSOT before any overload error: math.inf in the pseudocode.
+const unlimited = math.MaxInt
+
+// Class says what an operation is, for eligibility. The zero Class is a read that no retryable
+// reads rule covers (getMore, or a read command the driver does not retry).
+type Class struct {
+	// Write says the operation writes: retryWrites governs its overload retries (Client
+	// Backpressure rule 2.4) and its errors propagate by the Retryable Writes rules.
+	Write bool
+	// RunCommand marks the generic runCommand helper: overload retries need both retryReads and
+	// retryWrites (rule 2.4); it is never a retryable read or write (Retryable Reads,
+	// "Unsupported Read Operations"); for error propagation it is a write (rule 6).
+	RunCommand bool
+	// RetryableRead says Retryable Reads supports the operation (find, aggregate without a write
+	// stage, count, distinct, listCollections, ...). Not getMore, not runCommand. Implies !Write.
+	RetryableRead bool
+	// RetryableWrite says Retryable Writes supports the operation (insertOne, updateOne,
+	// deleteOne, findAndModify, commitTransaction, abortTransaction, ...). Implies Write.
+	RetryableWrite bool
+	// InTransaction says the operation runs inside a transaction: retryable reads and writes are
+	// off there (Retryable Reads 2a; Retryable Writes, "Executing Retryable Write Commands");
+	// overload retries are not.
+	InTransaction bool
+}
+
+// writeLike reports whether errors propagate by the Retryable Writes rules (NoWritesPerformed):
+// writes, and runCommand (Client Backpressure rule 6).
+func (c Class) writeLike() bool { return c.Write || c.RunCommand }
+
+const panicClass = "retry: Begin: contradictory Class %+v: %s"
+
+// check panics on a Class no operation can have.
+func (c Class) check() {
+	switch {
+	case c.RetryableRead && c.Write:
+		panic(fmt.Sprintf(panicClass, c, "a retryable read does not write"))
+	case c.RetryableWrite && !c.Write:
+		panic(fmt.Sprintf(panicClass, c, "a retryable write must set Write"))
+	case c.RunCommand && (c.RetryableRead || c.RetryableWrite):
+		panic(fmt.Sprintf(panicClass, c, "runCommand is never a retryable read or write"))
+	}
+}
+
+// Failure is one failed attempt as the driver saw it.
+type Failure struct {
+	// Code is the server's error code; unset for network errors and PoolCleared.
+	Code wire.Code
+	// Labels are the reply's errorLabels plus the labels the driver adds: SystemOverloadedError
+	// and RetryableError on a network error or timeout during connection establishment (CMAP,
+	// backpressure-enabled), RetryableWriteError on a network error of a retryable write
+	// (Retryable Writes).
+	Labels wire.Labels
+	// Network says the attempt failed with a network error or timeout: there is no reply.
+	Network bool
+	// PoolCleared says checkout failed with PoolClearedError: nothing was sent, so a retry is
+	// always safe; it still counts as an attempt (Retryable Reads pseudocode).
+	PoolCleared bool
+	// BaseBackoffMS is the reply's baseBackoffMS in milliseconds, 0 when absent. mongodb-2026-07
+	// uses it as the backoff base when it is > 0.
+	BaseBackoffMS int64
+}
+
+// Overloaded reports whether f is an overload error: it carries SystemOverloadedError.
+func (f Failure) Overloaded() bool { return f.Labels.Has(wire.SystemOverloadedError) }
+
+// RetryableOverload reports whether f is a retryable overload error: it carries both
+// SystemOverloadedError and RetryableError.
+func (f Failure) RetryableOverload() bool {
+	return f.Labels.Has(wire.SystemOverloadedError | wire.RetryableError)
+}
+
+// retryableRead reports whether f is a retryable error under Retryable Reads: a network error, a
+// code in its table, or PoolClearedError.
+func (f Failure) retryableRead() bool { return f.Network || f.PoolCleared || f.Code.IsRetryableRead() }
+
+// retryableWrite reports whether f is a retryable error under Retryable Writes: the
+// RetryableWriteError label (which drivers add to network errors), a network error, or
+// PoolClearedError.
+func (f Failure) retryableWrite() bool {
+	return f.Network || f.PoolCleared || f.Labels.Has(wire.RetryableWriteError)
+}
+
+// String describes f, e.g. "ShutdownInProgress(91) [SystemOverloadedError,RetryableError]".
+func (f Failure) String() string {
+	var s string
+	switch {
+	case f.PoolCleared:
+		s = "PoolClearedError"
+	case f.Network:
+		s = "network error"
+	default:
+		s = f.Code.String() + "(" + strconv.Itoa(int(f.Code)) + ")"
+	}
+	if f.Labels != 0 {
+		s += " " + f.Labels.String()
+	}
+	if f.BaseBackoffMS > 0 {
+		s += " baseBackoffMS=" + strconv.FormatInt(f.BaseBackoffMS, 10)
+	}
+	return s
+}
+
+// Jitter draws the backoff jitter: a number in [0, 1] (the spec allows [0, 1) or [0, 1]). A
+// *rand.Rand from sim.NewStream is one; tests pin 0 or a value near 1.
+type Jitter interface{ Float64() float64 }
+
+// GiveUp says why a policy stopped retrying.
+type GiveUp uint8
+
+// Reasons to give up.
+const (
+	// Continue is the zero GiveUp: the policy has not given up (Decision.Retry is true).
+	Continue GiveUp = iota
+	// NotRetryable: the error is retryable under no rule the policy follows for this operation.
+	NotRetryable
+	// Ineligible: the error would be retryable, but retryReads/retryWrites is off for this
+	// operation (or, for retryable reads and writes, it runs in a transaction).
+	Ineligible
+	// MaxRetries: the retry would exceed allowed_retries (1 without CSOT, MAX_RETRIES once an
+	// overload error was seen).
+	MaxRetries
+	// Deadline: CSOT is on and the deadline has passed, or now + backoff would pass it.
+	Deadline
+	// NoToken: adaptive retries are on and the retry token bucket holds less than one token.
+	NoToken
+	// Disabled: the policy never retries.
+	Disabled
+	numGiveUps
+)
+
+var giveUpNames = [numGiveUps]string{"Continue", "NotRetryable", "Ineligible", "MaxRetries", "Deadline", "NoToken", "Disabled"}
+
+// String returns the constant's name.
+func (g GiveUp) String() string {
+	if g < numGiveUps {
+		return giveUpNames[g]
+	}
+	return "GiveUp(" + strconv.Itoa(int(g)) + ")"
+}
+
+// Decision is a policy's answer to a failed attempt.
+type Decision struct {
+	// Retry says the operation runs another attempt.
+	Retry bool
+	// Backoff is how long to sleep before the retry's server selection; 0 means at once. It is
+	// non-zero only after an overload error (Client Backpressure, "Interaction with Other Retry
+	// Policies").
+	Backoff time.Duration
+	// Deprioritize says to add the failed server's address to the deprioritized list of the
+	// retry's server selection.
+	Deprioritize bool
+	// Why says why the policy gave up; Continue when Retry is true.
+	Why GiveUp
+	// Err is, when Retry is false, the error the application receives, chosen by the error
+	// propagation rules (see State).
+	Err Failure
+}
+
+// State is one operation's retry state: the spec's attempt and allowed_retries, whether an
+// overload error was seen, the CSOT deadline, and the error kept for propagation. It is a value
+// type that a driver embeds in its operation record; Policy.Begin resets it, so records can be
+// pooled and a run allocates nothing per operation.
+//
+// Error propagation (Client Backpressure rule 6 defers to Retryable Reads and Writes): the error
+// returned when a policy gives up is
+//
+//   - for reads: the most recent error, unless it originated in the driver (PoolClearedError,
+//     which does not let the caller infer an attempt was made), in which case the error before
+//     it (Retryable Reads 3c);
+//   - for writes and runCommand: the most recent error that does not carry NoWritesPerformed; if
+//     every server error carried it, the first; a PoolClearedError only when nothing else was
+//     seen (Retryable Writes, "Executing Retryable Write Commands"; prose test 6 cases 1–3).
+type State struct {
+	class    Class
+	deadline sim.Time
+	csot     bool
+	attempt  int  // the spec's attempt: retries so far, counted before the checks that refuse one
+	retries  int  // retries granted
+	allowed  int  // allowed_retries
+	overload bool // an overload error was seen: allowed is MAX_RETRIES for good
+	kept     Failure
+	hasKept  bool
+}
+
+// Attempt returns the spec's attempt: the number of retries so far. Like the pseudocode it is
+// incremented before the MAX_RETRIES, deadline and token checks, so after a policy gives up for
+// one of those reasons it counts the refused retry too. Retries counts only granted ones.
+func (s *State) Attempt() int { return s.attempt }
+
+// Retries returns the number of retries the policy granted; attempts made = Retries() + 1 once
+// the operation has ended.
+func (s *State) Retries() int { return s.retries }
+
+// OverloadSeen reports whether an attempt of the operation failed with an overload error.
+func (s *State) OverloadSeen() bool { return s.overload }
+
+// begin resets s for a new operation: attempt 0 and allowed_retries = 1 without CSOT, unlimited
+// with it (pseudocode: allowed_retries = if is_csot then math.inf else 1).
+func (s *State) begin(c Class, deadline sim.Time, csot bool) {
+	c.check()
+	allowed := 1
+	if csot {
+		allowed = unlimited
+	}
+	*s = State{class: c, deadline: deadline, csot: csot, allowed: allowed}
+}
+
+// keep records f for error propagation (see State).
+func (s *State) keep(f Failure) {
+	switch {
+	case !s.hasKept:
+	case f.PoolCleared:
+		return
+	case s.kept.PoolCleared:
+	case s.class.writeLike() && f.Labels.Has(wire.NoWritesPerformed):
+		return
+	}
+	s.kept, s.hasKept = f, true
+}
+
+// stop ends the operation: the kept error propagates.
+func (s *State) stop(why GiveUp) Decision { return Decision{Why: why, Err: s.kept} }
+
+// grant counts a granted retry and returns d.
+func (s *State) grant(d Decision) Decision {
+	s.retries++
+	d.Retry = true
+	return d
+}
+
+// expired reports whether CSOT is on and the deadline has passed (remaining time ≤ 0: the CSOT
+// spec's isExpired, which Retryable Reads 3c and Writes check before every retry).
+func (s *State) expired(now sim.Time) bool { return s.csot && now >= s.deadline }
+
+// pastDeadline is the backoff check of the pseudocode: CSOT and now + backoff > deadline.
+func (s *State) pastDeadline(now sim.Time, backoff time.Duration) bool {
+	return s.csot && now.Add(backoff) > s.deadline
+}
+
+// Policy is one MongoClient's retry policy: a state machine fed attempt outcomes. Policies never
+// schedule anything; the driver carries out their decisions. Per-client state (the retry token
+// bucket) lives in the Policy, per-operation state in a State.
+type Policy interface {
+	// Name returns the name the policy is registered under.
+	Name() string
+	// Begin starts an operation of class c in st. deadline is the CSOT deadline, sim.Never
+	// without CSOT; it is used only when Options.CSOT is set.
+	Begin(st *State, c Class, deadline sim.Time)
+	// Succeeded ends the operation successfully on attempt st.Attempt() (token deposits).
+	Succeeded(st *State)
+	// Failed decides what follows a failed attempt at virtual time now. j is drawn once per
+	// overload retry that passes the retry-count check, and only then (so it may be nil for an
+	// operation that cannot see an overload error); a value outside [0, 1] panics.
+	Failed(st *State, f Failure, now sim.Time, j Jitter) Decision
+}
+
+// TokenBucket returns the client's retry token bucket, or nil when the policy has none
+// (mongodb-2026-03 with adaptiveRetries off, and every other policy).
+func TokenBucket(p Policy) *ratelimiter.RetryTokenBucket {
+	if b, ok := p.(interface {
+		retryTokens() *ratelimiter.RetryTokenBucket
+	}); ok {
+		return b.retryTokens()
+	}
+	return nil
+}
+
+const panicJitter = "retry: Jitter.Float64() = %v: must be in [0, 1]"
+
+// backoff is jitter × min(MaxBackoff, base × 2^exp), drawing one jitter value from j. base must
+// be > 0 and exp ≥ 0.
+func backoff(j Jitter, base time.Duration, exp int) time.Duration {
+	ceil := base
+	for i := 0; i < exp && ceil < MaxBackoff; i++ {
+		ceil *= 2
+	}
+	ceil = min(ceil, MaxBackoff)
+	x := j.Float64()
+	if !(x >= 0 && x <= 1) {
+		panic(fmt.Sprintf(panicJitter, x))
+	}
+	return time.Duration(x * float64(ceil))
+}
+
+// eligible decides whether f may be retried for an operation of class c under o, before any
+// count, deadline or token check: the pseudocode's is_retryable, with rule 2.4 and the
+// transaction rule applied. overloadRetries says the policy implements Client Backpressure
+// (a retryable overload error is retryable for every command). When it returns false, why
+// tells NotRetryable (no rule covers the error) from Ineligible (an option or a transaction
+// forbids a retry some rule allows).
+func (o *Options) eligible(c Class, f Failure, overloadRetries bool) (ok bool, why GiveUp) {
+	readErr := c.RetryableRead && f.retryableRead()
+	writeErr := c.RetryableWrite && f.retryableWrite()
+	overloadErr := overloadRetries && f.RetryableOverload()
+	if !readErr && !writeErr && !overloadErr {
+		return false, NotRetryable
+	}
+	switch {
+	case readErr && o.RetryReads && !c.InTransaction:
+		return true, Continue
+	case writeErr && o.RetryWrites && !c.InTransaction:
+		return true, Continue
+	case overloadErr && o.overloadAllowed(c):
+		return true, Continue
+	}
+	return false, Ineligible
+}
+
+// overloadAllowed is Client Backpressure rule 2.4: a write needs retryWrites, a read retryReads,
+// and runCommand both.
+func (o *Options) overloadAllowed(c Class) bool {
+	switch {
+	case c.RunCommand:
+		return o.RetryReads && o.RetryWrites
+	case c.Write:
+		return o.RetryWrites
+	}
+	return o.RetryReads
+}

@@ -1,0 +1,78 @@
+package client
+
+import (
+	"runtime"
+	"testing"
+	"time"
+
+	"overloadsim/client/workload"
+	"overloadsim/dist"
+	"overloadsim/server"
+	"overloadsim/sim"
+)
+
+// referenceWorld is the reference scenario, built in code: one node with 8 workers and
+// exponential service of mean 5 ms behind an ingress request limiter of 1000/s with a 0.1 s
+// burst; 100 clients running mongodb-2026-03 with adaptive retries; Poisson arrivals at
+// 2000 ops/s; a one-way delay of 0.5 ms.
+func referenceWorld(tb testing.TB) *world {
+	svc, _ := dist.Exp(5 * time.Millisecond)
+	node := server.Config{Address: "db", Workers: 8, Service: svc,
+		RequestLimiter: server.RequestLimiterConfig{Enabled: true, AdmissionRatePerSec: 1000, AdmissionBurstCapacitySecs: 0.1}}
+	o := DefaultOptions()
+	o.AdaptiveRetries = true
+	p, _ := workload.Constant(2000)
+	mix, kinds := finds()
+	w := newWorld(tb, node, o, 100, Workload{Arrivals: workload.Poisson(p), Mix: mix, Kinds: kinds, Stop: sim.Never},
+		500*time.Microsecond)
+	w.discard = true
+	return w
+}
+
+// BenchmarkReference measures the model's speed on the reference scenario in steady state: loop
+// events per second of wall time, and allocations per attempt. The warm-up is 25 s of virtual
+// time because the scenario has two phases: for about 17 s retries pile up (some 1900 operations
+// in backoff at once), then the clients' retry token buckets run dry and the pools of operation
+// records stop growing.
+//
+//	go test -run '^$' -bench BenchmarkReference -benchmem ./client
+func BenchmarkReference(b *testing.B) {
+	w := referenceWorld(b)
+	w.loop.RunUntil(sim.Time(25 * time.Second))
+	fired, attempts := w.loop.Fired(), w.attempts()
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		w.loop.Step()
+	}
+	b.StopTimer()
+	runtime.ReadMemStats(&m1)
+	secs := b.Elapsed().Seconds()
+	n := w.attempts() - attempts
+	b.ReportMetric(float64(w.loop.Fired()-fired)/secs, "events/s")
+	b.ReportMetric(float64(m1.Mallocs-m0.Mallocs)/float64(max(n, 1)), "allocs/attempt")
+	b.ReportMetric(float64(n)/float64(b.N), "attempts/event")
+}
+
+// BenchmarkReferenceRun runs the whole 60 s reference scenario per iteration, set-up included,
+// and reports loop events per wall second over all iterations and the heap per client.
+func BenchmarkReferenceRun(b *testing.B) {
+	var events uint64
+	for i := 0; i < b.N; i++ {
+		var m0, m1 runtime.MemStats
+		b.StopTimer()
+		runtime.GC()
+		runtime.ReadMemStats(&m0)
+		b.StartTimer()
+		w := referenceWorld(b)
+		b.StopTimer()
+		runtime.GC()
+		runtime.ReadMemStats(&m1)
+		b.ReportMetric(float64(m1.HeapAlloc-m0.HeapAlloc)/100, "bytes/client")
+		b.StartTimer()
+		w.loop.RunUntil(sim.Time(60 * time.Second))
+		events += w.loop.Fired()
+	}
+	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+}

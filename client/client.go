@@ -1,0 +1,257 @@
+package client
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"overloadsim/client/retry"
+	"overloadsim/client/selection"
+	"overloadsim/sim"
+	"overloadsim/wire"
+)
+
+// Node is what a client is told about one server: its address, the handler that receives its
+// messages, and the network link between this client and it.
+type Node struct {
+	Address string
+	Handler sim.Handler
+	Link    *wire.Link
+}
+
+// Client is one MongoClient: a pool and a monitor per server, a view of the topology, server
+// selection, a retry policy (with its token bucket when it has one) and command monitoring.
+type Client struct {
+	loop   *sim.Loop
+	opts   Options
+	kind   selection.TopologyKind
+	policy retry.Policy
+	rng    *rand.Rand   // jitter and server selection
+	jitter retry.Jitter // the backoff jitter source: rng, or a pinned value in tests
+	name   string
+
+	servers []*serverView
+	sel     selection.Selector
+	selBuf  []selection.Server
+
+	selWaiters opList // operations waiting for a suitable server
+	freeOps    []*op
+	stats      Stats
+}
+
+// serverView is the client's view of one server.
+type serverView struct {
+	c        *Client
+	node     Node
+	role     wire.Role // Unknown until a monitor check succeeds
+	rtt      selection.RTT
+	inFlight int // operationCount
+	pool     *pool
+	mon      *monitor
+}
+
+// New returns a client of the servers in nodes, forming a topology of the given kind. Its random
+// stream is (seed, name); name is a stable path such as "client/app/17".
+func New(loop *sim.Loop, opts Options, kind selection.TopologyKind, nodes []Node, seed uint64, name string) (*Client, error) {
+	var errs []error
+	if len(nodes) == 0 {
+		errs = append(errs, errors.New("nodes: empty: a client needs at least one server"))
+	}
+	if kind == selection.Single && len(nodes) > 1 {
+		errs = append(errs, fmt.Errorf("nodes: %d servers: a single topology has exactly one", len(nodes)))
+	}
+	if err := opts.Validate(kind); err != nil {
+		errs = append(errs, err)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("client %s: %w", name, err)
+	}
+	policy, _ := retry.New(opts.RetryPolicy, opts.retryOptions(kind)) // validated above
+	c := &Client{
+		loop: loop, opts: opts, kind: kind, policy: policy, name: name,
+		rng: sim.NewStream(seed, name),
+	}
+	c.jitter = c.rng
+	c.selWaiters.init()
+	for _, n := range nodes {
+		sv := &serverView{c: c, node: n}
+		sv.pool = newPool(sv)
+		sv.mon = newMonitor(sv)
+		c.servers = append(c.servers, sv)
+	}
+	c.selBuf = make([]selection.Server, len(nodes))
+	for _, sv := range c.servers {
+		sv.mon.start(loop.Now())
+	}
+	return c, nil
+}
+
+// Name returns the client's name.
+func (c *Client) Name() string { return c.name }
+
+// Policy returns the client's retry policy.
+func (c *Client) Policy() retry.Policy { return c.policy }
+
+// Options returns the client's options.
+func (c *Client) Options() Options { return c.opts }
+
+// Result is what an operation came to, handed to its Completion.
+type Result struct {
+	Kind     OpKind
+	Issued   sim.Time
+	Done     sim.Time
+	OK       bool
+	Class    ErrClass      // when !OK
+	Err      retry.Failure // when !OK: the error the application receives
+	Attempts int           // commands started (command monitoring) for this operation
+	Retries  int           // retries the policy allowed
+}
+
+// Latency returns the operation's latency from issue to final result.
+func (r *Result) Latency() time.Duration { return r.Done.Sub(r.Issued) }
+
+// Completion receives finished operations. The Result is valid only during the call.
+type Completion interface {
+	OperationDone(now sim.Time, r *Result)
+}
+
+// ErrClass groups the errors an application sees.
+type ErrClass uint8
+
+// Error classes.
+const (
+	ErrNone            ErrClass = iota
+	ErrOverload                 // the error carries SystemOverloadedError
+	ErrTimeout                  // the operation's deadline (timeoutMS or the application's) passed
+	ErrNetwork                  // a network error without the overload label
+	ErrServerSelection          // no suitable server within serverSelectionTimeoutMS
+	ErrPoolCleared              // PoolClearedError
+	ErrServer                   // any other server error
+	numErrClasses
+)
+
+// NumErrClasses is the number of ErrClass values.
+const NumErrClasses = int(numErrClasses)
+
+var errClassNames = [...]string{"none", "overload", "timeout", "network", "serverSelection", "poolCleared", "server"}
+
+// String returns the class's name.
+func (e ErrClass) String() string {
+	if int(e) < len(errClassNames) {
+		return errClassNames[e]
+	}
+	return fmt.Sprintf("errclass(%d)", e)
+}
+
+// Spec describes one operation to execute.
+type Spec struct {
+	Kind OpKind
+	// Timeout is the application's own deadline for this operation (it stops waiting; the
+	// server may still be working). 0 = none. It does not turn on CSOT retry semantics.
+	Timeout time.Duration
+}
+
+// Execute starts an operation now; done is told when it finishes.
+func (c *Client) Execute(now sim.Time, s Spec, done Completion) {
+	o := c.newOp()
+	o.kind, o.done, o.issued = s.Kind, done, now
+	o.deadline, o.giveUp = sim.Never, sim.Never
+	if c.opts.Timeout > 0 {
+		o.deadline = now.Add(c.opts.Timeout)
+	}
+	o.giveUp = o.deadline
+	if s.Timeout > 0 {
+		o.giveUp = min(o.giveUp, now.Add(s.Timeout))
+	}
+	if o.giveUp != sim.Never {
+		o.deadlineTimer = c.loop.At(o.giveUp, o, evDeadline, nil)
+	}
+	c.policy.Begin(&o.st, s.Kind.Class(), o.deadline)
+	c.stats.OpsIssued++
+	c.stats.IssuedByKind[s.Kind]++
+	o.selectServer(now)
+}
+
+// pick runs server selection for o over the current topology view.
+func (c *Client) pick(o *op) *serverView {
+	for i, sv := range c.servers {
+		c.selBuf[i] = selection.Server{Address: sv.node.Address, Role: sv.role, InFlight: sv.inFlight}
+		if rtt, ok := sv.rtt.Value(); ok {
+			c.selBuf[i].RTT = rtt
+		}
+	}
+	i := c.sel.Select(c.kind, c.selBuf, c.opts.ReadPreference, o.kind.IsWrite(), o.deprio, c.opts.LocalThreshold, c.rng)
+	if i < 0 {
+		return nil
+	}
+	return c.servers[i]
+}
+
+// topologyChanged retries selection for the operations waiting for a server.
+func (c *Client) topologyChanged(now sim.Time) {
+	for o := c.selWaiters.head(); o != nil; {
+		next := c.selWaiters.next(o)
+		if sv := c.pick(o); sv != nil {
+			c.selWaiters.remove(o)
+			c.loop.Cancel(o.timer)
+			o.timer = sim.Timer{}
+			o.useServer(now, sv)
+		}
+		o = next
+	}
+}
+
+// requestChecks asks every monitor for an early check (selection found no suitable server).
+func (c *Client) requestChecks(now sim.Time) {
+	for _, sv := range c.servers {
+		sv.mon.requestCheck(now)
+	}
+}
+
+// markUnknown applies SDAM error handling: the server becomes Unknown (RTT cleared), its monitor
+// checks early, and for network errors and shutdown codes its pool is cleared.
+func (sv *serverView) markUnknown(now sim.Time, clearPool bool) {
+	sv.role = wire.Unknown
+	sv.rtt.Reset()
+	if clearPool {
+		sv.pool.clear(now)
+	}
+	sv.mon.requestCheck(now)
+}
+
+// handleError is SDAM's error handling for an application operation's failure on sv
+// (server-discovery-and-monitoring, "Error handling"): an error carrying SystemOverloadedError
+// never marks the server Unknown nor clears its pool; a network error marks it Unknown and clears
+// the pool; "not writable primary" and "node is recovering" codes mark it Unknown, and the
+// shutdown codes also clear the pool (4.2+ servers).
+func (sv *serverView) handleError(now sim.Time, f retry.Failure) {
+	if f.Labels.Has(wire.SystemOverloadedError) || f.PoolCleared {
+		return
+	}
+	if f.Network {
+		sv.markUnknown(now, true)
+		return
+	}
+	switch f.Code {
+	case wire.InterruptedAtShutdown, wire.ShutdownInProgress:
+		sv.markUnknown(now, true)
+	case wire.NotWritablePrimary, wire.NotPrimaryNoSecondaryOk, wire.NotPrimaryOrSecondary,
+		wire.InterruptedDueToReplStateChange, wire.PrimarySteppedDown:
+		sv.markUnknown(now, false)
+	}
+}
+
+func (c *Client) newOp() *op {
+	if n := len(c.freeOps); n > 0 {
+		o := c.freeOps[n-1]
+		c.freeOps = c.freeOps[:n-1]
+		return o
+	}
+	return &op{c: c, deprio: make([]string, 0, 8)}
+}
+
+func (c *Client) freeOp(o *op) {
+	*o = op{c: c, deprio: o.deprio[:0]}
+	c.freeOps = append(c.freeOps, o)
+}

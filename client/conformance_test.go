@@ -1,0 +1,309 @@
+package client
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"overloadsim/client/selection"
+	"overloadsim/server"
+	"overloadsim/server/failpoint"
+	"overloadsim/sim"
+	"overloadsim/wire"
+)
+
+// revisions are the two Client Backpressure texts and their expected counts (MODEL-FACTS §7).
+var revisions = []struct {
+	policy      string
+	maxRetries  int // MAX_RETRIES
+	loopTimes   int // the retry-loop test's failpoint times
+	backoffs    []time.Duration
+	retargetOpt bool // 2026-07: overload retargeting is an option
+}{
+	{"mongodb-2026-03", 5, 3, []time.Duration{100, 200, 400, 800, 1600}, false},
+	{"mongodb-2026-07", 2, 2, []time.Duration{200, 400}, true},
+}
+
+func opts(policy string, mod func(*Options)) Options {
+	o := DefaultOptions()
+	o.RetryPolicy = policy
+	if mod != nil {
+		mod(&o)
+	}
+	return o
+}
+
+// overloadOps are the operation kinds the retry-loop tests cover (the generator's list reduced to
+// the model's kinds: reads, writes, aggregate with $out, getMore and runCommand).
+var overloadOps = []OpKind{Find, Insert, Update, Delete, Aggregate, AggregateOut, GetMore, RunCommand}
+
+// TestRetryLoop: backpressure-retry-loop "… retries using operation loop": the failpoint fails the
+// command `times` times (3 in 2026-03, 2 in 2026-07) with code 2 and both overload labels; the
+// operation succeeds after times+1 started commands: times failed, one succeeded.
+func TestRetryLoop(t *testing.T) {
+	for _, rev := range revisions {
+		for _, kind := range overloadOps {
+			t.Run(rev.policy+"/"+kind.String(), func(t *testing.T) {
+				e := newEnv(t, envConfig{nodes: standalone(nil), kind: selection.Single, opts: opts(rev.policy, nil), jitter: 0})
+				e.arm("db", failpoint.Config{Mode: failpoint.Times(int64(rev.loopTimes)),
+					FailCommands: []string{kind.Command().String()}, ErrorCode: 2,
+					ErrorLabels: overloadLabels, HasErrorLabels: true})
+				r := e.run(discovered, Spec{Kind: kind})[0]
+				st := e.client.Snapshot()
+				if !r.OK || r.Attempts != rev.loopTimes+1 || st.AttemptsFailed != uint64(rev.loopTimes) || st.AttemptsSucceeded != 1 {
+					t.Errorf("ok=%v, %d started (%d failed, %d succeeded); want success after %d started",
+						r.OK, r.Attempts, st.AttemptsFailed, st.AttemptsSucceeded, rev.loopTimes+1)
+				}
+			})
+		}
+	}
+}
+
+// TestRetryDisabled: backpressure-retry-loop "… does not retry if retryReads=false" (reads and
+// runCommand) / "retryWrites=false" (writes and runCommand): failpoint times 1, exactly one started
+// and one failed command, and the server's error reaches the application (rule 2.4).
+func TestRetryDisabled(t *testing.T) {
+	cases := []struct {
+		kind OpKind
+		off  string
+	}{
+		{Find, "retryReads"}, {Aggregate, "retryReads"}, {GetMore, "retryReads"}, {RunCommand, "retryReads"},
+		{Insert, "retryWrites"}, {Update, "retryWrites"}, {Delete, "retryWrites"}, {AggregateOut, "retryWrites"},
+		{RunCommand, "retryWrites"},
+	}
+	for _, rev := range revisions {
+		for _, tc := range cases {
+			t.Run(fmt.Sprintf("%s/%s/%s=false", rev.policy, tc.kind, tc.off), func(t *testing.T) {
+				o := opts(rev.policy, func(o *Options) {
+					if tc.off == "retryReads" {
+						o.RetryReads = false
+					} else {
+						o.RetryWrites = false
+					}
+				})
+				e := newEnv(t, envConfig{nodes: standalone(nil), kind: selection.Single, opts: o, jitter: 0})
+				e.arm("db", failpoint.Config{Mode: failpoint.Times(1), FailCommands: []string{tc.kind.Command().String()},
+					ErrorCode: 2, ErrorLabels: overloadLabels, HasErrorLabels: true})
+				r := e.run(discovered, Spec{Kind: tc.kind})[0]
+				if r.OK || r.Attempts != 1 || r.Err.Code != wire.BadValue {
+					t.Errorf("ok=%v after %d started, error %v; want the server's BadValue after 1", r.OK, r.Attempts, r.Err.Code)
+				}
+			})
+		}
+	}
+}
+
+// TestMaxAttempts: backpressure-retry-max-attempts: alwaysOn ⇒ 1 + MAX_RETRIES started commands,
+// all failed, and the server's error propagates. backpressure-connection-checkin: the connection
+// is checked out and back in once per attempt — returned before each backoff.
+func TestMaxAttempts(t *testing.T) {
+	for _, rev := range revisions {
+		t.Run(rev.policy, func(t *testing.T) {
+			e := newEnv(t, envConfig{nodes: standalone(nil), kind: selection.Single, opts: opts(rev.policy, nil), jitter: 0.5})
+			e.arm("db", failpoint.Config{Mode: failpoint.AlwaysOn(), FailCommands: []string{"find"},
+				ErrorCode: 2, ErrorLabels: overloadLabels, HasErrorLabels: true})
+			r := e.run(discovered, Spec{Kind: Find})[0]
+			st := e.client.Snapshot()
+			want := rev.maxRetries + 1
+			if r.OK || r.Attempts != want || st.AttemptsFailed != uint64(want) || r.Err.Code != wire.BadValue {
+				t.Errorf("ok=%v, %d started, %d failed, error %v; want %d failed and BadValue", r.OK, r.Attempts, st.AttemptsFailed, r.Err.Code, want)
+			}
+			if st.CheckedOut != uint64(want) || st.CheckedIn != uint64(want) {
+				t.Errorf("%d checked out, %d checked in; want %d pairs", st.CheckedOut, st.CheckedIn, want)
+			}
+			// Each backoff sleeps with the connection checked in: no connection beyond the
+			// first was needed.
+			if st.ConnectionsCreated != 1 {
+				t.Errorf("%d connections created, want 1", st.ConnectionsCreated)
+			}
+		})
+	}
+}
+
+// TestProse1Backoff: prose test 1, exponential backoff: insert fails alwaysOn with code 2 and both
+// labels; with jitter pinned near 1 the operation takes the sum of the backoffs longer than with
+// jitter 0 (2026-03: 0.1+0.2+0.4+0.8+1.6 s, the test asserts ≥ 2.1 s; 2026-07: 0.2+0.4 s,
+// asserted as |Δ − 0.6 s| < 0.6 s). Here the model is exact, so Δ is checked to the nanosecond.
+func TestProse1Backoff(t *testing.T) {
+	const nearOne = 1 - 1e-9
+	for _, rev := range revisions {
+		t.Run(rev.policy, func(t *testing.T) {
+			latency := func(j float64) time.Duration {
+				e := newEnv(t, envConfig{nodes: standalone(nil), kind: selection.Single, opts: opts(rev.policy, nil), jitter: j})
+				e.arm("db", failpoint.Config{Mode: failpoint.AlwaysOn(), FailCommands: []string{"insert"},
+					ErrorCode: 2, ErrorLabels: overloadLabels, HasErrorLabels: true})
+				r := e.run(discovered, Spec{Kind: Insert})[0]
+				return r.Latency()
+			}
+			delta := latency(nearOne) - latency(0)
+			var want time.Duration
+			for _, b := range rev.backoffs {
+				want += time.Duration(float64(b*time.Millisecond) * nearOne)
+			}
+			if d := delta - want; d < -time.Duration(len(rev.backoffs)) || d > time.Duration(len(rev.backoffs)) {
+				t.Errorf("with_backoff − no_backoff = %v, want %v", delta, want)
+			}
+		})
+	}
+}
+
+// TestProse3And4: prose test 3: find alwaysOn 462 ⇒ the error carries both labels after
+// 1 + MAX_RETRIES started commands. Prose test 4: 2026-03 with adaptiveRetries and the bucket at 2
+// tokens, find failing times 3 with 462 ⇒ fails after 3 started commands (the third retry is
+// refused for want of a token); 2026-07 with maxAdaptiveRetries = 1 ⇒ 2 started commands.
+func TestProse3And4(t *testing.T) {
+	fp := func(mode failpoint.Mode) failpoint.Config {
+		return failpoint.Config{Mode: mode, FailCommands: []string{"find"}, ErrorCode: 462}
+	}
+	for _, rev := range revisions {
+		t.Run(rev.policy+"/prose3", func(t *testing.T) {
+			e := newEnv(t, envConfig{nodes: standalone(nil), kind: selection.Single, opts: opts(rev.policy, nil), jitter: 0})
+			e.arm("db", fp(failpoint.AlwaysOn()))
+			r := e.run(discovered, Spec{Kind: Find})[0]
+			if r.OK || r.Attempts != rev.maxRetries+1 || !r.Err.Labels.Has(wire.SystemOverloadedError|wire.RetryableError) {
+				t.Errorf("%d started, error %v %v", r.Attempts, r.Err.Code, r.Err.Labels)
+			}
+		})
+	}
+	t.Run("mongodb-2026-03/prose4", func(t *testing.T) {
+		e := newEnv(t, envConfig{nodes: standalone(nil), kind: selection.Single,
+			opts: opts("mongodb-2026-03", func(o *Options) { o.AdaptiveRetries = true }), jitter: 0})
+		e.arm("db", fp(failpoint.Times(3)))
+		retryTokenBucket(e.client).Set(2)
+		r := e.run(discovered, Spec{Kind: Find})[0]
+		if r.OK || r.Attempts != 3 || e.client.Snapshot().RetriesRefusedNoToken != 1 {
+			t.Errorf("ok=%v after %d started; want failure after 3 (one retry refused for want of a token)", r.OK, r.Attempts)
+		}
+	})
+	t.Run("mongodb-2026-07/prose4", func(t *testing.T) {
+		e := newEnv(t, envConfig{nodes: standalone(nil), kind: selection.Single,
+			opts: opts("mongodb-2026-07", func(o *Options) { o.MaxAdaptiveRetries = 1 }), jitter: 0})
+		e.arm("db", fp(failpoint.AlwaysOn()))
+		if r := e.run(discovered, Spec{Kind: Find})[0]; r.Attempts != 2 {
+			t.Errorf("%d started, want 2", r.Attempts)
+		}
+	})
+}
+
+// TestProse5BaseBackoff: 2026-07 prose test 5: with jitter near 1, insert failing alwaysOn with
+// 462; plainly the backoffs total 0.2+0.4 s (≥ 0.6 s), and with externalClientBaseBackoffMS = 50
+// the server attaches baseBackoffMS and the driver uses it: 0.1+0.2 s (≥ 0.3 s and < 0.6 s).
+func TestProse5BaseBackoff(t *testing.T) {
+	for _, tc := range []struct {
+		base int64
+		want time.Duration
+	}{{0, 600 * time.Millisecond}, {50, 300 * time.Millisecond}} {
+		e := newEnv(t, envConfig{nodes: standalone(func(c *server.Config) { c.ExternalClientBaseBackoffMS = tc.base }),
+			kind: selection.Single, opts: opts("mongodb-2026-07", nil), jitter: 1 - 1e-9})
+		e.arm("db", failpoint.Config{Mode: failpoint.AlwaysOn(), FailCommands: []string{"insert"}, ErrorCode: 462})
+		r := e.run(discovered, Spec{Kind: Insert})[0]
+		got := e.client.Snapshot().BackoffTotal
+		if got < tc.want-time.Microsecond || got > tc.want || (tc.base > 0 && r.Err.BaseBackoffMS != tc.base) {
+			t.Errorf("baseBackoffMS %d: backoff total %v (error carried %d), want %v", tc.base, got, r.Err.BaseBackoffMS, tc.want)
+		}
+	}
+}
+
+// TestRealRateLimiter: the same max-attempts count when the 462s come from the ingress request
+// limiter itself (capacity below one token rejects every authenticated command), while the
+// monitors' unauthenticated hellos are never limited.
+func TestRealRateLimiter(t *testing.T) {
+	for _, rev := range revisions {
+		e := newEnv(t, envConfig{nodes: standalone(func(c *server.Config) {
+			c.RequestLimiter = server.RequestLimiterConfig{Enabled: true, AdmissionRatePerSec: 1, AdmissionBurstCapacitySecs: 0.001}
+		}), kind: selection.Single, opts: opts(rev.policy, nil), jitter: 0.5})
+		r := e.run(discovered, Spec{Kind: Find})[0]
+		if r.Attempts != rev.maxRetries+1 || r.Err.Code != wire.IngressRequestRateLimitExceeded {
+			t.Errorf("%s: %d started, error %v; want %d and 462", rev.policy, r.Attempts, r.Err.Code, rev.maxRetries+1)
+		}
+	}
+}
+
+// TestRetryableReadsProse3: which server a retry goes to (Retryable Reads prose 3.1–3.3, MODEL-FACTS
+// §7). A replica set, read preference primaryPreferred, the primary fails find once with code 6:
+// 3.1 with the overload labels, 2026-03 (and 2026-07 with enableOverloadRetargeting) retries on a
+// secondary; 3.2 with RetryableError only, the retry stays on the primary; 3.3 2026-07 without
+// retargeting, an overload retry stays on the primary.
+func TestRetryableReadsProse3(t *testing.T) {
+	cases := []struct {
+		name      string
+		policy    string
+		retarget  bool
+		labels    []string
+		secondary bool // the retry ran on a secondary
+	}{
+		{"3.1 2026-03 overload", "mongodb-2026-03", false, overloadLabels, true},
+		{"3.1 2026-07 overload with retargeting", "mongodb-2026-07", true, overloadLabels, true},
+		{"3.2 2026-03 non-overload", "mongodb-2026-03", false, []string{"RetryableError"}, false},
+		{"3.2 2026-07 non-overload", "mongodb-2026-07", true, []string{"RetryableError"}, false},
+		{"3.3 2026-07 overload without retargeting", "mongodb-2026-07", false, overloadLabels, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			o := opts(tc.policy, func(o *Options) {
+				o.ReadPreference = selection.ReadPreference{Mode: selection.PrimaryPreferred}
+				o.EnableOverloadRetargeting = tc.retarget
+			})
+			e := newEnv(t, envConfig{nodes: replicaSet3(), kind: selection.ReplicaSet, opts: o, jitter: 0})
+			e.arm("a", failpoint.Config{Mode: failpoint.Times(1), FailCommands: []string{"find"},
+				ErrorCode: int(wire.HostUnreachable), ErrorLabels: tc.labels, HasErrorLabels: true})
+			r := e.run(discovered, Spec{Kind: Find})[0]
+			onPrimary := e.cluster.Node("a").Snapshot(e.loop.Now()).Completed
+			if !r.OK || r.Attempts != 2 || (onPrimary == 0) != tc.secondary {
+				t.Errorf("ok=%v, %d started, retry on the primary: %v; want the retry on a secondary: %v",
+					r.OK, r.Attempts, onPrimary == 1, tc.secondary)
+			}
+		})
+	}
+}
+
+// TestRetryableReadsProse4And5: 2026-07 (and the 2026-03 pseudocode, which keeps the cap): find
+// fails first with 91 and the overload labels, then with 91 and RetryableError only, alwaysOn.
+// Once an overload error is seen MAX_RETRIES caps all retries: the read fails after
+// MAX_RETRIES + 1 attempts (prose 4), and backoff is applied exactly once, for the overload
+// error only (prose 5).
+func TestRetryableReadsProse4And5(t *testing.T) {
+	for _, rev := range revisions {
+		t.Run(rev.policy, func(t *testing.T) {
+			e := newEnv(t, envConfig{nodes: standalone(nil), kind: selection.Single, opts: opts(rev.policy, nil), jitter: 1 - 1e-9})
+			e.arm("db", failpoint.Config{Mode: failpoint.Times(1), FailCommands: []string{"find"},
+				ErrorCode: int(wire.ShutdownInProgress), ErrorLabels: overloadLabels, HasErrorLabels: true})
+			// The second failpoint replaces the first after the first failure, during the backoff.
+			second, _ := failpoint.New(failpoint.Config{Mode: failpoint.AlwaysOn(), FailCommands: []string{"find"},
+				ErrorCode: int(wire.ShutdownInProgress), ErrorLabels: []string{"RetryableError"}, HasErrorLabels: true})
+			e.loop.At(discovered+sim.Time(50*time.Millisecond), sim.HandlerFunc(func(now sim.Time, _ int, _ any) {
+				e.cluster.Node("db").SetFailPoint(now, second)
+			}), 0, nil)
+			r := e.run(discovered, Spec{Kind: Find})[0]
+			st := e.client.Snapshot()
+			first := time.Duration(float64(rev.backoffs[0]*time.Millisecond) * (1 - 1e-9))
+			if r.OK || r.Attempts != rev.maxRetries+1 || st.BackoffTotal != first {
+				t.Errorf("ok=%v after %d started, backoff total %v; want failure after %d and one backoff of %v",
+					r.OK, r.Attempts, st.BackoffTotal, rev.maxRetries+1, first)
+			}
+		})
+	}
+}
+
+// TestConnectionPoolBackpressure: the SDAM "Connection Pool Backpressure" test: the connection
+// limiter at rate 20/s, burst 1 s, queue depth 1; 100 concurrent finds with maxConnecting 100 ⇒ at
+// least 10 ConnectionCheckOutFailedEvents and no pool clear (overload-labelled establishment
+// errors never clear the pool), and the finds still succeed through the overload retry loop.
+func TestConnectionPoolBackpressure(t *testing.T) {
+	e := newEnv(t, envConfig{nodes: standalone(func(c *server.Config) {
+		c.ConnLimiter = server.ConnLimiterConfig{Enabled: true, RatePerSec: 20, BurstCapacitySecs: 1, MaxQueueDepth: 1}
+	}), kind: selection.Single, opts: opts("mongodb-2026-03", func(o *Options) { o.MaxConnecting = 100 }), jitter: -1})
+	specs := make([]Spec, 100)
+	res := e.run(discovered, specs...)
+	st := e.client.Snapshot()
+	if st.CheckoutFailed < 10 || st.PoolClears != 0 {
+		t.Errorf("%d checkout failures, %d pool clears; want ≥ 10 and 0", st.CheckoutFailed, st.PoolClears)
+	}
+	ok := 0
+	for _, r := range res {
+		if r.OK {
+			ok++
+		}
+	}
+	t.Logf("%d checkout failures, %d/100 finds succeeded", st.CheckoutFailed, ok)
+}

@@ -1,0 +1,343 @@
+package client
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"overloadsim/client/workload"
+	"overloadsim/dist"
+	"overloadsim/sim"
+)
+
+// BackoffKind is how an application backs off between its own retries.
+type BackoffKind uint8
+
+// Application backoff kinds.
+const (
+	BackoffNone        BackoffKind = iota // retry at once
+	BackoffExponential                    // base·2^(k−1), capped
+	BackoffFullJitter                     // U[0,1)·min(cap, base·2^(k−1)) (AWS "full jitter")
+)
+
+var backoffNames = [...]string{"none", "exponential", "fullJitter"}
+
+// String returns the backoff kind's name.
+func (b BackoffKind) String() string {
+	if int(b) < len(backoffNames) {
+		return backoffNames[b]
+	}
+	return fmt.Sprintf("backoff(%d)", b)
+}
+
+// ParseBackoffKind returns the backoff kind with the given name.
+func ParseBackoffKind(s string) (BackoffKind, bool) {
+	for i, n := range backoffNames {
+		if n == s {
+			return BackoffKind(i), true
+		}
+	}
+	return 0, false
+}
+
+// AppRetry is an application's own retry wrapper around the driver: real applications stack
+// retries on the driver's, which is how layered amplification and the classic timeout-and-retry
+// collapse happen.
+type AppRetry struct {
+	Attempts          int           // driver operations per application operation; 0 or 1 = no retries
+	PerAttemptTimeout time.Duration // the application's deadline for each driver operation; 0 = none
+	Backoff           BackoffKind
+	Base, Cap         time.Duration // backoff before the k-th retry: base·2^(k−1), at most Cap (0 = no cap)
+}
+
+// Workload drives a group's clients: open loop (arrivals that never wait for replies) or closed
+// loop (threads that issue the next operation a think time after the last one finished).
+type Workload struct {
+	// Arrivals, for an open loop: one process for the whole group, each arrival handed to the
+	// group's clients in turn.
+	Arrivals workload.Arrivals
+	// Threads and Think, for a closed loop: Threads per client.
+	Threads int
+	Think   dist.Duration
+	// Mix picks each operation's kind; Kinds maps its indices to operations.
+	Mix   *workload.Mix
+	Kinds []OpKind
+	// Timeout is the application's deadline for a whole operation (its retries included);
+	// 0 = none.
+	Timeout time.Duration
+	Retry   AppRetry
+	// Stop ends the arrivals (open loop) or the threads' next operations (closed loop).
+	Stop sim.Time
+}
+
+// Validate reports every problem at once.
+func (w *Workload) Validate() error {
+	var errs []error
+	bad := func(field string, v any, rule string) { errs = append(errs, fmt.Errorf("%s: %v: %s", field, v, rule)) }
+	open, closed := w.Arrivals != nil, w.Threads > 0
+	switch {
+	case open && closed:
+		bad("workload", "arrivals and threads", "choose an open loop (arrivals) or a closed loop (threads), not both")
+	case !open && !closed:
+		bad("workload", "none", "needs arrivals (open loop) or threads ≥ 1 (closed loop)")
+	}
+	if w.Threads < 0 {
+		bad("threads", w.Threads, "must be ≥ 0")
+	}
+	if w.Mix == nil || len(w.Kinds) == 0 {
+		bad("mix", "empty", "needs at least one operation kind")
+	}
+	if w.Timeout < 0 {
+		bad("timeout", w.Timeout, "must be ≥ 0 (0 = none)")
+	}
+	r := w.Retry
+	if r.Attempts < 0 {
+		bad("appRetry.attempts", r.Attempts, "must be ≥ 0")
+	}
+	if r.PerAttemptTimeout < 0 || r.Base < 0 || r.Cap < 0 {
+		bad("appRetry", fmt.Sprintf("perAttemptTimeout %v, base %v, cap %v", r.PerAttemptTimeout, r.Base, r.Cap), "durations must be ≥ 0")
+	}
+	if r.Backoff > BackoffFullJitter {
+		bad("appRetry.backoff", r.Backoff, "must be none, exponential or fullJitter")
+	}
+	return errors.Join(errs...)
+}
+
+// GroupStats are an application group's counters: what the application saw.
+type GroupStats struct {
+	Issued, Succeeded, Failed uint64 // application operations
+	FailedByClass             [NumErrClasses]uint64
+	AppRetries                uint64 // driver operations the application re-issued
+}
+
+// Observer is told of every finished application operation (for latency histograms).
+type Observer interface {
+	AppOperationDone(now sim.Time, g *Group, r *AppResult)
+}
+
+// AppResult is one application operation's outcome. Valid only during the Observer call.
+type AppResult struct {
+	Kind         OpKind
+	Issued, Done sim.Time
+	OK           bool
+	Class        ErrClass
+	Attempts     int // driver operations (1 + application retries)
+}
+
+// Group is a number of MongoClients run by one application tier with one workload.
+type Group struct {
+	loop    *sim.Loop
+	name    string
+	clients []*Client
+	w       Workload
+	rng     *rand.Rand // arrivals, mix, think times, application jitter
+	obs     Observer
+	next    int // round-robin over clients for open-loop arrivals
+	free    []*appOp
+	stats   GroupStats
+}
+
+// Group event kinds.
+const (
+	evArrival = iota + 1
+	evThink
+	evAppBackoff
+	evAppDeadline
+)
+
+// NewGroup starts w on clients. Its stream is (seed, "group/<name>").
+func NewGroup(loop *sim.Loop, name string, clients []*Client, w Workload, seed uint64, obs Observer) (*Group, error) {
+	if err := w.Validate(); err != nil {
+		return nil, fmt.Errorf("group %s: %w", name, err)
+	}
+	if len(clients) == 0 {
+		return nil, fmt.Errorf("group %s: clients: none: need at least one", name)
+	}
+	g := &Group{loop: loop, name: name, clients: clients, w: w, rng: sim.NewStream(seed, "group/"+name), obs: obs}
+	now := loop.Now()
+	if w.Arrivals != nil {
+		g.scheduleArrival(now)
+	} else {
+		for _, c := range clients {
+			for i := 0; i < w.Threads; i++ {
+				th := &appOp{g: g, client: c, thread: true}
+				loop.At(now, th, evThink, nil)
+			}
+		}
+	}
+	return g, nil
+}
+
+// Name returns the group's name.
+func (g *Group) Name() string { return g.name }
+
+// Clients returns the group's clients.
+func (g *Group) Clients() []*Client { return g.clients }
+
+// Stats returns the group's counters.
+func (g *Group) Stats() GroupStats { return g.stats }
+
+func (g *Group) scheduleArrival(now sim.Time) {
+	if at, ok := g.w.Arrivals.Next(now, g.rng); ok && at < g.w.Stop {
+		g.loop.At(at, g, evArrival, nil)
+	}
+}
+
+// HandleEvent implements sim.Handler: open-loop arrivals.
+func (g *Group) HandleEvent(now sim.Time, kind int, _ any) {
+	c := g.clients[g.next]
+	g.next = (g.next + 1) % len(g.clients)
+	a := g.newAppOp(c)
+	a.start(now)
+	g.scheduleArrival(now)
+}
+
+// appOp is one application operation: the driver operations it issues, its retries, its
+// deadline. A closed-loop thread reuses one appOp for all its operations.
+type appOp struct {
+	g        *Group
+	client   *Client
+	thread   bool
+	kind     OpKind
+	issued   sim.Time
+	giveUp   sim.Time
+	attempts int
+	timer    sim.Timer
+	deadline sim.Timer
+	live     bool // an operation is in progress
+	inDriver bool // a driver operation is running for it
+	result   AppResult
+}
+
+func (g *Group) newAppOp(c *Client) *appOp {
+	if n := len(g.free); n > 0 {
+		a := g.free[n-1]
+		g.free = g.free[:n-1]
+		a.client = c
+		return a
+	}
+	return &appOp{g: g, client: c}
+}
+
+// start issues a new application operation.
+func (a *appOp) start(now sim.Time) {
+	g := a.g
+	a.kind = g.w.Kinds[g.w.Mix.Pick(g.rng)]
+	a.issued, a.attempts, a.live = now, 0, true
+	a.giveUp = sim.Never
+	if g.w.Timeout > 0 {
+		a.giveUp = now.Add(g.w.Timeout)
+		a.deadline = g.loop.At(a.giveUp, a, evAppDeadline, nil)
+	}
+	g.stats.Issued++
+	a.attempt(now)
+}
+
+func (a *appOp) attempt(now sim.Time) {
+	a.attempts++
+	a.inDriver = true
+	spec := Spec{Kind: a.kind, Timeout: a.g.w.Retry.PerAttemptTimeout}
+	if a.giveUp != sim.Never {
+		rest := a.giveUp.Sub(now)
+		if spec.Timeout == 0 || rest < spec.Timeout {
+			spec.Timeout = rest
+		}
+	}
+	a.client.Execute(now, spec, a)
+}
+
+// OperationDone implements Completion for the driver operations a issues.
+func (a *appOp) OperationDone(now sim.Time, r *Result) {
+	a.inDriver = false
+	if !a.live { // the application already gave up on this operation
+		a.recycle(now)
+		return
+	}
+	if r.OK {
+		a.finish(now, true, ErrNone)
+		return
+	}
+	rt := a.g.w.Retry
+	if a.attempts < rt.Attempts && (a.giveUp == sim.Never || now < a.giveUp) {
+		a.g.stats.AppRetries++
+		if d := a.backoff(); d > 0 {
+			a.timer = a.g.loop.After(d, a, evAppBackoff, nil)
+			return
+		}
+		a.attempt(now)
+		return
+	}
+	a.finish(now, false, r.Class)
+}
+
+// backoff returns the application's sleep before its next attempt.
+func (a *appOp) backoff() time.Duration {
+	rt := a.g.w.Retry
+	if rt.Backoff == BackoffNone || rt.Base == 0 {
+		return 0
+	}
+	d := float64(rt.Base) * math.Pow(2, float64(a.attempts-1))
+	if rt.Cap > 0 {
+		d = math.Min(d, float64(rt.Cap))
+	}
+	if rt.Backoff == BackoffFullJitter {
+		d *= a.g.rng.Float64()
+	}
+	return time.Duration(d)
+}
+
+// HandleEvent implements sim.Handler: think times, application backoff and deadline.
+func (a *appOp) HandleEvent(now sim.Time, kind int, _ any) {
+	switch kind {
+	case evThink:
+		if now < a.g.w.Stop {
+			a.start(now)
+		}
+	case evAppBackoff:
+		a.timer = sim.Timer{}
+		a.attempt(now)
+	case evAppDeadline:
+		a.deadline = sim.Timer{}
+		if a.live {
+			a.g.loop.Cancel(a.timer)
+			a.timer = sim.Timer{}
+			a.finish(now, false, ErrTimeout)
+		}
+	}
+}
+
+func (a *appOp) finish(now sim.Time, ok bool, class ErrClass) {
+	g := a.g
+	a.live = false
+	g.loop.Cancel(a.deadline)
+	a.deadline = sim.Timer{}
+	if ok {
+		g.stats.Succeeded++
+	} else {
+		g.stats.Failed++
+		g.stats.FailedByClass[class]++
+	}
+	if g.obs != nil {
+		a.result = AppResult{Kind: a.kind, Issued: a.issued, Done: now, OK: ok, Class: class, Attempts: a.attempts}
+		g.obs.AppOperationDone(now, g, &a.result)
+	}
+	if !a.inDriver {
+		a.recycle(now)
+	}
+}
+
+// recycle ends a's use: a thread thinks and goes again; an open-loop operation's record is reused.
+func (a *appOp) recycle(now sim.Time) {
+	g := a.g
+	if a.thread {
+		var think time.Duration
+		if g.w.Think != nil {
+			think = g.w.Think.Sample(g.rng)
+		}
+		g.loop.At(now.Add(think), a, evThink, nil)
+		return
+	}
+	g.free = append(g.free, a)
+}

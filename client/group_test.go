@@ -1,0 +1,196 @@
+package client
+
+import (
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"overloadsim/client/selection"
+	"overloadsim/client/workload"
+	"overloadsim/dist"
+	"overloadsim/server"
+	"overloadsim/server/failpoint"
+	"overloadsim/sim"
+	"overloadsim/wire"
+)
+
+// world is a group of clients against one node.
+type world struct {
+	loop    *sim.Loop
+	cluster *server.Cluster
+	clients []*Client
+	group   *Group
+	done    []AppResult
+	nDone   int
+	discard bool // count results instead of keeping them (benchmarks)
+}
+
+func (w *world) AppOperationDone(now sim.Time, g *Group, r *AppResult) {
+	w.nDone++
+	if !w.discard {
+		w.done = append(w.done, *r)
+	}
+}
+
+func newWorld(t testing.TB, node server.Config, o Options, n int, wl Workload, delay time.Duration) *world {
+	t.Helper()
+	loop := sim.NewLoop()
+	cl, err := server.NewCluster(loop, server.ClusterConfig{Nodes: []server.Config{node}}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &world{loop: loop, cluster: cl}
+	s := cl.Nodes()[0]
+	for i := 0; i < n; i++ {
+		name := "client/app/" + string(rune('a'+i%26)) + string(rune('0'+i/26))
+		link := wire.NewLink(dist.Const(delay), sim.NewStream(1, "link/"+name))
+		c, err := New(loop, o, selection.Single, []Node{{Address: s.Address(), Handler: s, Link: link}}, 1, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.clients = append(w.clients, c)
+	}
+	g, err := NewGroup(loop, "app", w.clients, wl, 1, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.group = g
+	return w
+}
+
+func finds() (*workload.Mix, []OpKind) {
+	m, _ := workload.NewMix([]workload.Weight{{Kind: "find", Weight: 1}})
+	return m, []OpKind{Find}
+}
+
+func (w *world) attempts() (started uint64) {
+	for _, c := range w.clients {
+		started += c.Snapshot().AttemptsStarted
+	}
+	return started
+}
+
+// TestOpenLoopHealthy: below capacity every operation succeeds with one attempt (amplification
+// 1), and the offered count matches the Poisson process's integrated rate within 4σ.
+func TestOpenLoopHealthy(t *testing.T) {
+	p, _ := workload.Constant(200)
+	mix, kinds := finds()
+	w := newWorld(t, server.Config{Address: "db", Workers: 8, Service: dist.Const(time.Millisecond)},
+		DefaultOptions(), 4, Workload{Arrivals: workload.Poisson(p), Mix: mix, Kinds: kinds, Stop: sim.Time(60 * time.Second)}, 500*time.Microsecond)
+	w.loop.RunUntil(sim.Time(61 * time.Second))
+	st := w.group.Stats()
+	if math.Abs(float64(st.Issued)-12000) > 4*math.Sqrt(12000) {
+		t.Errorf("issued %d, want 12000 ± 4σ", st.Issued)
+	}
+	if st.Succeeded != st.Issued || w.attempts() != st.Issued {
+		t.Errorf("issued %d, succeeded %d, attempts %d: want all equal", st.Issued, st.Succeeded, w.attempts())
+	}
+	for _, c := range w.clients { // arrivals are spread over the clients in turn
+		if n := c.Snapshot().OpsIssued; n < st.Issued/4 || n > st.Issued/4+1 {
+			t.Errorf("%s issued %d of %d", c.Name(), n, st.Issued)
+		}
+	}
+}
+
+// TestClosedLoop: N threads with think time Z against a server with service S and ample workers
+// complete N/(Z + S + RTT) operations per second (the interactive response time law, Denning &
+// Buzen 1978).
+func TestClosedLoop(t *testing.T) {
+	mix, kinds := finds()
+	w := newWorld(t, server.Config{Address: "db", Workers: 64, Service: dist.Const(4 * time.Millisecond)},
+		DefaultOptions(), 2, Workload{Threads: 5, Think: dist.Const(5 * time.Millisecond), Mix: mix, Kinds: kinds,
+			Stop: sim.Time(10 * time.Second)}, 500*time.Microsecond)
+	w.loop.RunUntil(sim.Time(11 * time.Second))
+	got := float64(w.group.Stats().Succeeded) / 10
+	want := 10 / (5e-3 + 4e-3 + 1e-3) // 10 threads, cycle 10 ms
+	if math.Abs(got-want) > 0.01*want {
+		t.Errorf("throughput %.1f/s, want %.1f/s", got, want)
+	}
+}
+
+// TestAppRetryWrapper: an application's retries stack on the driver's. A non-retryable server
+// error with 3 application attempts and exponential backoff (base 10 ms): 3 driver operations,
+// one attempt each, 10 + 20 ms of application backoff.
+func TestAppRetryWrapper(t *testing.T) {
+	mix, kinds := finds()
+	node := server.Config{Address: "db", Workers: 8, Service: dist.Const(time.Millisecond)}
+	w := newWorld(t, node, DefaultOptions(), 1, Workload{Threads: 1, Mix: mix, Kinds: kinds, Stop: 1,
+		Retry: AppRetry{Attempts: 3, Backoff: BackoffExponential, Base: 10 * time.Millisecond}}, 0)
+	fp, _ := failpoint.New(failpoint.Config{Mode: failpoint.AlwaysOn(), FailCommands: []string{"find"}, ErrorCode: 2})
+	w.cluster.Node("db").SetFailPoint(0, fp)
+	w.loop.RunUntil(sim.Time(time.Second))
+	if len(w.done) != 1 {
+		t.Fatalf("%d application operations finished, want 1", len(w.done))
+	}
+	r := w.done[0]
+	if r.OK || r.Attempts != 3 || w.attempts() != 3 || w.group.Stats().AppRetries != 2 {
+		t.Errorf("ok=%v, %d driver operations, %d attempts; want failure after 3 and 3", r.OK, r.Attempts, w.attempts())
+	}
+	// Discovery waits for the monitor (handshake 2 ms), then 3 × 1 ms service + 30 ms backoff.
+	if lat := r.Done.Sub(r.Issued); lat < 33*time.Millisecond || lat > 36*time.Millisecond {
+		t.Errorf("latency %v, want 33–36 ms", lat)
+	}
+}
+
+// TestTimeoutRetryCollapse: the classic collapse: per-attempt timeouts shorter than the service
+// time and application retries make the server do the same work again and again for nobody.
+// Each application operation here costs the server three full services, all of them wasted.
+func TestTimeoutRetryCollapse(t *testing.T) {
+	mix, kinds := finds()
+	node := server.Config{Address: "db", Workers: 64, Service: dist.Const(200 * time.Millisecond)}
+	w := newWorld(t, node, DefaultOptions(), 1, Workload{Threads: 1, Mix: mix, Kinds: kinds, Stop: 1,
+		Retry: AppRetry{Attempts: 3, PerAttemptTimeout: 50 * time.Millisecond}}, 0)
+	w.loop.RunUntil(sim.Time(2 * time.Second))
+	st := w.cluster.Node("db").Snapshot(w.loop.Now())
+	if len(w.done) != 1 || w.done[0].OK || w.done[0].Class != ErrTimeout {
+		t.Fatalf("results %+v, want one timeout", w.done)
+	}
+	// Each attempt reaches the server a few ms after it was issued (the first waits for the
+	// monitor; each later one for a new connection, since a timed-out attempt's connection is
+	// closed), so a little more than 150 ms of each 200 ms service comes after the client left.
+	if st.Completed != 3 || st.WastedBusyTime < 450*time.Millisecond || st.WastedBusyTime > 465*time.Millisecond {
+		t.Errorf("server completed %d, wasted %v; want 3 and 450–465ms", st.Completed, st.WastedBusyTime)
+	}
+	if c := w.clients[0].Snapshot(); c.ConnectionsCreated != 3 || c.ConnectionsClosed != 3 {
+		t.Errorf("connections created %d closed %d; want 3 and 3 (timed-out attempts close theirs)", c.ConnectionsCreated, c.ConnectionsClosed)
+	}
+	c := w.clients[0].Snapshot()
+	if c.AttemptsStarted != c.AttemptsSucceeded+c.AttemptsFailed {
+		t.Errorf("command monitoring: %d started, %d+%d", c.AttemptsStarted, c.AttemptsSucceeded, c.AttemptsFailed)
+	}
+}
+
+// TestCSOT: with timeoutMS the driver sends the remaining time as maxTimeMS, so the server
+// aborts work the client has given up on (MaxTimeMSExpired) instead of wasting it.
+func TestCSOT(t *testing.T) {
+	mix, kinds := finds()
+	node := server.Config{Address: "db", Workers: 64, Service: dist.Const(200 * time.Millisecond)}
+	o := DefaultOptions()
+	o.Timeout = 50 * time.Millisecond
+	w := newWorld(t, node, o, 1, Workload{Threads: 1, Mix: mix, Kinds: kinds, Stop: 1}, 0)
+	w.loop.RunUntil(sim.Time(2 * time.Second))
+	st := w.cluster.Node("db").Snapshot(w.loop.Now())
+	if len(w.done) != 1 || w.done[0].Class != ErrTimeout || st.MaxTimeExpired != 1 || st.WastedBusyTime != 0 {
+		t.Errorf("results %+v; server aborted %d, wasted %v; want a timeout, 1 abort, no waste", w.done, st.MaxTimeExpired, st.WastedBusyTime)
+	}
+}
+
+func TestWorkloadValidation(t *testing.T) {
+	mix, kinds := finds()
+	p, _ := workload.Constant(1)
+	for _, tc := range []struct {
+		w    Workload
+		want string
+	}{
+		{Workload{Mix: mix, Kinds: kinds}, "needs arrivals (open loop) or threads ≥ 1"},
+		{Workload{Arrivals: workload.Poisson(p), Threads: 2, Mix: mix, Kinds: kinds}, "not both"},
+		{Workload{Threads: 1}, "mix: empty"},
+		{Workload{Threads: 1, Mix: mix, Kinds: kinds, Retry: AppRetry{Attempts: -1}}, "appRetry.attempts: -1"},
+		{Workload{Threads: 1, Mix: mix, Kinds: kinds, Timeout: -time.Second}, "timeout: -1s"},
+	} {
+		if err := tc.w.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Validate() = %v, want %q", err, tc.want)
+		}
+	}
+}

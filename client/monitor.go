@@ -1,0 +1,152 @@
+package client
+
+import (
+	"time"
+
+	"overloadsim/sim"
+	"overloadsim/wire"
+)
+
+// Event kinds handled by a monitor.
+const (
+	evCheck = iota + 1
+	evMonReply
+	evMonTimeout
+)
+
+// monitor is a server's SDAM monitor: a dedicated, unauthenticated connection (so its hellos are
+// exempt from the ingress request limiter) on which it runs a hello every heartbeatFrequencyMS,
+// learning the server's role and measuring RTT. The RTT pinger is folded into the same hellos.
+type monitor struct {
+	sv        *serverView
+	conn      *wire.Conn
+	req       *wire.Request // the check on the wire; replaced when a check times out
+	connected bool
+	pending   bool // a check is on the wire
+	lastCheck sim.Time
+	next      sim.Timer // the scheduled check
+	timeout   sim.Timer
+}
+
+func newMonitor(sv *serverView) *monitor { return &monitor{sv: sv} }
+
+func (m *monitor) start(now sim.Time) {
+	m.next = m.sv.c.loop.At(now, m, evCheck, nil)
+}
+
+// HandleEvent implements sim.Handler.
+func (m *monitor) HandleEvent(now sim.Time, kind int, arg any) {
+	switch kind {
+	case evCheck:
+		m.next = sim.Timer{}
+		m.check(now)
+	case evMonTimeout:
+		m.timeout = sim.Timer{}
+		// No answer within connectTimeoutMS: treat as a network error. The server may still
+		// hold the request, so the next check uses a new one.
+		m.req, m.conn = nil, nil
+		m.pending, m.connected = false, false
+		m.failed(now)
+	case evMonReply:
+		req := arg.(*wire.Request)
+		if req != m.req { // the answer to a check we gave up on
+			if req.Cmd == wire.Connect && req.Reply.OK() {
+				m.disconnectStale(now, req)
+			}
+			return
+		}
+		m.sv.c.loop.Cancel(m.timeout)
+		m.timeout = sim.Timer{}
+		m.pending = false
+		m.reply(now, req)
+	}
+}
+
+// check connects if needed, then sends a hello.
+func (m *monitor) check(now sim.Time) {
+	c := m.sv.c
+	if m.pending {
+		return
+	}
+	m.lastCheck = now
+	if m.req == nil {
+		m.req = &wire.Request{}
+	}
+	cmd := wire.Hello
+	if !m.connected {
+		cmd = wire.Connect
+		m.conn = &wire.Conn{AppName: c.opts.AppName, Link: m.sv.node.Link}
+	}
+	*m.req = wire.Request{
+		Cmd: cmd, Conn: m.conn, ConnectTimeout: c.opts.ConnectTimeout, GiveUpAt: now.Add(c.opts.ConnectTimeout),
+		ReplyTo: m, ReplyKind: evMonReply, SentAt: now,
+	}
+	m.pending = true
+	c.loop.At(now.Add(m.conn.Link.Delay()), m.sv.node.Handler, wire.EvRequest, m.req)
+	m.timeout = c.loop.After(c.opts.ConnectTimeout, m, evMonTimeout, nil)
+}
+
+func (m *monitor) reply(now sim.Time, req *wire.Request) {
+	sv, c := m.sv, m.sv.c
+	r := req.Reply
+	switch {
+	case req.Cmd == wire.Connect && r.OK():
+		m.connected = true
+		m.check(now) // the handshake's hello: check at once
+		return
+	case req.Cmd == wire.Connect:
+		// Establishment failed. CMAP labels such errors as overload, and SDAM does not mark a
+		// server Unknown for them; a server never reached stays Unknown anyway.
+		m.schedule(now, c.opts.HeartbeatFrequency)
+		return
+	case !r.OK():
+		m.connected = false
+		m.failed(now)
+		return
+	}
+	sv.rtt.Add(now.Sub(req.SentAt))
+	if sv.role != r.Role {
+		sv.role = r.Role
+		sv.pool.ready()
+		c.topologyChanged(now)
+	} else if sv.pool.paused && sv.role != wire.Unknown {
+		sv.pool.ready()
+	}
+	m.schedule(now, c.opts.HeartbeatFrequency)
+}
+
+// failed handles a failed check on an established monitoring connection: SDAM marks the server
+// Unknown and clears its pool.
+func (m *monitor) failed(now sim.Time) {
+	sv := m.sv
+	if sv.role != wire.Unknown {
+		sv.role = wire.Unknown
+		sv.rtt.Reset()
+		sv.pool.clear(now)
+	}
+	m.schedule(now, sv.c.opts.HeartbeatFrequency)
+}
+
+func (m *monitor) schedule(now sim.Time, after time.Duration) {
+	c := m.sv.c
+	c.loop.Cancel(m.next)
+	m.next = c.loop.At(now.Add(after), m, evCheck, nil)
+}
+
+// requestCheck asks for a check soon: at once, or minHeartbeatFrequencyMS after the last one.
+func (m *monitor) requestCheck(now sim.Time) {
+	if m.pending {
+		return
+	}
+	c := m.sv.c
+	at := max(now, m.lastCheck.Add(c.opts.MinHeartbeatFrequency))
+	c.loop.Cancel(m.next)
+	m.next = c.loop.At(at, m, evCheck, nil)
+}
+
+// disconnectStale closes a monitoring connection the server established after we gave up on it.
+func (m *monitor) disconnectStale(now sim.Time, req *wire.Request) {
+	conn := req.Conn
+	*req = wire.Request{Cmd: wire.Disconnect, Conn: conn, SentAt: now}
+	m.sv.c.loop.At(now.Add(conn.Link.Delay()), m.sv.node.Handler, wire.EvRequest, req)
+}

@@ -1,0 +1,314 @@
+package client
+
+import (
+	"overloadsim/client/retry"
+	"overloadsim/sim"
+	"overloadsim/wire"
+)
+
+// Event kinds handled by an op.
+const (
+	evReply = iota + 1
+	evBackoffDone
+	evSelectTimeout
+	evCheckoutTimeout
+	evDeadline
+)
+
+type phase uint8
+
+const (
+	phIdle      phase = iota
+	phSelecting       // waiting for a suitable server
+	phCheckout        // waiting for a connection (in the pool's queue, or for one being opened)
+	phInFlight        // the command is on the wire
+	phBackoff         // sleeping before a retry
+)
+
+// op is one operation's state machine. Records are pooled by the client; the wire request is
+// embedded, so an attempt allocates nothing. The retry decisions belong to the policy; op only
+// carries them out, in the order the spec's pseudocode gives: select, check out, send, check the
+// connection back in, then decide, deprioritise, back off, and select again.
+type op struct {
+	c    *Client
+	kind OpKind
+	done Completion
+
+	issued   sim.Time
+	deadline sim.Time // CSOT deadline (timeoutMS), sim.Never when off
+	giveUp   sim.Time // when the operation ends regardless: CSOT or the application's deadline
+
+	st     retry.State
+	deprio []string // deprioritised server addresses for the next selection
+
+	server   *serverView
+	lastAddr string // the server of the last failed attempt, for deprioritisation
+	conn     *pconn
+	req      wire.Request
+
+	phase         phase
+	timer         sim.Timer // selection wait, checkout wait or backoff
+	deadlineTimer sim.Timer
+	abandoned     bool // finished while its request was still on the wire: freed when the reply comes
+
+	last    retry.Failure // the most recent failure
+	hasLast bool
+	result  Result
+
+	prev, next *op // intrusive list links (selection waiters, pool wait queue)
+}
+
+// HandleEvent implements sim.Handler.
+func (o *op) HandleEvent(now sim.Time, kind int, _ any) {
+	switch kind {
+	case evReply:
+		o.reply(now)
+	case evBackoffDone:
+		o.timer = sim.Timer{}
+		o.selectServer(now)
+	case evSelectTimeout:
+		o.timer = sim.Timer{}
+		o.c.selWaiters.remove(o)
+		if o.hasLast { // Retryable Reads 3a: no server for the retry: raise the previous error
+			o.finish(now, o.last, classify(o.last))
+			return
+		}
+		o.finish(now, retry.Failure{}, ErrServerSelection)
+	case evCheckoutTimeout:
+		o.timer = sim.Timer{}
+		o.server.pool.waiters.remove(o)
+		o.leaveServer()
+		o.c.stats.CheckoutFailed++
+		o.finish(now, retry.Failure{}, ErrTimeout) // WaitQueueTimeoutError is not retryable
+	case evDeadline:
+		o.deadlineTimer = sim.Timer{}
+		o.timeout(now)
+	}
+}
+
+func (o *op) selectServer(now sim.Time) {
+	if sv := o.c.pick(o); sv != nil {
+		o.useServer(now, sv)
+		return
+	}
+	o.phase = phSelecting
+	o.c.selWaiters.push(o)
+	o.timer = o.c.loop.At(now.Add(o.c.opts.ServerSelectionTimeout), o, evSelectTimeout, nil)
+	o.c.requestChecks(now)
+}
+
+func (o *op) useServer(now sim.Time, sv *serverView) {
+	o.server = sv
+	sv.inFlight++
+	o.phase = phCheckout
+	sv.pool.checkout(now, o)
+}
+
+// leaveServer ends the operation's use of its server (operationCount).
+func (o *op) leaveServer() {
+	if o.server != nil {
+		o.server.inFlight--
+		o.server = nil
+	}
+}
+
+// gotConn is the pool handing o a connection: the attempt goes on the wire.
+func (o *op) gotConn(now sim.Time, pc *pconn) {
+	c := o.c
+	c.stats.CheckedOut++
+	o.conn = pc
+	o.phase = phInFlight
+	o.result.Attempts++
+	c.stats.AttemptsStarted++
+	o.req = wire.Request{
+		ID: c.stats.AttemptsStarted, Cmd: o.kind.Command(), Conn: &pc.conn,
+		Write:       o.kind.IsWrite(),
+		SecondaryOK: c.opts.ReadPreference.Mode != 0, // any mode but primary may read from a secondary
+		GiveUpAt:    o.giveUp, ReplyTo: o, ReplyKind: evReply, SentAt: now,
+	}
+	if o.deadline != sim.Never { // CSOT sends the remaining time as maxTimeMS
+		o.req.MaxTime = o.deadline.Sub(now)
+	}
+	c.loop.At(now.Add(pc.conn.Link.Delay()), o.server.node.Handler, wire.EvRequest, &o.req)
+}
+
+// checkoutFailed is the pool failing o's checkout: no command was sent, but for the retry policy
+// it is an attempt (Retryable Reads: PoolClearedError; CMAP: establishment errors).
+func (o *op) checkoutFailed(now sim.Time, f retry.Failure) {
+	o.conn = nil
+	o.c.stats.CheckoutFailed++
+	o.lastAddr = o.server.node.Address
+	o.leaveServer()
+	o.failed(now, f)
+}
+
+func (o *op) reply(now sim.Time) {
+	if o.abandoned {
+		o.c.freeOp(o)
+		return
+	}
+	c, pc, sv := o.c, o.conn, o.server
+	r := o.req.Reply
+	o.conn = nil
+	// The connection goes back to the pool before any backoff sleep (Client Backpressure,
+	// backpressure-connection-checkin test).
+	c.stats.CheckedIn++
+	if r.NetErr {
+		sv.pool.discard(now, pc)
+	} else {
+		sv.pool.checkin(now, pc)
+	}
+	o.lastAddr = sv.node.Address
+	o.leaveServer()
+	if r.OK() {
+		c.stats.AttemptsSucceeded++
+		c.policy.Succeeded(&o.st)
+		o.finish(now, retry.Failure{}, ErrNone)
+		return
+	}
+	c.stats.AttemptsFailed++
+	f := retry.Failure{Code: r.Code, Labels: r.Labels, Network: r.NetErr, BaseBackoffMS: r.BaseBackoffMS}
+	if r.NetErr && o.kind.Class().RetryableWrite && c.opts.RetryWrites {
+		// Retryable Writes: drivers add RetryableWriteError to network errors of retryable writes.
+		f.Labels |= wire.RetryableWriteError
+	}
+	sv.handleError(now, f)
+	o.failed(now, f)
+}
+
+// failed asks the policy what to do after a failed attempt and does it.
+func (o *op) failed(now sim.Time, f retry.Failure) {
+	c := o.c
+	o.last, o.hasLast = f, true
+	d := c.policy.Failed(&o.st, f, now, c.jitter)
+	if !d.Retry {
+		if d.Why == retry.NoToken {
+			c.stats.RetriesRefusedNoToken++
+		}
+		o.finish(now, d.Err, classify(d.Err))
+		return
+	}
+	o.result.Retries++
+	c.stats.Retries++
+	if d.Deprioritize && o.lastAddr != "" && !contains(o.deprio, o.lastAddr) {
+		o.deprio = append(o.deprio, o.lastAddr)
+	}
+	if d.Backoff > 0 {
+		c.stats.BackoffTotal += d.Backoff
+		o.phase = phBackoff
+		o.timer = c.loop.After(d.Backoff, o, evBackoffDone, nil)
+		return
+	}
+	o.selectServer(now)
+}
+
+func contains(s []string, x string) bool {
+	for _, v := range s {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+// timeout ends the operation at its deadline, wherever it is.
+func (o *op) timeout(now sim.Time) {
+	c := o.c
+	switch o.phase {
+	case phSelecting:
+		c.selWaiters.remove(o)
+		c.loop.Cancel(o.timer)
+	case phBackoff:
+		c.loop.Cancel(o.timer)
+	case phCheckout:
+		c.loop.Cancel(o.timer)
+		if o.conn != nil { // waiting for a connection being opened for it: the pool keeps it
+			o.conn.owner = nil
+			o.conn = nil
+		} else {
+			o.server.pool.waiters.remove(o)
+		}
+		o.leaveServer()
+	case phInFlight:
+		// The command failed for the application; the driver closes the connection (CSOT), and
+		// the server, which does not know, may go on working.
+		c.stats.AttemptsFailed++
+		c.stats.CheckedIn++
+		o.server.pool.discard(now, o.conn)
+		o.conn = nil
+		o.leaveServer()
+		o.abandoned = true
+	}
+	o.timer = sim.Timer{}
+	f := o.last
+	o.finish(now, f, ErrTimeout)
+}
+
+// finish reports the result and retires the record (unless its request is still on the wire).
+func (o *op) finish(now sim.Time, f retry.Failure, class ErrClass) {
+	c := o.c
+	c.loop.Cancel(o.deadlineTimer)
+	o.phase = phIdle
+	r := &o.result
+	r.Kind, r.Issued, r.Done, r.OK, r.Class, r.Err = o.kind, o.issued, now, class == ErrNone, class, f
+	if r.OK {
+		c.stats.OpsSucceeded++
+	} else {
+		c.stats.OpsFailed++
+		c.stats.FailedByClass[class]++
+	}
+	if o.done != nil {
+		o.done.OperationDone(now, r)
+	}
+	if !o.abandoned {
+		c.freeOp(o)
+	}
+}
+
+// classify returns the class of an error the application receives.
+func classify(f retry.Failure) ErrClass {
+	switch {
+	case f.Labels.Has(wire.SystemOverloadedError):
+		return ErrOverload
+	case f.PoolCleared:
+		return ErrPoolCleared
+	case f.Network:
+		return ErrNetwork
+	}
+	return ErrServer
+}
+
+// opList is an intrusive FIFO of ops with O(1) removal (ops leave queues when they time out).
+type opList struct{ sentinel op }
+
+func (l *opList) init()       { l.sentinel.next, l.sentinel.prev = &l.sentinel, &l.sentinel }
+func (l *opList) empty() bool { return l.sentinel.next == &l.sentinel }
+func (l *opList) head() *op   { return l.next(&l.sentinel) }
+func (l *opList) next(o *op) *op {
+	if o.next == &l.sentinel {
+		return nil
+	}
+	return o.next
+}
+
+func (l *opList) push(o *op) {
+	o.prev, o.next = l.sentinel.prev, &l.sentinel
+	l.sentinel.prev.next = o
+	l.sentinel.prev = o
+}
+
+func (l *opList) remove(o *op) {
+	if o.next == nil {
+		return
+	}
+	o.prev.next, o.next.prev = o.next, o.prev
+	o.prev, o.next = nil, nil
+}
+
+func (l *opList) pop() *op {
+	o := l.head()
+	if o != nil {
+		l.remove(o)
+	}
+	return o
+}

@@ -1,0 +1,120 @@
+package client
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"overloadsim/client/retry"
+	"overloadsim/client/selection"
+)
+
+// Options are a MongoClient's options, with the drivers' names and defaults (connection string
+// and MongoClient options; MODEL-FACTS §5, §8). Start from DefaultOptions: the zero value of a
+// bool option is not its default.
+type Options struct {
+	// AppName is sent in the handshake; the server's application exemptions match it.
+	AppName string
+	// RetryReads and RetryWrites (default true) enable Retryable Reads and Writes, and gate
+	// overload retries of reads and writes (Client Backpressure rule 2.4).
+	RetryReads, RetryWrites bool
+	// Timeout is timeoutMS (CSOT): an operation's deadline from when it is issued; 0 = off.
+	Timeout time.Duration
+	// MaxPoolSize (100) bounds a pool's connections; MaxConnecting (2) bounds those being
+	// established at once (CMAP).
+	MaxPoolSize, MaxConnecting int
+	// ConnectTimeout is connectTimeoutMS (30s): how long establishing a connection may take.
+	ConnectTimeout time.Duration
+	// ServerSelectionTimeout is serverSelectionTimeoutMS (30s).
+	ServerSelectionTimeout time.Duration
+	// WaitQueueTimeout bounds a checkout's wait for a connection; 0 = no bound beyond the
+	// operation's own deadline.
+	WaitQueueTimeout time.Duration
+	// LocalThreshold is localThresholdMS (15ms): the latency window of server selection.
+	LocalThreshold time.Duration
+	// HeartbeatFrequency is heartbeatFrequencyMS (10s); MinHeartbeatFrequency (500ms) spaces
+	// checks requested early (after an error, or when selection finds no server).
+	HeartbeatFrequency, MinHeartbeatFrequency time.Duration
+	// ReadPreference for reads (default primary).
+	ReadPreference selection.ReadPreference
+	// RetryPolicy names the retry policy: mongodb-2026-03 (default), mongodb-2026-07,
+	// mongodb-legacy, none.
+	RetryPolicy string
+	// AdaptiveRetries enables the 2026-03 retry token bucket (default false).
+	AdaptiveRetries bool
+	// MaxAdaptiveRetries is the 2026-07 maxAdaptiveRetries (default 2).
+	MaxAdaptiveRetries int
+	// EnableOverloadRetargeting is the 2026-07 enableOverloadRetargeting (default false).
+	EnableOverloadRetargeting bool
+}
+
+// DefaultPolicy is the retry policy when none is named.
+const DefaultPolicy = "mongodb-2026-03"
+
+// DefaultOptions returns the drivers' defaults.
+func DefaultOptions() Options {
+	return Options{
+		RetryReads: true, RetryWrites: true,
+		MaxPoolSize: 100, MaxConnecting: 2,
+		ConnectTimeout:         30 * time.Second,
+		ServerSelectionTimeout: 30 * time.Second,
+		LocalThreshold:         selection.DefaultLocalThreshold,
+		HeartbeatFrequency:     10 * time.Second,
+		MinHeartbeatFrequency:  500 * time.Millisecond,
+		RetryPolicy:            DefaultPolicy,
+		MaxAdaptiveRetries:     2,
+	}
+}
+
+// Validate reports every invalid option at once, each naming the option, its value and the rule.
+// kind is the topology the client connects to (read preference rules depend on it).
+func (o Options) Validate(kind selection.TopologyKind) error {
+	var errs []error
+	bad := func(field string, v any, rule string) {
+		errs = append(errs, fmt.Errorf("%s: %v: %s", field, v, rule))
+	}
+	if o.Timeout < 0 {
+		bad("timeoutMS", o.Timeout, "must be ≥ 0 (0 = off)")
+	}
+	if o.MaxPoolSize < 1 {
+		bad("maxPoolSize", o.MaxPoolSize, "must be ≥ 1")
+	}
+	if o.MaxConnecting < 1 {
+		bad("maxConnecting", o.MaxConnecting, "must be ≥ 1")
+	}
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{
+		{"connectTimeoutMS", o.ConnectTimeout},
+		{"serverSelectionTimeoutMS", o.ServerSelectionTimeout},
+		{"heartbeatFrequencyMS", o.HeartbeatFrequency},
+		{"minHeartbeatFrequencyMS", o.MinHeartbeatFrequency},
+	} {
+		if d.v <= 0 {
+			bad(d.name, d.v, "must be > 0")
+		}
+	}
+	if o.WaitQueueTimeout < 0 {
+		bad("waitQueueTimeoutMS", o.WaitQueueTimeout, "must be ≥ 0 (0 = none)")
+	}
+	if o.LocalThreshold < 0 {
+		bad("localThresholdMS", o.LocalThreshold, "must be ≥ 0")
+	}
+	if err := o.ReadPreference.Validate(kind); err != nil {
+		errs = append(errs, err)
+	}
+	if _, err := retry.New(o.RetryPolicy, o.retryOptions(kind)); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+func (o Options) retryOptions(kind selection.TopologyKind) retry.Options {
+	return retry.Options{
+		RetryReads: o.RetryReads, RetryWrites: o.RetryWrites, CSOT: o.Timeout > 0,
+		Sharded:         kind == selection.Sharded,
+		AdaptiveRetries: o.AdaptiveRetries, MaxAdaptiveRetries: o.MaxAdaptiveRetries,
+		EnableOverloadRetargeting: o.EnableOverloadRetargeting,
+	}
+}

@@ -1,0 +1,42 @@
+package client
+
+import (
+	"math"
+	"time"
+
+	"overloadsim/client/retry"
+)
+
+// Stats are a client's cumulative counters (a recorder takes differences per interval) and
+// gauges taken by Snapshot. Attempts are command-monitoring events: every started attempt has
+// exactly one succeeded or failed event, so AttemptsStarted = AttemptsSucceeded + AttemptsFailed
+// once nothing is on the wire.
+type Stats struct {
+	OpsIssued, OpsSucceeded, OpsFailed uint64
+	IssuedByKind                       [NumOpKinds]uint64
+	FailedByClass                      [NumErrClasses]uint64
+
+	AttemptsStarted, AttemptsSucceeded, AttemptsFailed uint64
+	Retries                                            uint64        // retries the policy allowed
+	RetriesRefusedNoToken                              uint64        // overload retries refused for want of a token
+	BackoffTotal                                       time.Duration // sum of backoff sleeps
+
+	CheckedOut, CheckedIn, CheckoutFailed uint64 // CMAP connection events
+	PoolClears                            uint64
+	ConnectionsOpened                     uint64 // establishment attempts
+	ConnectionsCreated                    uint64 // established
+	ConnectionEstablishFailed             uint64
+	ConnectionsClosed                     uint64
+
+	RetryTokens float64 // gauge: the retry token bucket's level, NaN without a bucket
+}
+
+// Snapshot returns the client's statistics.
+func (c *Client) Snapshot() Stats {
+	st := c.stats
+	st.RetryTokens = math.NaN()
+	if b := retry.TokenBucket(c.policy); b != nil {
+		st.RetryTokens = b.Tokens()
+	}
+	return st
+}

@@ -2,6 +2,7 @@ package client
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -306,4 +307,53 @@ func TestConnectionPoolBackpressure(t *testing.T) {
 		}
 	}
 	t.Logf("%d checkout failures, %d/100 finds succeeded", st.CheckoutFailed, ok)
+}
+
+// TestPoolClearedProse1: Retryable Reads prose test 1 (PoolClearedError is retried): maxPoolSize 1,
+// find fails once with 91 after blocking the connection for 1000 ms; two finds run at once. The
+// first holds the only connection, fails with ShutdownInProgress, which clears the pool (SDAM);
+// the second, waiting in the checkout queue, gets PoolClearedError and is retried. Both succeed;
+// the pool was cleared once; one checkout failed; exactly 3 finds were started.
+func TestPoolClearedProse1(t *testing.T) {
+	e := newEnv(t, envConfig{nodes: standalone(nil), kind: selection.Single,
+		opts: opts("mongodb-2026-03", func(o *Options) { o.MaxPoolSize = 1 }), jitter: 0})
+	e.arm("db", failpoint.Config{Mode: failpoint.Times(1), FailCommands: []string{"find"},
+		ErrorCode: int(wire.ShutdownInProgress), BlockConnection: true, BlockTimeMS: 1000})
+	res := e.run(discovered, Spec{Kind: Find}, Spec{Kind: Find})
+	st := e.client.Snapshot()
+	if !res[0].OK || !res[1].OK || st.PoolClears != 1 || st.CheckoutFailed != 1 || st.AttemptsStarted != 3 {
+		t.Errorf("ok %v %v, pool clears %d, checkout failures %d, finds started %d; want both ok, 1, 1, 3",
+			res[0].OK, res[1].OK, st.PoolClears, st.CheckoutFailed, st.AttemptsStarted)
+	}
+}
+
+// TestOptionsValidation: bad options are errors naming the option, its value and the rule.
+func TestOptionsValidation(t *testing.T) {
+	cases := []struct {
+		mod  func(*Options)
+		kind selection.TopologyKind
+		want []string
+	}{
+		{func(o *Options) { o.RetryPolicy = "mongodb-2099" }, selection.Single, []string{`mongodb-2099`, "mongodb-2026-03"}},
+		{func(o *Options) { o.RetryPolicy = "mongodb-2026-07"; o.MaxAdaptiveRetries = -1 }, selection.Single, []string{"maxAdaptiveRetries", "-1"}},
+		{func(o *Options) { o.RetryPolicy = "mongodb-2026-07"; o.AdaptiveRetries = true }, selection.Single, []string{"adaptiveRetries", "mongodb-2026-03"}},
+		{func(o *Options) {
+			o.ReadPreference = selection.ReadPreference{Mode: selection.Nearest, TagSets: []map[string]string{{"dc": "ny"}}}
+		}, selection.Single, []string{"tag"}},
+		{func(o *Options) { o.MaxPoolSize = 0; o.MaxConnecting = -1 }, selection.Single, []string{"maxPoolSize: 0", "maxConnecting: -1"}},
+		{func(o *Options) { o.Timeout = -time.Second; o.ConnectTimeout = 0 }, selection.Single, []string{"timeoutMS: -1s", "connectTimeoutMS: 0s"}},
+	}
+	for _, tc := range cases {
+		o := DefaultOptions()
+		tc.mod(&o)
+		err := o.Validate(tc.kind)
+		for _, w := range tc.want {
+			if err == nil || !strings.Contains(err.Error(), w) {
+				t.Errorf("Validate() = %v, want it to mention %q", err, w)
+			}
+		}
+	}
+	if _, err := New(sim.NewLoop(), DefaultOptions(), selection.Single, nil, 1, "c"); err == nil || !strings.Contains(err.Error(), "nodes: empty") {
+		t.Errorf("New without nodes: %v", err)
+	}
 }

@@ -150,6 +150,19 @@ func (o *op) reply(now sim.Time) {
 	c, pc, sv := o.c, o.conn, o.server
 	r := o.req.Reply
 	o.conn = nil
+	var f retry.Failure
+	if !r.OK() {
+		f = retry.Failure{Code: r.Code, Labels: r.Labels, Network: r.NetErr, BaseBackoffMS: r.BaseBackoffMS}
+		if r.NetErr && o.kind.Class().RetryableWrite && c.opts.RetryWrites {
+			// Retryable Writes: drivers add RetryableWriteError to network errors of retryable
+			// writes.
+			f.Labels |= wire.RetryableWriteError
+		}
+		// SDAM handles the error before the connection goes back: a clear it causes makes
+		// this connection stale, so the check-in closes it instead of handing it to a waiter
+		// (Retryable Reads prose test 1).
+		sv.handleError(now, f)
+	}
 	// The connection goes back to the pool before any backoff sleep (Client Backpressure,
 	// backpressure-connection-checkin test).
 	c.stats.CheckedIn++
@@ -167,12 +180,6 @@ func (o *op) reply(now sim.Time) {
 		return
 	}
 	c.stats.AttemptsFailed++
-	f := retry.Failure{Code: r.Code, Labels: r.Labels, Network: r.NetErr, BaseBackoffMS: r.BaseBackoffMS}
-	if r.NetErr && o.kind.Class().RetryableWrite && c.opts.RetryWrites {
-		// Retryable Writes: drivers add RetryableWriteError to network errors of retryable writes.
-		f.Labels |= wire.RetryableWriteError
-	}
-	sv.handleError(now, f)
 	o.failed(now, f)
 }
 

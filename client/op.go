@@ -2,6 +2,7 @@ package client
 
 import (
 	"overloadsim/client/retry"
+	"overloadsim/client/selection"
 	"overloadsim/sim"
 	"overloadsim/wire"
 )
@@ -123,7 +124,7 @@ func (o *op) gotConn(now sim.Time, pc *pconn) {
 	o.req = wire.Request{
 		ID: c.stats.AttemptsStarted, Cmd: o.kind.Command(), Conn: &pc.conn,
 		Write:       o.kind.IsWrite(),
-		SecondaryOK: c.opts.ReadPreference.Mode != 0, // any mode but primary may read from a secondary
+		SecondaryOK: c.opts.ReadPreference.Mode != selection.Primary,
 		GiveUpAt:    o.giveUp, ReplyTo: o, ReplyKind: evReply, SentAt: now,
 	}
 	if o.deadline != sim.Never { // CSOT sends the remaining time as maxTimeMS

@@ -59,7 +59,7 @@ func ReadEmpiricalCSV(r io.Reader) ([]time.Duration, error) {
 		if first {
 			field = strings.TrimPrefix(field, "\ufeff") // spreadsheets often start with a BOM
 		}
-		d, bare, ok := parseCSVValue(field)
+		d, bare, ok := ParseDurationField(field, time.Millisecond)
 		if first && !ok && field != "" {
 			headerUnit = unitOf(field)
 			first = false
@@ -84,25 +84,28 @@ func ReadEmpiricalCSV(r io.Reader) ([]time.Duration, error) {
 	return values, nil
 }
 
-// parseCSVValue reads a duration or a bare number of milliseconds. A bare number beyond
-// MaxDuration comes back as MaxDuration+1 so that the caller reports it.
-func parseCSVValue(field string) (d time.Duration, bare, ok bool) {
+// ParseDurationField reads a text field holding either a Go duration ("3ms") or a bare number
+// counted in unit (with unit = time.Millisecond, "3" is 3ms). bare reports which form it was;
+// ok is false for text that is neither, and for NaN or Inf. A negative bare number comes back
+// as -1 and one beyond MaxDuration as MaxDuration+1, so that the caller can report them in its
+// own words. The CSV readers of this package and of the workload traces share it.
+func ParseDurationField(field string, unit time.Duration) (d time.Duration, bare, ok bool) {
 	if field == "" {
 		return 0, false, false
 	}
 	if d, err := time.ParseDuration(field); err == nil {
 		return d, false, true
 	}
-	ms, err := strconv.ParseFloat(field, 64)
+	x, err := strconv.ParseFloat(field, 64)
 	if err != nil && !errors.Is(err, strconv.ErrRange) {
 		return 0, true, false
 	}
-	// ParseFloat accepts "NaN" and "Inf", which are no latency; a number out of float range
+	// ParseFloat accepts "NaN" and "Inf", which are no duration; a number out of float range
 	// (ErrRange, ±Inf) falls through to the range checks below.
-	if math.IsNaN(ms) || math.IsInf(ms, 0) && err == nil {
+	if math.IsNaN(x) || math.IsInf(x, 0) && err == nil {
 		return 0, true, false
 	}
-	ns := ms * float64(time.Millisecond)
+	ns := float64(x * float64(unit)) // explicit rounding: no fused multiply-add on any platform
 	switch {
 	case ns < 0:
 		return -1, true, true

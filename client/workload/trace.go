@@ -5,11 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"strings"
 	"time"
 	"unicode"
+
+	"overloadsim/dist"
 )
 
 // Trace returns the profile of a recorded trace: each point's rate holds until the next point
@@ -91,7 +92,7 @@ func ReadTraceCSV(r io.Reader) ([]Point, error) {
 		if first {
 			field = strings.TrimPrefix(field, "\ufeff") // spreadsheets often start with a BOM
 		}
-		t, bare, ok := parseTraceTime(field)
+		t, bare, ok := dist.ParseDurationField(field, time.Second)
 		if first && !ok && field != "" {
 			headerUnit = timeUnitOf(field)
 			first = false
@@ -130,34 +131,6 @@ func ReadTraceCSV(r io.Reader) ([]Point, error) {
 		return nil, &workloadError{msg: "workload: trace csv: no points", kind: ErrInvalid}
 	}
 	return points, nil
-}
-
-// parseTraceTime reads a duration or a bare number of seconds. A number beyond MaxTime comes
-// back as MaxTime+1 and a negative one as -1, so that the caller reports them.
-func parseTraceTime(field string) (t time.Duration, bare, ok bool) {
-	if field == "" {
-		return 0, false, false
-	}
-	if d, err := time.ParseDuration(field); err == nil {
-		return d, false, true
-	}
-	s, err := strconv.ParseFloat(field, 64)
-	if err != nil && !errors.Is(err, strconv.ErrRange) {
-		return 0, true, false
-	}
-	// ParseFloat accepts "NaN" and "Inf", which are no time; a number out of float range
-	// (ErrRange, ±Inf) falls through to the range checks.
-	if math.IsNaN(s) || math.IsInf(s, 0) && err == nil {
-		return 0, true, false
-	}
-	ns := float64(s * 1e9)
-	switch {
-	case ns < 0:
-		return -1, true, true
-	case ns > float64(MaxTime):
-		return MaxTime + 1, true, true
-	}
-	return time.Duration(math.Round(ns)), true, true
 }
 
 // timeUnitOf returns the last word of a header field if it names a time unit other than

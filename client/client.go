@@ -38,7 +38,17 @@ type Client struct {
 	selWaiters opList // operations waiting for a suitable server
 	freeOps    []*op
 	stats      Stats
+	attemptObs AttemptObserver
 }
+
+// AttemptObserver is told when each attempt ends (a reply, or the operation's deadline while it
+// was on the wire): per-attempt latency, from sending to the end.
+type AttemptObserver interface {
+	AttemptDone(now sim.Time, c *Client, sent sim.Time, ok bool)
+}
+
+// SetAttemptObserver makes o hear of every attempt the client ends from now on (nil: none).
+func (c *Client) SetAttemptObserver(o AttemptObserver) { c.attemptObs = o }
 
 // serverView is the client's view of one server.
 type serverView struct {

@@ -151,6 +151,9 @@ func (o *op) reply(now sim.Time) {
 	c, pc, sv := o.c, o.conn, o.server
 	r := o.req.Reply
 	o.conn = nil
+	if c.attemptObs != nil {
+		c.attemptObs.AttemptDone(now, c, o.req.SentAt, r.OK())
+	}
 	var f retry.Failure
 	if !r.OK() {
 		f = retry.Failure{Code: r.Code, Labels: r.Labels, Network: r.NetErr, BaseBackoffMS: r.BaseBackoffMS}
@@ -241,6 +244,9 @@ func (o *op) timeout(now sim.Time) {
 		// The command failed for the application; the driver closes the connection (CSOT), and
 		// the server, which does not know, may go on working.
 		c.stats.AttemptsFailed++
+		if c.attemptObs != nil {
+			c.attemptObs.AttemptDone(now, c, o.req.SentAt, false)
+		}
 		c.stats.CheckedIn++
 		o.server.pool.discard(now, o.conn)
 		o.conn = nil

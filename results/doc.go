@@ -1,7 +1,105 @@
-// Package results records what a run measured — offered load, attempts, goodput, rejections,
-// failures by class, latency histograms, wasted work, recovery times; DESIGN §6 defines each —
-// per interval, per client group and per server, and writes it as CSV and JSON.
+// Package results records what a run measured, summarises it, writes it to files, aggregates
+// sweeps over replications and checks results against baselines.
 //
-// Units: rates per second of virtual time, latencies in seconds. Invariant: output bytes depend
-// only on the scenario and seed (no map order, fixed float formatting, virtual timestamps only).
+// # Metrics
+//
+// The words mean exactly what DESIGN §6 defines; here is how each is measured. Per interval
+// (Series) every client group and every server gets a row; per run (Summary) the measured window
+// after the warm-up is summed.
+//
+//	offered load     application operations issued per second (client.GroupStats.Issued), not attempts
+//	attempts         commands put on the wire per second: client.Stats.AttemptsStarted summed over
+//	                 the group's clients (one per CommandStartedEvent)
+//	amplification    attempts ÷ operations issued over the same interval (1 = no retries; no value
+//	                 when nothing was issued)
+//	goodput          operations that completed successfully per second, counted when they complete
+//	failure rate     operations that returned an error to the application per second, in total and
+//	                 per client.ErrClass (overload, timeout, network, serverSelection, poolCleared,
+//	                 server)
+//	rejections       per server: request-limiter rejections (462), admission-queue overflows (433)
+//	                 and connections closed by the establishment limiter, per second
+//	latency          issue to final result of each application operation (its retries and backoff
+//	                 included), successes and failures in separate histograms; mean (exact),
+//	                 p50, p99, p99.9
+//	wasted work      per server: worker time spent on rejections and on requests whose client had
+//	                 already given up, as a share of worker capacity (wasted_share)
+//	storm indicators amplification; reject_share, the share of server capacity spent on
+//	                 rejections; the retry-token level (min and mean over the clients that have a
+//	                 bucket, sampled at interval ends); retries refused for want of a token
+//	recovery time    after a trigger ends, the time until total goodput stays within 5 % of its
+//	                 pre-trigger level (Recoveries documents the exact rule); "did not recover"
+//	                 (NotRecovered) is a result
+//
+// Per-attempt latency (DESIGN §6) comes from client.AttemptObserver: each attempt, from sending
+// its command to its reply or to the deadline that abandoned it, in the interval it ended
+// (latency_attempt_* columns, latencyAttempt in summary.json).
+//
+// Counts per interval are differences of the model's cumulative counters at the interval's two
+// ends, so the intervals add up exactly to the run's totals. An interval is [start, end); events
+// at the same instant as a sampling event that were scheduled after it count in the next one.
+//
+// # Units
+//
+// Rates are per second of virtual time; latencies and durations are in seconds; shares and
+// utilisation are fractions in [0, 1]; retry tokens are tokens. Virtual time only: nothing here
+// reads the wall clock or global randomness.
+//
+// # Latency histograms
+//
+// Histogram is HdrHistogram (github.com/HdrHistogram/hdrhistogram-go, Gil Tene's design) with two
+// significant digits, in its sparse PackedHistogram form: bucket indices are integer arithmetic
+// on the latency in nanoseconds, so recording is deterministic and independent of order, and a
+// merge adds bucket counts, so merged histograms equal one histogram of all the values.
+// Quantiles are the empirical quantiles (the smallest value whose cumulative count reaches p·n,
+// as gonum's stat.Quantile with stat.Empirical) estimated by the midpoint of that value's
+// bucket: relative error at most HistogramRelativeError = 1/256 (0.39 %), exact below 256 ns.
+// Each interval keeps its own sparse histograms, so a summary over any window merges them.
+//
+// # Warm-up
+//
+// A run's warm-up is either given or, when the scenario says auto, chosen by MSER-5 (White 1997)
+// on the total goodput series: see MSER5 and AutoWarmup. The summary drops every interval that
+// starts before the warm-up ends, and reports the warm-up it used.
+//
+// # Files
+//
+// Every file is written under a temporary name (".NAME.tmp") in its folder and renamed when
+// complete, so a file with its final name is never partial. Floats have six significant digits
+// (strconv 'g'); durations and times are exact decimal seconds; a missing value is an empty CSV
+// cell or a JSON null, never NaN text; slices keep their order and no map order reaches output.
+//
+// A run folder (WriteRunDir):
+//
+//   - run.json — Header: tool, version, scenario, description, claim, canonical (the scenario in
+//     canonical form), seed, replication, streams (name, s1, s2: the derived PCG seeds),
+//     duration, interval, warmup (the one used), warmupAuto.
+//   - timeseries.csv — columns time (interval end, seconds), kind (group or server), name, then
+//     the group metrics offered, attempts, amplification, goodput, failures,
+//     failures_CLASS per error class, retries, retries_refused, app_retries (per second), backoff
+//     (driver backoff begun, seconds per second), checkout_failed, pool_clears (per second),
+//     latency_ok_{mean,p50,p99,p999}, latency_fail_{mean,p50,p99,p999} (seconds),
+//     retry_tokens_min, retry_tokens_mean; then the server metrics completed, rejections,
+//     rejected_request, rejected_queue, rejected_conn (per second), utilisation, reject_share,
+//     wasted_share, busy (mean busy workers), queue (mean queue length), workers, connections,
+//     tokens (request-limiter tokens at the interval end; empty when the limiter is off), down (1
+//     if down at the interval end). A group row leaves the server columns empty and the other
+//     way round. Rows are in (time, kind, name) order; the last interval may be shorter.
+//   - summary.json — Summary: warmup, measured, total and groups (GroupSummary: counts, rates,
+//     failures by class, latencySuccess and latencyFailure, retry tokens), servers
+//     (ServerSummary), recoveries (fault, start, end, preGoodput, outcome, seconds). Written last:
+//     its presence marks a finished run.
+//
+// A sweep folder (WriteSweepDir):
+//
+//   - points.csv — one row per point: a column per swept parameter path, replications, then
+//     NAME_mean and NAME_ci95 for every metric of Summary.Metrics (the mean over replications
+//     and the half-width of its Student-t 95 % confidence interval, internal/stats.MeanCI).
+//   - sweep.json — {"header", "points": [{"params": [{"path", "value"}], "replications",
+//     "metrics": [{"name", "mean", "ci95", "n"}]}]}, which is also the baseline format.
+//
+// # Check
+//
+// Check compares a run (SinglePoint) or a sweep with a Baseline and lists every regression:
+// goodput below the baseline's confidence band, amplification or success p99 latency above it,
+// each beyond a relative Tolerance (DefaultTolerance), and baseline points that are missing.
 package results

@@ -1,0 +1,156 @@
+package results
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Baseline is a committed reference result: a header and the aggregated points of a sweep (a
+// single run is one point without parameters). Its file is JSON with the same shape as
+// sweep.json: {"header": …, "points": [{"params", "replications", "metrics": [{"name", "mean",
+// "ci95", "n"}]}]}.
+type Baseline struct {
+	Header Header       `json:"header"`
+	Points []PointStats `json:"points"`
+}
+
+// NewBaseline returns a baseline of points. For a single run, pass SinglePoint(summary); to give
+// it a confidence band, aggregate several replications of the run into one point instead.
+func NewBaseline(hdr Header, points []PointStats) Baseline {
+	return Baseline{Header: hdr, Points: points}
+}
+
+// WriteBaseline writes b to path atomically (temporary name, then rename).
+func WriteBaseline(path string, b Baseline) error {
+	return writeFileAtomic(path, func(w io.Writer) error { return writeJSON(w, b) })
+}
+
+// LoadBaseline reads a baseline file (or a sweep.json).
+func LoadBaseline(path string) (Baseline, error) {
+	var b Baseline
+	return b, readJSON(path, &b)
+}
+
+// Tolerance is how far, relative to the edge of the baseline's confidence band, a metric may
+// move in its bad direction before Check reports it.
+type Tolerance struct {
+	Goodput       float64 // goodput may fall this fraction below the band's lower edge
+	Amplification float64 // amplification may rise this fraction above the band's upper edge
+	P99           float64 // success p99 latency may rise this fraction above the band's upper edge
+}
+
+// DefaultTolerance is the tolerance the check uses unless told otherwise. A run is
+// deterministic, so an unchanged model reproduces its baseline exactly; the slack is for
+// baselines of a single replication, which have no confidence band: 5 % on goodput and
+// amplification, whose run-to-run spread at a fixed scenario is a few percent, and 10 % on the
+// p99, a tail statistic with roughly twice that spread.
+var DefaultTolerance = Tolerance{Goodput: 0.05, Amplification: 0.05, P99: 0.10}
+
+// Regression is one metric at one point that moved beyond its limit.
+type Regression struct {
+	Point    string  // PointStats.Key; "" for a single run
+	Metric   string  // as in Summary.Metrics; "" when the whole point is missing
+	Baseline float64 // the baseline's mean
+	Got      float64 // the compared mean; NaN when missing
+	Limit    float64 // the bound it crossed
+}
+
+// String describes the regression in one line.
+func (r Regression) String() string {
+	point := r.Point
+	if point == "" {
+		point = "run"
+	}
+	switch {
+	case r.Metric == "":
+		return fmt.Sprintf("%s: point missing", point)
+	case math.IsNaN(r.Got):
+		return fmt.Sprintf("%s: %s missing (baseline %s)", point, r.Metric, formatFloat(r.Baseline))
+	case r.Got < r.Limit:
+		return fmt.Sprintf("%s: %s = %s, below %s (baseline %s)", point, r.Metric, formatFloat(r.Got), formatFloat(r.Limit), formatFloat(r.Baseline))
+	}
+	return fmt.Sprintf("%s: %s = %s, above %s (baseline %s)", point, r.Metric, formatFloat(r.Got), formatFloat(r.Limit), formatFloat(r.Baseline))
+}
+
+// checkedMetric says whether a metric is checked and in which direction.
+func checkedMetric(name string, tol Tolerance) (checked, lowerIsWorse bool, rel float64) {
+	switch {
+	case strings.HasSuffix(name, ".goodput"):
+		return true, true, tol.Goodput
+	case strings.HasSuffix(name, ".amplification"):
+		return true, false, tol.Amplification
+	case strings.HasSuffix(name, ".latency_ok_p99"):
+		return true, false, tol.P99
+	}
+	return false, false, 0
+}
+
+// Check compares got with the baseline, point by point (matched by Key) and reports every
+// regression, in the baseline's point and metric order:
+//
+//   - goodput (every "….goodput") below (mean − ci95)·(1 − tol.Goodput);
+//   - amplification (every "….amplification") above (mean + ci95)·(1 + tol.Amplification);
+//   - success p99 latency (every "….latency_ok_p99") above (mean + ci95)·(1 + tol.P99);
+//   - a baseline point missing from got, or a checked metric missing (or without a value for
+//     goodput).
+//
+// mean and ci95 are the baseline's; a baseline without a band (one replication) counts ci95 as 0.
+// The compared value is got's mean. Both sides are compared at the six significant digits the
+// files carry, so a result read back from its folder equals the same result held in memory.
+// Metrics whose baseline mean has no value are not checked. A result equal to its baseline
+// passes, whatever the tolerance.
+func Check(b Baseline, got []PointStats, tol Tolerance) []Regression {
+	byKey := map[string]*PointStats{}
+	for i := range got {
+		byKey[got[i].Key()] = &got[i]
+	}
+	var out []Regression
+	for _, bp := range b.Points {
+		key := bp.Key()
+		gp := byKey[key]
+		if gp == nil {
+			out = append(out, Regression{Point: key, Baseline: math.NaN(), Got: math.NaN(), Limit: math.NaN()})
+			continue
+		}
+		for _, bm := range bp.Metrics {
+			checked, lowerIsWorse, rel := checkedMetric(bm.Name, tol)
+			if !checked || math.IsNaN(bm.Mean) {
+				continue
+			}
+			mean, half := round6(bm.Mean), round6(bm.CI95)
+			if math.IsNaN(half) {
+				half = 0
+			}
+			gm, ok := gp.Metric(bm.Name)
+			v := round6(gm.Mean)
+			if !ok {
+				v = math.NaN()
+			}
+			reg := Regression{Point: key, Metric: bm.Name, Baseline: mean, Got: v}
+			if lowerIsWorse {
+				reg.Limit = float64((mean - half) * (1 - rel))
+				if math.IsNaN(v) || v < reg.Limit {
+					out = append(out, reg)
+				}
+				continue
+			}
+			reg.Limit = float64((mean + half) * (1 + rel))
+			if !ok || v > reg.Limit {
+				out = append(out, reg)
+			}
+		}
+	}
+	return out
+}
+
+// round6 rounds x to the six significant digits of formatFloat; NaN and ±Inf stay as they are.
+func round6(x float64) float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return x
+	}
+	r, _ := strconv.ParseFloat(formatFloat(x), 64)
+	return r
+}

@@ -1,0 +1,128 @@
+package results
+
+import (
+	"math"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// checkPoint builds a point with the given metric means and half-widths.
+func checkPoint(key string, ms ...MetricStats) PointStats {
+	p := PointStats{Replications: 5, Metrics: ms}
+	if key != "" {
+		path, value, _ := strings.Cut(key, "=")
+		p.Params = []Param{{path, value}}
+	}
+	return p
+}
+
+func ms(name string, mean, half float64) MetricStats {
+	return MetricStats{Name: name, Mean: mean, CI95: half, N: 5}
+}
+
+// TestCheck: goodput below the baseline band (less tolerance), amplification or success p99
+// above it, and missing points are regressions; an equal result and moves in the good
+// direction are not.
+func TestCheck(t *testing.T) {
+	tol := Tolerance{Goodput: 0.05, Amplification: 0.05, P99: 0.10}
+	base := NewBaseline(Header{Scenario: "s"}, []PointStats{
+		checkPoint("rate=300",
+			ms("total.goodput", 1000, 50), ms("group.app.goodput", 1000, 50),
+			ms("total.amplification", 1.2, 0.1), ms("total.latency_ok_p99", 0.1, 0.01),
+			ms("total.failures", 10, 1)),
+	})
+	// Limits: goodput (1000 − 50)·0.95 = 902.5; amplification (1.2 + 0.1)·1.05 = 1.365;
+	// p99 (0.1 + 0.01)·1.1 = 0.121.
+	tests := []struct {
+		name string
+		got  []PointStats
+		want []string // "metric" of each regression, in order
+	}{
+		{"equal to the baseline passes",
+			base.Points, nil},
+		{"inside the tolerance passes",
+			[]PointStats{checkPoint("rate=300", ms("total.goodput", 903, 0), ms("group.app.goodput", 903, 0),
+				ms("total.amplification", 1.36, 0), ms("total.latency_ok_p99", 0.12, 0), ms("total.failures", 99, 0))}, nil},
+		{"better in every direction passes",
+			[]PointStats{checkPoint("rate=300", ms("total.goodput", 2000, 0), ms("group.app.goodput", 2000, 0),
+				ms("total.amplification", 1, 0), ms("total.latency_ok_p99", 0.01, 0), ms("total.failures", 0, 0))}, nil},
+		{"goodput drop below the band",
+			[]PointStats{checkPoint("rate=300", ms("total.goodput", 900, 0), ms("group.app.goodput", 1000, 0),
+				ms("total.amplification", 1.2, 0), ms("total.latency_ok_p99", 0.1, 0))}, []string{"total.goodput"}},
+		{"amplification and p99 rise",
+			[]PointStats{checkPoint("rate=300", ms("total.goodput", 1000, 0), ms("group.app.goodput", 1000, 0),
+				ms("total.amplification", 1.4, 0), ms("total.latency_ok_p99", 0.13, 0))}, []string{"total.amplification", "total.latency_ok_p99"}},
+		{"a missing goodput metric",
+			[]PointStats{checkPoint("rate=300", ms("total.goodput", 1000, 0),
+				ms("total.amplification", 1.2, 0), ms("total.latency_ok_p99", 0.1, 0))}, []string{"group.app.goodput"}},
+		{"a missing point",
+			[]PointStats{checkPoint("rate=600", ms("total.goodput", 1000, 0))}, []string{""}},
+	}
+	for _, tc := range tests {
+		var got []string
+		for _, r := range Check(base, tc.got, tol) {
+			got = append(got, r.Metric)
+			if r.String() == "" {
+				t.Errorf("%s: empty description", tc.name)
+			}
+		}
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: Check reported %q, want %q", tc.name, got, tc.want)
+		}
+	}
+	r := Check(base, tests[3].got, tol)[0]
+	if r.Point != "rate=300" || r.Baseline != 1000 || r.Got != 900 || math.Abs(r.Limit-902.5) > 1e-9 {
+		t.Errorf("goodput regression = %+v, want point rate=300, baseline 1000, got 900, limit 902.5", r)
+	}
+	if want := "rate=300: total.goodput = 900, below 902.5 (baseline 1000)"; r.String() != want {
+		t.Errorf("String() = %q, want %q", r.String(), want)
+	}
+}
+
+// TestCheckSingleRun: a run is a sweep of one point with one replication; with a baseline of
+// one replication the band is the baseline value itself, widened by the tolerance.
+func TestCheckSingleRun(t *testing.T) {
+	sum := Summarize(goodputSeries(repeat(100, 20)), 0)
+	base := NewBaseline(Header{}, SinglePoint(sum))
+	if regs := Check(base, SinglePoint(sum), DefaultTolerance); len(regs) != 0 {
+		t.Errorf("an identical run regressed: %v", regs)
+	}
+	worse := Summarize(goodputSeries(repeat(90, 20)), 0)
+	regs := Check(base, SinglePoint(worse), DefaultTolerance)
+	if len(regs) != 2 || regs[0].Metric != "total.goodput" || regs[1].Metric != "group.app.goodput" || regs[0].Point != "" {
+		t.Errorf("10 %% less goodput: Check = %v, want total.goodput and group.app.goodput", regs)
+	}
+}
+
+// TestBaselineFile: a baseline written and loaded compares equal to itself; a sweep.json loads
+// as a baseline.
+func TestBaselineFile(t *testing.T) {
+	dir := t.TempDir()
+	pts := Aggregate(fixturePoints())
+	path := filepath.Join(dir, "baseline.json")
+	if err := WriteBaseline(path, NewBaseline(fixtureHeader(), pts)); err != nil {
+		t.Fatal(err)
+	}
+	b, err := LoadBaseline(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Points) != 2 || b.Header.Seed != 7 {
+		t.Fatalf("LoadBaseline: %d points, seed %d", len(b.Points), b.Header.Seed)
+	}
+	if regs := Check(b, pts, Tolerance{}); len(regs) != 0 {
+		t.Errorf("a baseline regressed against its own points: %v", regs)
+	}
+	if err := WriteSweepDir(dir, fixtureHeader(), pts); err != nil {
+		t.Fatal(err)
+	}
+	read, err := ReadPoints(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if regs := Check(b, read, Tolerance{}); len(regs) != 0 {
+		t.Errorf("the sweep folder regressed against its baseline: %v", regs)
+	}
+}

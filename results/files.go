@@ -1,0 +1,312 @@
+package results
+
+import (
+	"bufio"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"overloadsim/client"
+	"overloadsim/sim"
+)
+
+// File names in an output folder.
+const (
+	RunFile        = "run.json"
+	TimeseriesFile = "timeseries.csv"
+	SummaryFile    = "summary.json"
+	PointsFile     = "points.csv"
+	SweepFile      = "sweep.json"
+)
+
+// Header describes a run well enough to replay it: what ran, with which seed and streams.
+type Header struct {
+	Tool        string `json:"tool"`
+	Version     string `json:"version"`
+	Scenario    string `json:"scenario"`
+	Description string `json:"description"`
+	Claim       string `json:"claim"`     // what the scenario demonstrates
+	Canonical   string `json:"canonical"` // the scenario in canonical form
+	Seed        uint64 `json:"seed"`
+	// Replication is the replication's index within a sweep point (0 for a single run).
+	Replication int      `json:"replication"`
+	Streams     []Stream `json:"streams"` // the derived random streams
+	// Duration is the horizon, Interval the sampling interval, Warmup the warm-up used (after
+	// MSER-5 when WarmupAuto).
+	Duration   time.Duration `json:"duration"`
+	Interval   time.Duration `json:"interval"`
+	Warmup     time.Duration `json:"warmup"`
+	WarmupAuto bool          `json:"warmupAuto"`
+}
+
+// Stream is one derived random stream: its name and the two PCG seed words
+// sim.StreamSeeds(seed, name) gives.
+type Stream struct {
+	Name string `json:"name"`
+	S1   uint64 `json:"s1"`
+	S2   uint64 `json:"s2"`
+}
+
+// DeriveStreams returns the streams with the given names in a run seeded by seed, in the order
+// given.
+func DeriveStreams(seed uint64, names ...string) []Stream {
+	out := make([]Stream, len(names))
+	for i, n := range names {
+		s1, s2 := sim.StreamSeeds(seed, n)
+		out[i] = Stream{n, s1, s2}
+	}
+	return out
+}
+
+// Run is a finished run: its header, time series and summary.
+type Run struct {
+	Header  Header
+	Series  *Series
+	Summary Summary
+}
+
+// NewRun completes a run from its header and series: the warm-up is chosen by AutoWarmup when
+// hdr.WarmupAuto (and written back into the header), the interval is taken from the series,
+// and the summary is computed over the measured window.
+func NewRun(hdr Header, s *Series) *Run {
+	if hdr.WarmupAuto {
+		hdr.Warmup = AutoWarmup(s)
+	}
+	hdr.Interval = s.Interval
+	return &Run{Header: hdr, Series: s, Summary: Summarize(s, hdr.Warmup)}
+}
+
+// WriteRunDir writes run.json, timeseries.csv and summary.json into dir (created if needed).
+// Each file is written under a temporary name and renamed into place, so a file with its final
+// name is always complete; summary.json is written last, so its presence marks a finished run.
+func WriteRunDir(dir string, run *Run) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("results: %w", err)
+	}
+	steps := []struct {
+		name  string
+		write func(io.Writer) error
+	}{
+		{RunFile, func(w io.Writer) error { return writeJSON(w, run.Header) }},
+		{TimeseriesFile, func(w io.Writer) error { return WriteTimeseries(w, run.Series) }},
+		{SummaryFile, func(w io.Writer) error { return writeJSON(w, run.Summary) }},
+	}
+	for _, s := range steps {
+		if err := writeFileAtomic(filepath.Join(dir, s.name), s.write); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ReadHeader reads run.json from a run's folder.
+func ReadHeader(dir string) (Header, error) {
+	var h Header
+	return h, readJSON(filepath.Join(dir, RunFile), &h)
+}
+
+// ReadSummary reads summary.json from a run's folder.
+func ReadSummary(dir string) (Summary, error) {
+	var s Summary
+	return s, readJSON(filepath.Join(dir, SummaryFile), &s)
+}
+
+func writeJSON(w io.Writer, v any) error {
+	b, err := marshalJSON(v)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b)
+	return err
+}
+
+func readJSON(path string, v any) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("results: %w", err)
+	}
+	if err := unmarshalJSON(b, v); err != nil {
+		return fmt.Errorf("results: %s: %w", path, err)
+	}
+	return nil
+}
+
+// writeFileAtomic writes path through write: into ".NAME.tmp" in the same folder, flushed and
+// synced, then renamed to path. On any error the temporary file is removed and path is left as
+// it was.
+func writeFileAtomic(path string, write func(io.Writer) error) (err error) {
+	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return fmt.Errorf("results: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(tmp)
+			err = fmt.Errorf("results: writing %s: %w", path, err)
+		}
+	}()
+	bw := bufio.NewWriter(f)
+	if err = write(bw); err != nil {
+		return err
+	}
+	if err = bw.Flush(); err != nil {
+		return err
+	}
+	if err = f.Sync(); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// groupColumn is one group metric column of timeseries.csv.
+type groupColumn struct {
+	name  string
+	value func(g *GroupInterval) float64
+}
+
+// serverColumn is one server metric column of timeseries.csv.
+type serverColumn struct {
+	name  string
+	value func(s *ServerInterval) float64
+}
+
+func perSecond(n uint64, g *GroupInterval) float64 { return rate(n, g.Seconds()) }
+
+// groupColumns are the group metrics of timeseries.csv, in order.
+var groupColumns = func() []groupColumn {
+	cols := []groupColumn{
+		{"offered", (*GroupInterval).Offered},
+		{"attempts", (*GroupInterval).AttemptRate},
+		{"amplification", (*GroupInterval).Amplification},
+		{"goodput", (*GroupInterval).Goodput},
+		{"failures", (*GroupInterval).FailureRate},
+	}
+	for c := 1; c < client.NumErrClasses; c++ {
+		cols = append(cols, groupColumn{"failures_" + client.ErrClass(c).String(),
+			func(g *GroupInterval) float64 { return perSecond(g.FailedByClass[c], g) }})
+	}
+	cols = append(cols,
+		groupColumn{"retries", func(g *GroupInterval) float64 { return perSecond(g.Retries, g) }},
+		groupColumn{"retries_refused", func(g *GroupInterval) float64 { return perSecond(g.RetriesRefused, g) }},
+		groupColumn{"app_retries", func(g *GroupInterval) float64 { return perSecond(g.AppRetries, g) }},
+		groupColumn{"backoff", func(g *GroupInterval) float64 { return fratio(g.Backoff.Seconds(), g.Seconds()) }},
+		groupColumn{"checkout_failed", func(g *GroupInterval) float64 { return perSecond(g.CheckoutFailed, g) }},
+		groupColumn{"pool_clears", func(g *GroupInterval) float64 { return perSecond(g.PoolClears, g) }},
+	)
+	for _, l := range []struct {
+		prefix string
+		h      func(g *GroupInterval) *Histogram
+	}{
+		{"latency_ok_", func(g *GroupInterval) *Histogram { return &g.Success }},
+		{"latency_fail_", func(g *GroupInterval) *Histogram { return &g.Failure }},
+		{"latency_attempt_", func(g *GroupInterval) *Histogram { return &g.Attempt }},
+	} {
+		cols = append(cols,
+			groupColumn{l.prefix + "mean", func(g *GroupInterval) float64 { return l.h(g).Mean() }},
+			groupColumn{l.prefix + "p50", func(g *GroupInterval) float64 { return l.h(g).Quantile(0.5) }},
+			groupColumn{l.prefix + "p99", func(g *GroupInterval) float64 { return l.h(g).Quantile(0.99) }},
+			groupColumn{l.prefix + "p999", func(g *GroupInterval) float64 { return l.h(g).Quantile(0.999) }},
+		)
+	}
+	return append(cols,
+		groupColumn{"retry_tokens_min", func(g *GroupInterval) float64 { return g.TokensMin }},
+		groupColumn{"retry_tokens_mean", (*GroupInterval).TokensMean},
+	)
+}()
+
+// serverColumns are the server metrics of timeseries.csv, in order.
+var serverColumns = []serverColumn{
+	{"completed", func(s *ServerInterval) float64 { return rate(s.Completed, s.Seconds()) }},
+	{"rejections", (*ServerInterval).Rejections},
+	{"rejected_request", func(s *ServerInterval) float64 { return rate(s.RejectedAdmissions, s.Seconds()) }},
+	{"rejected_queue", func(s *ServerInterval) float64 { return rate(s.QueueOverflows, s.Seconds()) }},
+	{"rejected_conn", func(s *ServerInterval) float64 { return rate(s.ConnRejected, s.Seconds()) }},
+	{"utilisation", (*ServerInterval).Utilisation},
+	{"reject_share", (*ServerInterval).RejectShare},
+	{"wasted_share", (*ServerInterval).WastedShare},
+	{"busy", func(s *ServerInterval) float64 { return fratio(s.BusyArea, s.Seconds()) }},
+	{"queue", func(s *ServerInterval) float64 { return fratio(s.QueueArea, s.Seconds()) }},
+	{"workers", func(s *ServerInterval) float64 { return float64(s.Workers) }},
+	{"connections", func(s *ServerInterval) float64 { return float64(s.Connections) }},
+	{"tokens", func(s *ServerInterval) float64 { return s.Tokens }},
+	{"down", func(s *ServerInterval) float64 {
+		if s.Down {
+			return 1
+		}
+		return 0
+	}},
+}
+
+// TimeseriesColumns returns the header row of timeseries.csv.
+func TimeseriesColumns() []string {
+	cols := []string{"time", "kind", "name"}
+	for _, c := range groupColumns {
+		cols = append(cols, c.name)
+	}
+	for _, c := range serverColumns {
+		cols = append(cols, c.name)
+	}
+	return cols
+}
+
+// WriteTimeseries writes s as CSV: the header row TimeseriesColumns, then one row per interval
+// per group (kind "group") and per server (kind "server"), in (time, kind, name) order. time is
+// the interval's end in seconds; a group row leaves the server columns empty and the other way
+// round; an empty cell is "no value".
+func WriteTimeseries(w io.Writer, s *Series) error {
+	cw := csv.NewWriter(w)
+	header := TimeseriesColumns()
+	if err := cw.Write(header); err != nil {
+		return err
+	}
+	row := make([]string, len(header))
+	ng := len(groupColumns)
+	emit := func(end sim.Time, kind, name string) error {
+		row[0], row[1], row[2] = formatSeconds(int64(end)), kind, name
+		return cw.Write(row)
+	}
+	i, j := 0, 0
+	for i < len(s.Groups) || j < len(s.Servers) {
+		t := sim.Never
+		if i < len(s.Groups) {
+			t = s.Groups[i].End
+		}
+		if j < len(s.Servers) {
+			t = min(t, s.Servers[j].End)
+		}
+		for ; i < len(s.Groups) && s.Groups[i].End == t; i++ {
+			g := &s.Groups[i]
+			for k, c := range groupColumns {
+				row[3+k] = formatFloat(c.value(g))
+			}
+			clear(row[3+ng:])
+			if err := emit(t, "group", g.Name); err != nil {
+				return err
+			}
+		}
+		for ; j < len(s.Servers) && s.Servers[j].End == t; j++ {
+			v := &s.Servers[j]
+			clear(row[3 : 3+ng])
+			for k, c := range serverColumns {
+				row[3+ng+k] = formatFloat(c.value(v))
+			}
+			if err := emit(t, "server", v.Name); err != nil {
+				return err
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// itoa formats an integer cell.
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -1,0 +1,349 @@
+package results
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"overloadsim/client"
+	"overloadsim/sim"
+)
+
+// update is the repository's one golden-file regeneration flag: go test ./results -update.
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// golden compares got with testdata/<test name>/<file>, or rewrites it under -update.
+func golden(t *testing.T, file string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", t.Name(), file)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./results -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
+		for i := range max(len(gl), len(wl)) {
+			var g, w string
+			if i < len(gl) {
+				g = gl[i]
+			}
+			if i < len(wl) {
+				w = wl[i]
+			}
+			if g != w {
+				t.Fatalf("%s differs from the golden file at line %d:\ngot:  %s\nwant: %s\n(review, then go test ./results -update)", path, i+1, g, w)
+			}
+		}
+	}
+}
+
+// fixtureSeries is a hand-built series: groups "a" and "b", server "db", three one-second
+// intervals and a half one, a trigger from 1 s to 2 s.
+func fixtureSeries() *Series {
+	s := &Series{Interval: time.Second, Faults: []FaultWindow{{"spike", at(1), at(2)}}}
+	ends := []float64{1, 2, 3, 3.5}
+	for i, end := range ends {
+		start := 0.0
+		if i > 0 {
+			start = ends[i-1]
+		}
+		for gi, name := range []string{"a", "b"} {
+			k := uint64(i + 1 + 10*gi)
+			g := GroupInterval{Start: at(start), End: at(end), Name: name,
+				Issued: 100 * k, Succeeded: 90 * k, Failed: 7 * k, AppRetries: k, DriverOps: 101 * k,
+				Attempts: 150 * k, Retries: 50 * k, RetriesRefused: 2 * k, Backoff: time.Duration(k) * 30 * time.Millisecond,
+				CheckoutFailed: k % 2, PoolClears: 0, TokensMin: math.NaN()}
+			g.FailedByClass[client.ErrOverload] = 5 * k
+			g.FailedByClass[client.ErrTimeout] = 2 * k
+			if name == "a" {
+				g.TokensMin, g.TokensSum, g.TokensN = 900-float64(k), 1900-float64(k), 2
+			}
+			for v := range 20 {
+				g.Success.Record(time.Duration(v+1) * time.Duration(k) * 137 * time.Microsecond)
+			}
+			for v := range 3 {
+				g.Failure.Record(time.Duration(v+1) * time.Duration(k) * 2 * time.Second)
+			}
+			s.Groups = append(s.Groups, g)
+		}
+		s.Servers = append(s.Servers, ServerInterval{Start: at(start), End: at(end), Name: "db",
+			Completed: uint64(1000 * (i + 1)), RejectedAdmissions: uint64(40 * i), QueueOverflows: uint64(i), ConnRejected: 1,
+			BusyArea: 1.5 * (end - start), CapacityArea: 2 * (end - start), QueueArea: 0.25 * float64(i),
+			RejectBusy: time.Duration(i) * time.Millisecond, WastedBusy: time.Duration(i) * 3 * time.Millisecond,
+			Workers: 2, Connections: 20 + i, Tokens: math.Inf(1), Down: i == 1})
+	}
+	return s
+}
+
+func fixtureHeader() Header {
+	return Header{Tool: "overloadsim", Version: "v0.0.0-test", Scenario: "golden", Description: "a hand-built series",
+		Claim: "formats are stable", Canonical: "name: golden\nseed: 7\nduration: 3.5s\n", Seed: 7,
+		Streams:  DeriveStreams(7, "group/a", "group/b", "server/db/service"),
+		Duration: 3500 * time.Millisecond, Interval: time.Second, Warmup: time.Second}
+}
+
+func readDir(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[e.Name()] = b
+	}
+	return out
+}
+
+// TestGoldenRun: run.json, timeseries.csv and summary.json of a hand-built run, byte for byte.
+func TestGoldenRun(t *testing.T) {
+	dir := t.TempDir()
+	if err := WriteRunDir(dir, NewRun(fixtureHeader(), fixtureSeries())); err != nil {
+		t.Fatal(err)
+	}
+	files := readDir(t, dir)
+	if len(files) != 3 {
+		t.Errorf("folder holds %d files, want exactly run.json, timeseries.csv, summary.json", len(files))
+	}
+	for _, name := range []string{RunFile, TimeseriesFile, SummaryFile} {
+		golden(t, name, files[name])
+	}
+}
+
+// fixturePoints is a sweep of two points, three replications each: the fixture run with its
+// counts scaled per replication.
+func fixturePoints() []PointResult {
+	var points []PointResult
+	for p, limit := range []string{"300/s", "600/s"} {
+		pt := PointResult{Params: []Param{{"topology.nodes[0].requestLimiter.rate", limit}, {"clients[0].policy", "mongodb-2026-03"}}}
+		for rep := range 3 {
+			s := fixtureSeries()
+			for i := range s.Groups {
+				s.Groups[i].Succeeded += uint64(p*50 + rep*7)
+			}
+			pt.Replications = append(pt.Replications, Summarize(s, time.Second))
+		}
+		points = append(points, pt)
+	}
+	return points
+}
+
+// TestGoldenSweep: points.csv and sweep.json of a hand-built sweep, byte for byte.
+func TestGoldenSweep(t *testing.T) {
+	dir := t.TempDir()
+	hdr := fixtureHeader()
+	hdr.Scenario = "golden-sweep"
+	if err := WriteSweepDir(dir, hdr, Aggregate(fixturePoints())); err != nil {
+		t.Fatal(err)
+	}
+	files := readDir(t, dir)
+	for _, name := range []string{PointsFile, SweepFile} {
+		golden(t, name, files[name])
+	}
+}
+
+// TestRunIsByteIdentical: the same tiny world run twice writes byte-identical files.
+func TestRunIsByteIdentical(t *testing.T) {
+	var outs []map[string][]byte
+	for range 2 {
+		w := newTinyWorld(t)
+		w.loop.RunUntil(sim.Time(tinyHorizon))
+		run := NewRun(Header{Tool: "overloadsim", Scenario: "tiny", Seed: tinySeed, Duration: tinyHorizon, WarmupAuto: true},
+			w.rec.Finish(sim.Time(tinyHorizon)))
+		dir := t.TempDir()
+		if err := WriteRunDir(dir, run); err != nil {
+			t.Fatal(err)
+		}
+		outs = append(outs, readDir(t, dir))
+	}
+	if len(outs[0]) != 3 {
+		t.Fatalf("wrote %d files, want 3", len(outs[0]))
+	}
+	for name, a := range outs[0] {
+		if !bytes.Equal(a, outs[1][name]) {
+			t.Errorf("%s differs between two identical runs", name)
+		}
+	}
+	if n := bytes.Count(outs[0][TimeseriesFile], []byte("\n")); n != 1+6*2 {
+		t.Errorf("timeseries.csv has %d lines, want a header and 12 rows", n)
+	}
+}
+
+// TestReadBack: the header reads back exactly; the summary reads back to the same bytes.
+func TestReadBack(t *testing.T) {
+	dir := t.TempDir()
+	run := NewRun(fixtureHeader(), fixtureSeries())
+	if err := WriteRunDir(dir, run); err != nil {
+		t.Fatal(err)
+	}
+	hdr, err := ReadHeader(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(hdr, run.Header) {
+		t.Errorf("ReadHeader = %+v, want %+v", hdr, run.Header)
+	}
+	sum, err := ReadSummary(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := marshalJSON(sum)
+	b, _ := marshalJSON(run.Summary)
+	if !bytes.Equal(a, b) {
+		t.Errorf("summary.json read back and rewritten differs:\n%s\nwant\n%s", a, b)
+	}
+	if !math.IsNaN(sum.Groups[1].TokensMin) {
+		t.Errorf("a null float read back as %v, want NaN", sum.Groups[1].TokensMin)
+	}
+}
+
+// TestFormatSeconds: durations are written as exact decimal seconds and read back exactly.
+func TestFormatSeconds(t *testing.T) {
+	for _, c := range []struct {
+		ns   int64
+		want string
+	}{{0, "0"}, {1, "0.000000001"}, {1e9, "1"}, {1500e6, "1.5"}, {-250e6, "-0.25"}, {3600e9 + 1, "3600.000000001"}} {
+		if got := formatSeconds(c.ns); got != c.want {
+			t.Errorf("formatSeconds(%d) = %q, want %q", c.ns, got, c.want)
+		}
+		if back, err := parseSeconds(c.want); err != nil || back != c.ns {
+			t.Errorf("parseSeconds(%q) = %d, %v; want %d", c.want, back, err, c.ns)
+		}
+	}
+	for _, c := range []struct {
+		x    float64
+		want string
+	}{{math.NaN(), ""}, {math.Inf(1), ""}, {1234567, "1.23457e+06"}, {0.1 + 0.2, "0.3"}, {2.5, "2.5"}} {
+		if got := formatFloat(c.x); got != c.want {
+			t.Errorf("formatFloat(%v) = %q, want %q", c.x, got, c.want)
+		}
+	}
+}
+
+var errInjected = errors.New("injected failure")
+
+// failAfter writes n bytes, then fails.
+type failAfter struct {
+	w io.Writer
+	n int
+}
+
+func (f *failAfter) Write(p []byte) (int, error) {
+	if len(p) > f.n {
+		k, _ := f.w.Write(p[:f.n])
+		f.n = 0
+		return k, errInjected
+	}
+	f.n -= len(p)
+	return f.w.Write(p)
+}
+
+// TestAtomicWriteFailingWriter: a write that fails midway leaves no file under the final name
+// and no temporary file, and leaves an earlier complete file untouched.
+func TestAtomicWriteFailingWriter(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, TimeseriesFile)
+	series := fixtureSeries()
+	// Five copies of the series (about 12 KB) through a writer that fails after 9000 bytes: the
+	// 4096-byte buffer in front of the file has flushed real bytes before the failure.
+	failing := func(w io.Writer) error {
+		fw := &failAfter{w: w, n: 9000}
+		for range 5 {
+			if err := WriteTimeseries(fw, series); err != nil {
+				return err
+			}
+		}
+		return io.ErrShortWrite
+	}
+	if err := writeFileAtomic(path, failing); !errors.Is(err, errInjected) {
+		t.Fatalf("writeFileAtomic = %v, want the injected failure", err)
+	}
+	if names := dirNames(t, dir); len(names) != 0 {
+		t.Errorf("after a failed write the folder holds %v, want nothing", names)
+	}
+	if err := writeFileAtomic(path, func(w io.Writer) error { _, err := io.WriteString(w, "complete\n"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeFileAtomic(path, failing); err == nil {
+		t.Fatal("second failing write succeeded")
+	}
+	if b, _ := os.ReadFile(path); string(b) != "complete\n" {
+		t.Errorf("a failed rewrite changed the complete file to %q", b)
+	}
+	if names := dirNames(t, dir); len(names) != 1 {
+		t.Errorf("folder holds %v, want only %s", names, TimeseriesFile)
+	}
+}
+
+// TestWriteRunDirFailsMidway: when the last file cannot be put in place (a directory occupies
+// its name), WriteRunDir fails, leaves no temporary file, and no summary.json file appears.
+func TestWriteRunDirFailsMidway(t *testing.T) {
+	dir := t.TempDir()
+	blocker := filepath.Join(dir, SummaryFile)
+	if err := os.MkdirAll(filepath.Join(blocker, "occupied"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteRunDir(dir, NewRun(fixtureHeader(), fixtureSeries())); err == nil {
+		t.Fatal("WriteRunDir succeeded with summary.json blocked")
+	}
+	if fi, err := os.Stat(blocker); err != nil || !fi.IsDir() {
+		t.Errorf("summary.json is no longer the blocking directory: %v", err)
+	}
+	for _, n := range dirNames(t, dir) {
+		if strings.HasSuffix(n, ".tmp") {
+			t.Errorf("temporary file %s left behind", n)
+		}
+	}
+}
+
+// TestWriteRunDirReadOnly: in a folder that cannot be written nothing with a final name appears.
+func TestWriteRunDirReadOnly(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root writes into read-only folders")
+	}
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chmod(dir, 0o755)
+	if err := WriteRunDir(dir, NewRun(fixtureHeader(), fixtureSeries())); err == nil {
+		t.Fatal("WriteRunDir into a read-only folder succeeded")
+	}
+	if names := dirNames(t, dir); len(names) != 0 {
+		t.Errorf("read-only folder holds %v", names)
+	}
+}
+
+func dirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
+}

@@ -1,0 +1,196 @@
+package results
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"overloadsim/internal/stats"
+)
+
+// ConfidenceLevel is the level of every confidence interval the package reports.
+const ConfidenceLevel = 0.95
+
+// Param is one swept parameter's value at a point: the scenario field path and its value as
+// text.
+type Param struct {
+	Path  string `json:"path"`
+	Value string `json:"value"`
+}
+
+// PointResult is one sweep point: its parameter values and the summary of each replication, in
+// replication order.
+type PointResult struct {
+	Params       []Param
+	Replications []Summary
+}
+
+// MetricStats is one metric at one point across replications: the mean and the half-width of
+// its two-sided Student-t 95 % confidence interval (internal/stats.MeanCI) over the N
+// replications where the metric has a value. Mean is NaN when N is 0, CI95 when N < 2.
+type MetricStats struct {
+	Name string  `json:"name"`
+	Mean float64 `json:"mean"`
+	CI95 float64 `json:"ci95"`
+	N    int     `json:"n"`
+}
+
+// PointStats is one sweep point aggregated over its replications. Metrics are named as in
+// Summary.Metrics.
+type PointStats struct {
+	Params       []Param       `json:"params"`
+	Replications int           `json:"replications"`
+	Metrics      []MetricStats `json:"metrics"`
+}
+
+// Key names the point by its parameters, "path=value" joined by ", " in path order; "" for a
+// point without parameters (a single run).
+func (p *PointStats) Key() string { return paramsKey(p.Params) }
+
+func paramsKey(ps []Param) string {
+	parts := make([]string, len(ps))
+	for i, p := range ps {
+		parts[i] = p.Path + "=" + p.Value
+	}
+	slices.Sort(parts)
+	return strings.Join(parts, ", ")
+}
+
+// Metric returns the named metric and whether the point has it.
+func (p *PointStats) Metric(name string) (MetricStats, bool) {
+	for _, m := range p.Metrics {
+		if m.Name == name {
+			return m, true
+		}
+	}
+	return MetricStats{}, false
+}
+
+// Aggregate reduces each point's replications to the mean and 95 % confidence half-width of
+// every metric (Summary.Metrics), skipping the replications where a metric has no value (NaN).
+// Points keep their order; metrics are in the order of their first appearance.
+func Aggregate(points []PointResult) []PointStats {
+	out := make([]PointStats, len(points))
+	for i, pt := range points {
+		var names []string
+		values := map[string][]float64{}
+		for _, rep := range pt.Replications {
+			for _, m := range rep.Metrics() {
+				vs, seen := values[m.Name]
+				if !seen {
+					names = append(names, m.Name)
+				}
+				if !math.IsNaN(m.Value) {
+					vs = append(vs, m.Value)
+				}
+				values[m.Name] = vs
+			}
+		}
+		ps := PointStats{Params: slices.Clone(pt.Params), Replications: len(pt.Replications)}
+		for _, n := range names {
+			vs := values[n]
+			mean, half := stats.MeanCI(vs, ConfidenceLevel)
+			ps.Metrics = append(ps.Metrics, MetricStats{Name: n, Mean: mean, CI95: half, N: len(vs)})
+		}
+		out[i] = ps
+	}
+	return out
+}
+
+// SinglePoint turns one run's summary into a sweep of one point with one replication, the shape
+// Check compares.
+func SinglePoint(s Summary) []PointStats {
+	return Aggregate([]PointResult{{Replications: []Summary{s}}})
+}
+
+// WriteSweepDir writes points.csv and sweep.json into dir (created if needed), each atomically
+// (see WriteRunDir); sweep.json is written last. A sweep.json is a valid baseline file.
+func WriteSweepDir(dir string, hdr Header, points []PointStats) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("results: %w", err)
+	}
+	if err := writeFileAtomic(filepath.Join(dir, PointsFile), func(w io.Writer) error { return WritePoints(w, points) }); err != nil {
+		return err
+	}
+	return writeFileAtomic(filepath.Join(dir, SweepFile), func(w io.Writer) error {
+		return writeJSON(w, NewBaseline(hdr, points))
+	})
+}
+
+// ReadSweep reads sweep.json from a sweep's folder.
+func ReadSweep(dir string) (Header, []PointStats, error) {
+	b, err := LoadBaseline(filepath.Join(dir, SweepFile))
+	return b.Header, b.Points, err
+}
+
+// ReadPoints reads the points of a sweep folder (sweep.json) or of a run folder (summary.json,
+// as SinglePoint), whichever dir holds.
+func ReadPoints(dir string) ([]PointStats, error) {
+	if _, err := os.Stat(filepath.Join(dir, SweepFile)); err == nil {
+		_, pts, err := ReadSweep(dir)
+		return pts, err
+	}
+	s, err := ReadSummary(dir)
+	if err != nil {
+		return nil, err
+	}
+	return SinglePoint(s), nil
+}
+
+// WritePoints writes points as CSV: one column per parameter path (in order of first
+// appearance), "replications", then "NAME_mean" and "NAME_ci95" per metric (in order of first
+// appearance); one row per point. An empty cell is "no value".
+func WritePoints(w io.Writer, points []PointStats) error {
+	var paths, metrics []string
+	for _, p := range points {
+		for _, pr := range p.Params {
+			if !slices.Contains(paths, pr.Path) {
+				paths = append(paths, pr.Path)
+			}
+		}
+		for _, m := range p.Metrics {
+			if !slices.Contains(metrics, m.Name) {
+				metrics = append(metrics, m.Name)
+			}
+		}
+	}
+	header := append(slices.Clone(paths), "replications")
+	for _, m := range metrics {
+		header = append(header, m+"_mean", m+"_ci95")
+	}
+	cw := csv.NewWriter(w)
+	if err := cw.Write(header); err != nil {
+		return err
+	}
+	for _, p := range points {
+		row := make([]string, 0, len(header))
+		for _, path := range paths {
+			cell := ""
+			for _, pr := range p.Params {
+				if pr.Path == path {
+					cell = pr.Value
+				}
+			}
+			row = append(row, cell)
+		}
+		row = append(row, itoa(p.Replications))
+		for _, name := range metrics {
+			m, ok := p.Metric(name)
+			if !ok {
+				row = append(row, "", "")
+				continue
+			}
+			row = append(row, formatFloat(m.Mean), formatFloat(m.CI95))
+		}
+		if err := cw.Write(row); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}

@@ -9,5 +9,5 @@ require (
 
 require (
 	github.com/HdrHistogram/hdrhistogram-go v1.4.0
-	github.com/goccy/go-yaml v1.19.2 // indirect
+	github.com/goccy/go-yaml v1.19.2
 )

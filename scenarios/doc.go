@@ -2,7 +2,251 @@
 // data — into a validated configuration and a wired world of servers and clients on one sim
 // loop, and embeds the library of named scenarios the CLI offers.
 //
-// Units are explicit in scenario files (250ms, 2000/s). Validation reports every problem at once,
-// each naming the file, the field path, the value and the rule. Invariant: the same scenario and
-// seed build the same world and so produce byte-identical outputs.
+// # Reading a scenario
+//
+// [Load] reads a file, [Parse] bytes, [Lookup] a library scenario. Every field starts from its
+// default (below), the file is decoded over it strictly — an unknown field, or a value of the
+// wrong shape, is an error at its line and column — then [Scenario.EnsureDefaults] fills the
+// defaults that depend on other fields and [Scenario.Validate] checks every rule. All problems
+// are reported at once, as [Problems], in file order, one per line:
+//
+//	spike.yaml:14: clients[0].driver.maxAdaptiveRetries: -1: must be ≥ 0 (0 disables overload retries) (retryPolicy mongodb-2026-07)
+//	spike.yaml:6:7: topology.nodes[0]: workres: unknown field; did you mean workers?
+//
+// that is file:line: field path: value: rule, with the column for syntax errors and unknown
+// fields. Rules that belong to another package are that package's own check — server.Config,
+// client.Options (with client/selection and client/retry), client.Workload, failpoint.Config,
+// the workload and dist constructors — with the error moved to the scenario's field and line.
+//
+// [Scenario.String] is the canonical text: YAML with every field in a fixed order, maps
+// sorted, every default written out. It reads back to itself (Parse(String()).String() ==
+// String()), and the run header embeds it.
+//
+// The YAML library is github.com/goccy/go-yaml: it is maintained (gopkg.in/yaml.v3 was
+// archived in 2025), its parser gives every node a line and column and rejects duplicate keys,
+// and its AST lets this package do the strict decoding itself, so that each problem names the
+// scenario's own field path. Anchors and aliases work (expanded, at most 100 000 values);
+// merge keys (<<) and multiple documents do not.
+//
+// # Units
+//
+// Durations take a unit: 250ms, 1.5s, 1m30s, 20µs (or 20us). Fields named …MS are the drivers'
+// and MongoDB's millisecond options and also take a bare number of milliseconds (timeoutMS:
+// 500). Rates are operations per second, written 2000/s; in …PerSec fields and in a profile's
+// parameters a bare number also reads as per second, but a group's rate must say /s (rate:
+// 100 is refused). Other numbers are plain (0.5). Distributions of durations have a short
+// syntax (package dist):
+//
+//	5ms                   a constant (so is const(5ms))
+//	exp(5ms)              exponential with mean 5ms
+//	lognormal(3ms, 0.5)   log-normal with mean 3ms and σ 0.5 of the underlying normal
+//	uniform(1ms, 3ms)     uniform on [1ms, 3ms]
+//	empirical(1ms, 2ms)   drawn from the values listed
+//	empirical(file.csv)   drawn from a file of values (dist.ReadEmpiricalCSV), read relative
+//	                      to the scenario file (library scenarios: inside the library)
+//
+// Inside a flow mapping ({…}) a distribution with a comma must be quoted.
+//
+// # Top level
+//
+//	field        default            meaning
+//	name         the file's name    the scenario's name
+//	description  ""                 what it models
+//	claim        ""                 the one sentence it demonstrates
+//	seed         1                  the run seed of replication 0 (see ReplicationSeed)
+//	duration     60s                virtual time a run lasts; > 0
+//	warmup       0s                 left out of the summary: a duration in [0, duration), or
+//	                                auto (MSER-5 on total goodput, results.AutoWarmup)
+//	interval     1s                 time-series resolution; in (0, duration]
+//	topology     one standalone db  the servers
+//	clients      (required)         the application groups; at least one
+//	faults       []                 timed changes to the servers
+//	sweep        replications: 10   parameters to vary across runs
+//
+// # topology
+//
+//	kind          standalone   standalone (one node) or replicaset (one primary at the start);
+//	                           sharded is not supported yet
+//	electionTime  10s          a replica set's time without a primary after a stepdown or after
+//	                           its primary goes down; > 0
+//	nodes         [{name: db}] the mongods
+//
+// Each node (server.Config; MongoDB's parameter names where MongoDB has one):
+//
+//	name              (required)     the address: unique; letters, digits, . _ : -
+//	role              derived        standalone; in a replica set the first node is primary
+//	                                 unless another is, the rest secondary
+//	workers           8              commands executing at once; ≥ 1
+//	maxQueueDepth     0              bound on the queue for a worker (433 beyond); 0 = none
+//	service           exp(1ms)       service time of every command
+//	serviceByCommand  {}             service time per command: find, insert, update, delete,
+//	                                 aggregate, getMore, ping, findAndModify, hello, …
+//	uslSigma          0              USL contention σ: service × (1 + σ(n−1) + κn(n−1)); ≥ 0
+//	uslKappa          0              USL coherency κ; ≥ 0
+//	inFlightPenalty   0s             + k·n service time with n executing; ≥ 0
+//	rejectCost        20µs           worker time a rejection (462, 433) takes; 0s = free
+//	handshakeCost     2ms            time for a new connection to become usable; ≥ 0
+//	networkDelay      const(500µs)   one-way delay of each client↔node link
+//	externalClientBaseBackoffMS                    0      baseBackoffMS on overload errors;
+//	                                                      whole ms; 0 = off
+//	ingressRequestRateLimiterEnabled               false
+//	ingressRequestAdmissionRatePerSec              2147483647/s   tokens/s; > 0
+//	ingressRequestAdmissionBurstCapacitySecs       DBL_MAX        seconds of rate; > 0
+//	ingressRequestAdmissionMaxQueueDepth           0      requests that may wait; ≥ 0
+//	ingressRequestRateLimiterApplicationExemptions []     appName prefixes that are exempt
+//	ingressConnectionEstablishmentRateLimiterEnabled   false
+//	ingressConnectionEstablishmentRatePerSec           2147483647/s   connections/s; > 0
+//	ingressConnectionEstablishmentBurstCapacitySecs    DBL_MAX        > 0
+//	ingressConnectionEstablishmentMaxQueueDepth        0      ≥ 0
+//
+// The limiter defaults are MongoDB's: an enabled limiter is inert until given a rate.
+//
+// # clients
+//
+// Each group is Count MongoClients run by one application tier:
+//
+//	name      (required)   unique; letters, digits, . _ -
+//	count     1            MongoClient instances; in [1, 100000]
+//	driver    defaults     MongoClient options (below)
+//	workload  (required)   an open or a closed loop (below)
+//	mix       {find: 1}    weight per operation: find, insert, update, delete, aggregate,
+//	                       aggregateOut, getMore, runCommand, commitTransaction,
+//	                       abortTransaction; weights ≥ 0 with a positive sum
+//	timeout   0s           the application's deadline per operation, retries included; 0 = none
+//	appRetry  see below    the application's own retries around the driver
+//
+// driver, with the drivers' names and defaults (client.Options):
+//
+//	appName                    the group's name
+//	retryReads, retryWrites    true
+//	timeoutMS                  0 (CSOT off); ≥ 0
+//	maxPoolSize                100; ≥ 1
+//	maxConnecting              2; ≥ 1
+//	connectTimeoutMS           30s; > 0
+//	serverSelectionTimeoutMS   30s; > 0
+//	waitQueueTimeoutMS         0 (none); ≥ 0
+//	localThresholdMS           15ms; ≥ 0
+//	heartbeatFrequencyMS       10s; > 0
+//	minHeartbeatFrequencyMS    500ms; > 0
+//	readPreference             primary, primaryPreferred, secondary, secondaryPreferred, nearest
+//	readPreferenceTags         [] tag sets in order, e.g. [{dc: ny}, {}]; not with primary
+//	retryPolicy                mongodb-2026-03, mongodb-2026-07, mongodb-legacy or none
+//	adaptiveRetries            false (mongodb-2026-03 only)
+//	maxAdaptiveRetries         2 (mongodb-2026-07 only; ≥ 0)
+//	enableOverloadRetargeting  false (mongodb-2026-07 only)
+//
+// workload: an open loop — arrivals (poisson, the default, or fixed: evenly spaced) and rate,
+// the whole group's rate, handed to its clients in turn — or a closed loop — threads per client
+// (≥ 1) and think (a distribution, default 0s) between an operation's end and the next.
+// rate is a profile: 2000/s (constant), trace(file.csv) (a CSV of time, rate read relative to
+// the scenario; see workload.ReadTraceCSV), or a mapping:
+//
+//	{kind: constant, rate: 2000/s}
+//	{kind: step, before: 1000/s, after: 3000/s, at: 10s}
+//	{kind: ramp, from: 1000/s, to: 3000/s, start: 10s, end: 20s}
+//	{kind: spike, base: 1000/s, peak: 3000/s, start: 10s, duration: 20s}
+//	{kind: sine, mean: 900/s, amplitude: 450/s, period: 2s, phase: 0}
+//	{kind: piecewise, points: [{at: 0s, rate: 100/s}, {at: 10s, rate: 900/s}]}
+//	{kind: trace, file: load.csv}
+//
+// A load change is a profile: there is no load fault.
+//
+// appRetry (client.AppRetry): attempts (1 = no retries; ≥ 1), perAttemptTimeout (0s = none),
+// backoff (none, exponential: base·2^(k−1) capped at cap, fullJitter: U[0,1) of that), base
+// (> 0 with a backoff), cap (0s = no cap).
+//
+// # faults
+//
+// Each fault (server.Fault) has name (default "<kind> <node>"), at (in [0, duration)), kind,
+// node (a node's name; a stepDown without one steps down the current primary), for (undo after
+// it; 0s = permanent; only failPoint, down, capacity and networkDelay are undone), and its
+// kind's fields — and no other kind's:
+//
+//	failPoint       mode: alwaysOn | off | {times: N} | {skip: N} | {activationProbability: P}
+//	                data: {failCommands: [find], errorCode: 462, errorLabels: […],
+//	                       closeConnection, blockConnection, blockTimeMS, appName}
+//	                (MongoDB's configureFailPoint for failCommand; see server/failpoint)
+//	down, up        —
+//	stepDown        successor: the member to elect (default the first eligible secondary)
+//	capacity        workers (new count), speed (factor, 0.5 = half the CPU); either or both
+//	networkDelay    delay: added to every one-way delay of the node's links; > 0
+//	requestLimiter  the ingressRequest… parameters to set; the others keep the node's values
+//	connLimiter     the ingressConnectionEstablishment… parameters, likewise
+//
+// Each fault is a trigger in the results, from at to at+for when undone, an instant for a
+// one-off change (up, stepDown, a limiter change, a failpoint with times), and to the end of
+// the run otherwise ([Scenario.FaultWindows]).
+//
+// # sweep
+//
+//	parameters    {}   field path → values: from:to:step (1:8:1, 1s:5s:1s, 1000/s:4000/s:500/s,
+//	                   both ends included) or a list of YAML values, e.g.
+//	                   clients[0].driver: [{retryPolicy: none}, {retryPolicy: mongodb-2026-07}]
+//	replications  10   runs per point; ≥ 1
+//
+// [Scenario.Points] lists every combination, the paths in sorted order, the first varying
+// slowest. Every value is checked when the scenario is read.
+//
+// # Overrides
+//
+// [Scenario.Set] (the CLI's --set path=value) replaces any field: it edits the YAML tree, then
+// decodes and validates the whole scenario again, so an override obeys exactly the rules of
+// the file. Paths are the field paths of the messages: duration,
+// clients[0].driver.adaptiveRetries, topology.nodes[1].ingressRequestAdmissionRatePerSec,
+// clients[0].workload.rate.peak, clients[0].mix.insert; an index equal to a list's length
+// appends. Values are YAML: 3, 250ms, 2000/s, true, {kind: step, …}, [a, b].
+// [Scenario.Vary] (the CLI's --vary) adds a sweep parameter the same way.
+//
+// # Running
+//
+// [Build] wires a scenario onto a loop with one run seed: the cluster (streams
+// server/<node>/service and server/<node>/failpoint), per group count clients
+// (client/<group>/<i>), each with one link per node (link/<group>/<i>/<node>), the group
+// (group/<group>), the faults, and the recorder. [Run] builds, records every interval, runs to
+// the duration and summarises; its header records the canonical text, the run seed and the
+// seeds of every stream. Replication r of a run with seed S uses [ReplicationSeed](S, r): S
+// itself for r = 0, splitmix64(S ^ FNV-1a("replication/<r>")) otherwise. The same scenario and
+// seed build the same world and so produce identical results.
+//
+// # Example
+//
+//	name: spike
+//	claim: With adaptive retries amplification stays below 1.5 at 3× the rate limit.
+//	duration: 45s
+//	topology:
+//	  nodes:
+//	    - name: db
+//	      workers: 8
+//	      service: exp(5ms)
+//	      ingressRequestRateLimiterEnabled: true
+//	      ingressRequestAdmissionRatePerSec: 1000
+//	      ingressRequestAdmissionBurstCapacitySecs: 1
+//	clients:
+//	  - name: adaptive
+//	    count: 10
+//	    driver: {retryPolicy: mongodb-2026-03, adaptiveRetries: true, timeoutMS: 2000}
+//	    workload:
+//	      rate: {kind: spike, base: 250/s, peak: 1500/s, start: 10s, duration: 20s}
+//	    mix: {find: 9, insert: 1}
+//	faults:
+//	  - at: 35s
+//	    kind: failPoint
+//	    node: db
+//	    for: 2s
+//	    mode: {activationProbability: 0.1}
+//	    data: {failCommands: [insert], errorCode: 11600}
+//	sweep:
+//	  parameters:
+//	    clients[0].count: 10:40:10
+//
+// # The library
+//
+// [Names] lists the embedded scenarios, [Source] gives one's text and [Default] names the one
+// simulate runs by default, spike. Each has a claim that its test asserts on its output:
+// healthy, spike, sustained-overload, rejection-cost-storm, connection-storm, stepdown,
+// retargeting, app-retries, capacity-drop, policy-comparison and legacy-vs-backpressure.
+//
+// Invariant: the same scenario and seed build the same world and so produce byte-identical
+// outputs. Nothing here reads the clock or starts goroutines; files are read only by Load,
+// Parse and Lookup.
 package scenarios

@@ -1,0 +1,199 @@
+package scenarios
+
+import (
+	"fmt"
+	"strconv"
+
+	"overloadsim/client"
+	"overloadsim/client/workload"
+	"overloadsim/results"
+	"overloadsim/server"
+	"overloadsim/server/failpoint"
+	"overloadsim/sim"
+	"overloadsim/wire"
+)
+
+// Tool and Version name the simulator in run headers. The command-line tool sets Version from
+// its build (-ldflags); tests and libraries keep "dev".
+var (
+	Tool    = "overloadsim"
+	Version = "dev"
+)
+
+// World is a scenario wired onto one loop: the servers, the clients, the application groups
+// and the faults, recorded by a results.Recorder.
+type World struct {
+	Scenario *Scenario       // what was built
+	Seed     uint64          // the run seed every stream derives from
+	Loop     *sim.Loop       // the loop everything is scheduled on
+	Cluster  *server.Cluster // the nodes and their faults
+	// Clients holds each group's MongoClients, in group order.
+	Clients [][]*client.Client
+	// Groups are the application groups, in scenario order.
+	Groups []*client.Group
+	// Recorder is the recorder Build was given (nil if none).
+	Recorder *results.Recorder
+	// Streams names every random stream the world created, in creation order.
+	Streams []string
+}
+
+// Build wires sc onto loop with the run seed seed: a server.Cluster of the topology's nodes
+// (streams "server/<node>/service" and "server/<node>/failpoint"); for each group, count
+// MongoClients ("client/<group>/<i>", i from 0), each with one wire.Link per node
+// ("link/<group>/<i>/<node>", one-way delays from the node's networkDelay); the group itself
+// ("group/<group>") with rec as its Observer; and the faults, scheduled on the cluster. With a
+// recorder, every group and node is added to it, and every fault's window (see FaultWindow).
+// rec may be nil (an unrecorded world, for benchmarks); otherwise it must sample loop, as
+// results.NewRecorder(loop, sc.Interval) does. Build does not start the recorder or the loop.
+//
+// sc must be valid (Parse, Load and Set return only valid scenarios); Build reports the
+// problems of one changed in code since.
+func Build(sc *Scenario, seed uint64, loop *sim.Loop, rec *results.Recorder) (*World, error) {
+	if err := sc.check(false); err != nil {
+		return nil, err
+	}
+	w := &World{Scenario: sc, Seed: seed, Loop: loop, Recorder: rec}
+	cfg := server.ClusterConfig{ElectionTime: sc.Topology.ElectionTime}
+	for i := range sc.Topology.Nodes {
+		n := &sc.Topology.Nodes[i]
+		cfg.Nodes = append(cfg.Nodes, n.serverConfig())
+		w.Streams = append(w.Streams, "server/"+n.Name+"/service", "server/"+n.Name+"/failpoint")
+	}
+	cluster, err := server.NewCluster(loop, cfg, seed)
+	if err != nil {
+		return nil, fmt.Errorf("scenarios: %s: %w", sc.Name, err)
+	}
+	w.Cluster = cluster
+	if rec != nil {
+		for _, s := range cluster.Nodes() {
+			rec.AddNode(s)
+		}
+	}
+
+	kind := sc.Topology.topologyKind()
+	for gi := range sc.Clients {
+		g := &sc.Clients[gi]
+		opts := g.Driver.options()
+		clients := make([]*client.Client, g.Count)
+		for i := range clients {
+			prefix := g.Name + "/" + strconv.Itoa(i)
+			nodes := make([]client.Node, len(sc.Topology.Nodes))
+			for ni := range sc.Topology.Nodes {
+				n := &sc.Topology.Nodes[ni]
+				name := "link/" + prefix + "/" + n.Name
+				w.Streams = append(w.Streams, name)
+				nodes[ni] = client.Node{Address: n.Name, Handler: cluster.Node(n.Name),
+					Link: wire.NewLink(n.NetworkDelay.D, sim.NewStream(seed, name))}
+			}
+			name := "client/" + prefix
+			w.Streams = append(w.Streams, name)
+			c, err := client.New(loop, opts, kind, nodes, seed, name)
+			if err != nil {
+				return nil, fmt.Errorf("scenarios: %s: clients[%d]: %w", sc.Name, gi, err)
+			}
+			clients[i] = c
+		}
+		wl, err := g.workload(sc)
+		if err != nil {
+			return nil, fmt.Errorf("scenarios: %s: clients[%d]: %w", sc.Name, gi, err)
+		}
+		w.Streams = append(w.Streams, "group/"+g.Name)
+		var obs client.Observer
+		if rec != nil {
+			obs = rec
+		}
+		grp, err := client.NewGroup(loop, g.Name, clients, wl, seed, obs)
+		if err != nil {
+			return nil, fmt.Errorf("scenarios: %s: clients[%d]: %w", sc.Name, gi, err)
+		}
+		if rec != nil {
+			rec.AddGroup(grp)
+		}
+		w.Clients = append(w.Clients, clients)
+		w.Groups = append(w.Groups, grp)
+	}
+
+	faults := make([]server.Fault, len(sc.Faults))
+	for i := range sc.Faults {
+		faults[i] = sc.Faults[i].serverFault()
+	}
+	if err := cluster.Schedule(faults); err != nil {
+		return nil, fmt.Errorf("scenarios: %s: %w", sc.Name, err)
+	}
+	if rec != nil {
+		for _, fw := range sc.FaultWindows() {
+			rec.AddFault(fw.Name, fw.Start, fw.End)
+		}
+	}
+	return w, nil
+}
+
+// workload is the group's workload as client.NewGroup takes it.
+func (g *Group) workload(sc *Scenario) (client.Workload, error) {
+	mix, err := workload.NewMix(mixWeights(g.Mix))
+	if err != nil {
+		return client.Workload{}, err
+	}
+	kinds := make([]client.OpKind, mix.Len())
+	for i := range kinds {
+		kinds[i], _ = client.ParseOpKind(mix.Kind(i))
+	}
+	backoff, _ := client.ParseBackoffKind(g.AppRetry.Backoff)
+	w := client.Workload{
+		Threads: g.Workload.Threads, Think: g.Workload.Think.D, Mix: mix, Kinds: kinds, Timeout: g.Timeout,
+		Retry: client.AppRetry{Attempts: g.AppRetry.Attempts, PerAttemptTimeout: g.AppRetry.PerAttemptTimeout,
+			Backoff: backoff, Base: g.AppRetry.Base, Cap: g.AppRetry.Cap},
+		Stop: sim.Time(sc.Duration),
+	}
+	if r := g.Workload.Rate; r != nil {
+		if g.Workload.Arrivals == "fixed" {
+			w.Arrivals = workload.Fixed(r.p)
+		} else {
+			w.Arrivals = workload.Poisson(r.p)
+		}
+	}
+	return w, nil
+}
+
+// serverFault is the fault as server.Cluster.Schedule takes it.
+func (f *Fault) serverFault() server.Fault {
+	kind, _ := parseFaultKind(f.Kind)
+	sf := server.Fault{At: f.At, Kind: kind, Node: f.Node, For: f.For, Workers: f.Workers, Speed: f.Speed,
+		Delay: f.Delay, Successor: f.Successor}
+	switch kind {
+	case server.FaultFailPoint:
+		sf.FailPoint = f.failPoint()
+	case server.FaultRequestLimiter:
+		sf.RequestLimiter = f.requestLimiter()
+	case server.FaultConnLimiter:
+		sf.ConnLimiter = f.connLimiter()
+	}
+	return sf
+}
+
+// FaultWindows returns each fault's window, the trigger results measures recovery after, in
+// fault order. A fault undone after For lasts from At to At+For. One that is not undone is
+// instantaneous (End = Start) when it is a one-off change — up, stepDown (an election
+// follows), requestLimiter, connLimiter, or a failpoint that fires a fixed number of times —
+// and lasts to the end of the run otherwise (down, capacity, networkDelay, or a failpoint left
+// on). Ends are capped at the run's duration.
+func (s *Scenario) FaultWindows() []results.FaultWindow {
+	out := make([]results.FaultWindow, len(s.Faults))
+	horizon := sim.Time(s.Duration)
+	for i := range s.Faults {
+		f := &s.Faults[i]
+		start := sim.Time(f.At)
+		end := start
+		switch {
+		case f.For > 0 && f.Kind != "up" && f.Kind != "stepDown" && f.Kind != "requestLimiter" && f.Kind != "connLimiter":
+			end = start.Add(f.For)
+		case f.Kind == "down", f.Kind == "capacity", f.Kind == "networkDelay":
+			end = horizon
+		case f.Kind == "failPoint" && f.Mode != nil && (f.Mode.Kind == failpoint.ModeAlwaysOn ||
+			f.Mode.Kind == failpoint.ModeSkip || f.Mode.Kind == failpoint.ModeActivationProbability):
+			end = horizon
+		}
+		out[i] = results.FaultWindow{Name: f.Name, Start: start, End: min(end, horizon)}
+	}
+	return out
+}

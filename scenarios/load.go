@@ -1,0 +1,176 @@
+package scenarios
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"reflect"
+	"strings"
+)
+
+// source is where a scenario came from: the file name used in messages, its node tree (with the
+// overrides applied so far), the reader for the files it names, and where each field's value
+// sits in the file.
+type source struct {
+	file string
+	tree *node
+	read fileReader
+	at   map[string]pos
+	bad  map[string]bool
+}
+
+// Load reads and validates the scenario file at path. Files it names (empirical(file.csv),
+// trace(file.csv)) are read relative to the scenario file's directory.
+func Load(path string) (*Scenario, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("scenarios: %w", err)
+	}
+	return Parse(path, data)
+}
+
+// Parse reads and validates a scenario from data. name is the file name used in messages and,
+// without its extension, the default scenario name; files the scenario names are read relative
+// to name's directory. The error, if any, is Problems: every problem found.
+func Parse(name string, data []byte) (*Scenario, error) {
+	dir := filepath.Dir(name)
+	return parse(name, data, func(file string) ([]byte, error) {
+		if !filepath.IsLocal(file) && !filepath.IsAbs(file) {
+			return nil, fmt.Errorf("file name %q: must be a path below the scenario's directory or an absolute path", file)
+		}
+		if filepath.IsAbs(file) {
+			return os.ReadFile(file)
+		}
+		return os.ReadFile(filepath.Join(dir, file))
+	})
+}
+
+// parseFS reads a scenario whose files are in fsys, relative to name's directory there.
+func parseFS(fsys fs.FS, name, display string, data []byte) (*Scenario, error) {
+	dir := path.Dir(name)
+	return parse(display, data, func(file string) ([]byte, error) {
+		p := path.Join(dir, file)
+		if !fs.ValidPath(p) || !fs.ValidPath(file) || strings.Contains(file, "..") {
+			return nil, fmt.Errorf("file name %q: must be a file of the library", file)
+		}
+		return fs.ReadFile(fsys, p)
+	})
+}
+
+func parse(file string, data []byte, read fileReader) (*Scenario, error) {
+	tree, err := parseTree(file, data)
+	if err != nil {
+		return nil, err
+	}
+	return decodeScenario(file, tree, read)
+}
+
+// decodeScenario decodes, completes and validates a scenario from its tree.
+func decodeScenario(file string, tree *node, read fileReader) (*Scenario, error) {
+	d := &decoder{file: file, files: read, at: map[string]pos{}, bad: map[string]bool{}}
+	sc := &Scenario{}
+	if tree.kind != mapNode && tree.kind != nullNode {
+		d.problem(tree, "(top level)", describe(tree), "a scenario is a mapping of fields (name, duration, topology, clients, …)")
+		return nil, d.probs.sorted()
+	}
+	d.decodeStruct(tree, reflect.ValueOf(sc).Elem(), "")
+	if sc.Name == "" && d.at["name"] == (pos{}) {
+		base := filepath.Base(file)
+		sc.Name = strings.TrimSuffix(base, filepath.Ext(base))
+	}
+	sc.src = &source{file: file, tree: tree, read: read, at: d.at, bad: d.bad}
+	sc.EnsureDefaults()
+	sc.validate(d, true)
+	if len(d.probs) > 0 {
+		return nil, d.probs.sorted()
+	}
+	return sc, nil
+}
+
+// Validate checks every rule and reports every broken one at once, as Problems positioned in
+// the scenario's file. Parse and Load have already called it; call it again after changing
+// fields in code. Call EnsureDefaults first.
+func (s *Scenario) Validate() error { return s.check(true) }
+
+func (s *Scenario) check(trySweep bool) error {
+	d := &decoder{file: s.Name, at: map[string]pos{}, bad: map[string]bool{}, files: noFiles}
+	if s.src != nil {
+		d.file, d.at, d.files = s.src.file, s.src.at, s.src.read
+	}
+	s.validate(d, trySweep)
+	if len(d.probs) > 0 {
+		return d.probs.sorted()
+	}
+	return nil
+}
+
+func noFiles(name string) ([]byte, error) {
+	return nil, fmt.Errorf("file %q: this scenario reads no files", name)
+}
+
+// Set applies one override, path=value, such as Set("clients[0].driver.adaptiveRetries",
+// "true"): it replaces the value at path in the scenario's YAML (creating the fields on the
+// way; an index equal to a list's length appends), then decodes and validates the whole
+// scenario again. value is YAML: a scalar (3, 250ms, 2000/s, true) or a flow collection
+// ({kind: step, before: 1000/s, after: 3000/s, at: 10s}, [a, b]). On error s is unchanged and
+// the error is Problems (a bad override) or a path error.
+//
+// Set works on the scenario's text: fields changed in code since Parse are not carried over.
+func (s *Scenario) Set(path, value string) error {
+	label := "--set " + path + "=" + value
+	v, err := parseValue(label, value)
+	if err != nil {
+		return fmt.Errorf("scenarios: %s: %w", label, err)
+	}
+	src := s.source()
+	tree := src.tree.clone()
+	if err := setPath(tree, path, v); err != nil {
+		return fmt.Errorf("scenarios: %s: %w", label, err)
+	}
+	next, err := decodeScenario(src.file, tree, src.read)
+	if err != nil {
+		return err
+	}
+	*s = *next
+	return nil
+}
+
+// source returns where s came from; for a scenario built in code, its canonical text.
+func (s *Scenario) source() *source {
+	if s.src != nil {
+		return s.src
+	}
+	tree, err := parseTree(s.Name, []byte(s.String()))
+	if err != nil {
+		panic("scenarios: canonical text does not parse: " + err.Error())
+	}
+	return &source{file: s.Name, tree: tree, read: noFiles}
+}
+
+// clone returns a copy of s decoded again from its text (its file with the overrides applied
+// so far), so that a sweep point can be set without touching s.
+func (s *Scenario) clone() *Scenario {
+	if s.src == nil {
+		c, err := parse(s.Name, []byte(s.String()), noFiles)
+		if err != nil {
+			panic("scenarios: clone: canonical text does not read back: " + err.Error())
+		}
+		return c
+	}
+	c, err := decodeScenario(s.src.file, s.src.tree.clone(), s.src.read)
+	if err != nil {
+		// s was valid when decoded from this tree; it decodes the same way again.
+		panic("scenarios: clone: " + err.Error())
+	}
+	return c
+}
+
+// File returns the file name the scenario was read from ("" for one built in code).
+func (s *Scenario) File() string {
+	if s.src == nil {
+		return ""
+	}
+	return s.src.file
+}

@@ -1,0 +1,138 @@
+package scenarios
+
+import (
+	"strconv"
+	"strings"
+
+	"overloadsim/results"
+	"overloadsim/sim"
+)
+
+// ReplicationSeed returns the run seed of replication r of a scenario run with seed:
+//
+//	r = 0:  seed itself
+//	r ≥ 1:  s1 of sim.StreamSeeds(seed, "replication/<r>")
+//
+// that is, splitmix64(seed ^ FNV-1a("replication/<r>")). Replication 0 is the plain run, so
+// `simulate run --seed S` reproduces it, and every replication's seed (in its run header)
+// replays it the same way. The derivation depends only on (seed, r), so a sweep's runs are
+// reproducible whatever order or parallelism runs them in.
+func ReplicationSeed(seed uint64, r int) uint64 {
+	if r == 0 {
+		return seed
+	}
+	s1, _ := sim.StreamSeeds(seed, "replication/"+strconv.Itoa(r))
+	return s1
+}
+
+// Run runs replication replication of sc with base seed seed (normally sc.Seed): it builds
+// the world with the run seed ReplicationSeed(seed, replication), records it every
+// sc.Interval, runs the loop to sc.Duration and summarises the measured window (after the fixed
+// warm-up, or MSER-5's for warmup: auto). The header names the tool, the scenario and its
+// canonical text, the run seed and every random stream the run used.
+func Run(sc *Scenario, seed uint64, replication int) (*results.Run, error) {
+	runSeed := ReplicationSeed(seed, replication)
+	loop := sim.NewLoop()
+	rec := results.NewRecorder(loop, sc.Interval)
+	w, err := Build(sc, runSeed, loop, rec)
+	if err != nil {
+		return nil, err
+	}
+	rec.Start()
+	horizon := sim.Time(sc.Duration)
+	loop.RunUntil(horizon)
+	series := rec.Finish(horizon)
+	hdr := results.Header{
+		Tool: Tool, Version: Version,
+		Scenario: sc.Name, Description: sc.Description, Claim: sc.Claim,
+		Canonical:   sc.String(),
+		Seed:        runSeed,
+		Replication: replication,
+		Streams:     results.DeriveStreams(runSeed, w.Streams...),
+		Duration:    sc.Duration,
+		Interval:    sc.Interval,
+		Warmup:      sc.Warmup.Fixed,
+		WarmupAuto:  sc.Warmup.Auto,
+	}
+	return results.NewRun(hdr, series), nil
+}
+
+// SweepPoint is one combination of a sweep's values: the parameters as results records them, and
+// the scenario with them set (and without the sweep's parameters).
+type SweepPoint struct {
+	Params   []results.Param // path and value of each parameter, in sorted path order
+	Scenario *Scenario       // the scenario with those values
+}
+
+// Points returns the points of the scenario's sweep: every combination of the parameters'
+// values, the parameters in sorted path order, the first varying slowest. A scenario without
+// sweep parameters has one point, itself without parameters. Each point's scenario is
+// independent of s and of the other points.
+func (s *Scenario) Points() ([]SweepPoint, error) {
+	base := s.clone()
+	if len(s.Sweep.Parameters) > 0 {
+		if err := base.Set("sweep.parameters", "null"); err != nil {
+			return nil, err
+		}
+	}
+	paths := sortedKeys(s.Sweep.Parameters)
+	points := []SweepPoint{{Scenario: base}}
+	for _, path := range paths {
+		var next []SweepPoint
+		for _, p := range points {
+			for _, value := range s.Sweep.Parameters[path].Values {
+				c := p.Scenario.clone()
+				if err := c.Set(path, value); err != nil {
+					return nil, err
+				}
+				params := append(append([]results.Param(nil), p.Params...), results.Param{Path: path, Value: value})
+				next = append(next, SweepPoint{Params: params, Scenario: c})
+			}
+		}
+		points = next
+	}
+	return points, nil
+}
+
+// Vary adds a sweep parameter, or replaces one: path is a field path as Set takes it, spec is
+// from:to:step (1:8:1, 1s:5s:1s, 1000/s:4000/s:500/s) or a comma-separated list of values
+// (none,mongodb-2026-03). Like Set, it validates the whole scenario again, every value
+// included, and leaves s unchanged on error.
+func (s *Scenario) Vary(path, spec string) error {
+	values := &node{kind: scalarNode, text: strings.TrimSpace(spec)}
+	if strings.Contains(spec, ",") || strings.Count(spec, ":") != 2 {
+		values = &node{kind: seqNode}
+		for _, v := range strings.Split(spec, ",") {
+			values.items = append(values.items, &node{kind: scalarNode, text: strings.TrimSpace(v)})
+		}
+	}
+	markSet(values, "--vary "+path+"="+spec)
+	src := s.source()
+	tree := src.tree.clone()
+	sweep := tree.get("sweep")
+	if sweep == nil || sweep.kind != mapNode {
+		if err := setPath(tree, "sweep", &node{kind: mapNode}); err != nil {
+			return err
+		}
+		sweep = tree.get("sweep")
+	}
+	params := sweep.get("parameters")
+	if params == nil || params.kind != mapNode {
+		if err := setPath(sweep, "parameters", &node{kind: mapNode}); err != nil {
+			return err
+		}
+		params = sweep.get("parameters")
+	}
+	if old := params.get(path); old != nil {
+		*old = *values
+	} else {
+		params.keys = append(params.keys, &node{kind: scalarNode, text: path, pos: values.pos})
+		params.vals = append(params.vals, values)
+	}
+	next, err := decodeScenario(src.file, tree, src.read)
+	if err != nil {
+		return err
+	}
+	*s = *next
+	return nil
+}

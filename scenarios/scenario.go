@@ -1,0 +1,490 @@
+package scenarios
+
+import (
+	"math"
+	"reflect"
+	"strings"
+	"time"
+
+	"overloadsim/client"
+	"overloadsim/client/selection"
+	"overloadsim/dist"
+	"overloadsim/server"
+	"overloadsim/wire"
+)
+
+// Scenario is everything one run needs, as data. Parse and Load start every field from its
+// documented default (see the package documentation), read the file over it, fill the defaults
+// that depend on other fields (EnsureDefaults) and check every rule (Validate); String is the
+// canonical text.
+type Scenario struct {
+	// Name names the scenario; default: the file name without its extension.
+	Name string `yaml:"name"`
+	// Description says what the scenario models, in a sentence or two.
+	Description string `yaml:"description"`
+	// Claim is the one sentence the scenario demonstrates.
+	Claim string `yaml:"claim"`
+	// Seed is the run seed of replication 0 (default 1); see ReplicationSeed.
+	Seed uint64 `yaml:"seed"`
+	// Duration is the virtual time a run lasts (default 60s); > 0.
+	Duration time.Duration `yaml:"duration"`
+	// Warmup is left out of the summary: a duration in [0, Duration), or auto (default 0s).
+	Warmup Warmup `yaml:"warmup"`
+	// Interval is the time-series resolution (default 1s); in (0, Duration].
+	Interval time.Duration `yaml:"interval"`
+	// Topology is the servers.
+	Topology Topology `yaml:"topology"`
+	// Clients are the application groups; at least one.
+	Clients []Group `yaml:"clients"`
+	// Faults are timed changes to the servers.
+	Faults []Fault `yaml:"faults"`
+	// Sweep varies parameters across runs.
+	Sweep Sweep `yaml:"sweep"`
+
+	src *source // where the scenario came from; nil for one built in code
+}
+
+// Topology is the servers: a standalone or a replica set.
+type Topology struct {
+	// Kind is standalone (default) or replicaset. (sharded is not supported yet.)
+	Kind string `yaml:"kind"`
+	// ElectionTime is how long a replica set has no primary after a stepdown or after its
+	// primary goes down (default 10s, electionTimeoutMillis); > 0.
+	ElectionTime time.Duration `yaml:"electionTime"`
+	// Nodes are the servers; default one standalone node named db.
+	Nodes []Node `yaml:"nodes"`
+}
+
+// Node is one mongod. Fields map to server.Config; the limiter fields carry MongoDB's server
+// parameter names.
+type Node struct {
+	// Name is the node's address: unique, letters, digits and . _ : - only.
+	Name string `yaml:"name"`
+	// Role is standalone, primary or secondary. Default: standalone in a standalone topology;
+	// in a replica set the first node is primary unless another is, the rest secondaries.
+	Role string `yaml:"role"`
+	// Workers is the number of commands that execute at once (default 8); ≥ 1.
+	Workers int `yaml:"workers"`
+	// MaxQueueDepth bounds the queue for a worker (433 AdmissionQueueOverflow beyond it);
+	// 0 (default) = unbounded.
+	MaxQueueDepth int `yaml:"maxQueueDepth"`
+	// Service is the service time of every command (default exp(1ms)).
+	Service Dist `yaml:"service"`
+	// ServiceByCommand overrides Service per command (find, insert, update, delete, aggregate,
+	// getMore, ping, …); default none.
+	ServiceByCommand map[string]Dist `yaml:"serviceByCommand"`
+	// USLSigma (σ) and USLKappa (κ) slow execution with concurrency n:
+	// service × (1 + σ(n−1) + κn(n−1)); ≥ 0, default 0.
+	USLSigma float64 `yaml:"uslSigma"`
+	USLKappa float64 `yaml:"uslKappa"`
+	// InFlightPenalty adds k·n to a command started with n executing; ≥ 0, default 0s.
+	InFlightPenalty time.Duration `yaml:"inFlightPenalty"`
+	// RejectCost is the worker time a rejection (462, 433) takes; 0s = free; default 20µs.
+	RejectCost time.Duration `yaml:"rejectCost"`
+	// HandshakeCost is how long a new connection takes to become usable (TCP, TLS, hello, auth);
+	// ≥ 0, default 2ms.
+	HandshakeCost time.Duration `yaml:"handshakeCost"`
+	// NetworkDelay is the one-way delay of every client↔node link (default const(500µs)).
+	NetworkDelay Dist `yaml:"networkDelay"`
+	// ExternalClientBaseBackoffMS is externalClientBaseBackoffMS: > 0 attaches baseBackoffMS
+	// to overload errors; whole milliseconds, default 0 (off).
+	ExternalClientBaseBackoffMS time.Duration `yaml:"externalClientBaseBackoffMS,ms"`
+	// RequestLimiter and ConnLimiter are the ingress limiters, written inline.
+	RequestLimiter RequestLimiter `yaml:",inline"`
+	ConnLimiter    ConnLimiter    `yaml:",inline"`
+}
+
+// MongoDB's defaults for the limiter parameters: INT32_MAX tokens/s and DBL_MAX seconds of
+// burst, which make an enabled limiter inert until a rate is set.
+const (
+	DefaultLimiterRate  = math.MaxInt32
+	DefaultLimiterBurst = math.MaxFloat64
+)
+
+// RequestLimiter is the ingress request rate limiter, with MongoDB's parameter names.
+type RequestLimiter struct {
+	Enabled               bool     `yaml:"ingressRequestRateLimiterEnabled"`               // default false
+	RatePerSec            float64  `yaml:"ingressRequestAdmissionRatePerSec,rate"`         // tokens/s, > 0; default 2147483647
+	BurstCapacitySecs     float64  `yaml:"ingressRequestAdmissionBurstCapacitySecs"`       // s, > 0; default DBL_MAX
+	MaxQueueDepth         int64    `yaml:"ingressRequestAdmissionMaxQueueDepth"`           // ≥ 0; default 0 (reject at once)
+	ApplicationExemptions []string `yaml:"ingressRequestRateLimiterApplicationExemptions"` // appName prefixes
+}
+
+// ConnLimiter is the ingress connection-establishment rate limiter, with MongoDB's names.
+type ConnLimiter struct {
+	Enabled           bool    `yaml:"ingressConnectionEstablishmentRateLimiterEnabled"` // default false
+	RatePerSec        float64 `yaml:"ingressConnectionEstablishmentRatePerSec,rate"`    // connections/s, > 0
+	BurstCapacitySecs float64 `yaml:"ingressConnectionEstablishmentBurstCapacitySecs"`  // s, > 0
+	MaxQueueDepth     int64   `yaml:"ingressConnectionEstablishmentMaxQueueDepth"`      // ≥ 0; default 0
+}
+
+// Group is an application tier: Count MongoClients with the same driver options, driven by
+// one workload.
+type Group struct {
+	// Name is unique among the groups: letters, digits and . _ - only.
+	Name string `yaml:"name"`
+	// Count is the number of MongoClient instances (default 1); in [1, 100000].
+	Count int `yaml:"count"`
+	// Driver holds the MongoClient options.
+	Driver Driver `yaml:"driver"`
+	// Workload says when operations are issued.
+	Workload Workload `yaml:"workload"`
+	// Mix gives the relative weight of each operation kind (default {find: 1}).
+	Mix map[string]float64 `yaml:"mix"`
+	// Timeout is the application's deadline for a whole operation, retries included; 0s
+	// (default) = none.
+	Timeout time.Duration `yaml:"timeout"`
+	// AppRetry is the application's own retry loop around the driver.
+	AppRetry AppRetry `yaml:"appRetry"`
+}
+
+// Driver holds the MongoClient options, with the drivers' names and defaults. Fields named
+// …MS take a duration (250ms) or a bare number of milliseconds.
+type Driver struct {
+	AppName                   string              `yaml:"appName"`                     // default: the group's name
+	RetryReads                bool                `yaml:"retryReads"`                  // default true
+	RetryWrites               bool                `yaml:"retryWrites"`                 // default true
+	TimeoutMS                 time.Duration       `yaml:"timeoutMS,ms"`                // CSOT; 0 (default) = off
+	MaxPoolSize               int                 `yaml:"maxPoolSize"`                 // default 100; ≥ 1
+	MaxConnecting             int                 `yaml:"maxConnecting"`               // default 2; ≥ 1
+	ConnectTimeoutMS          time.Duration       `yaml:"connectTimeoutMS,ms"`         // default 30s; > 0
+	ServerSelectionTimeoutMS  time.Duration       `yaml:"serverSelectionTimeoutMS,ms"` // default 30s; > 0
+	WaitQueueTimeoutMS        time.Duration       `yaml:"waitQueueTimeoutMS,ms"`       // default 0 = none
+	LocalThresholdMS          time.Duration       `yaml:"localThresholdMS,ms"`         // default 15ms; ≥ 0
+	HeartbeatFrequencyMS      time.Duration       `yaml:"heartbeatFrequencyMS,ms"`     // default 10s; > 0
+	MinHeartbeatFrequencyMS   time.Duration       `yaml:"minHeartbeatFrequencyMS,ms"`  // default 500ms; > 0
+	ReadPreference            string              `yaml:"readPreference"`              // default primary
+	ReadPreferenceTags        []map[string]string `yaml:"readPreferenceTags"`          // tag sets, in order
+	RetryPolicy               string              `yaml:"retryPolicy"`                 // default mongodb-2026-03
+	AdaptiveRetries           bool                `yaml:"adaptiveRetries"`             // 2026-03 only; default false
+	MaxAdaptiveRetries        int                 `yaml:"maxAdaptiveRetries"`          // 2026-07 only; default 2
+	EnableOverloadRetargeting bool                `yaml:"enableOverloadRetargeting"`   // 2026-07 only; default false
+}
+
+// Workload says when a group issues operations: an open loop (arrivals and rate) or a closed
+// loop (threads and think), not both.
+type Workload struct {
+	// Arrivals is the open-loop process: poisson (default) or fixed (evenly spaced).
+	Arrivals string `yaml:"arrivals,omitzero"`
+	// Rate is the open-loop rate of the whole group, a Profile.
+	Rate *Profile `yaml:"rate"`
+	// Threads is the closed-loop thread count per client; ≥ 1 for a closed loop.
+	Threads int `yaml:"threads,omitzero"`
+	// Think is the closed-loop pause between an operation's end and the next (default 0s).
+	Think Dist `yaml:"think,omitzero"`
+}
+
+// AppRetry is an application's retry loop around the driver (client.AppRetry).
+type AppRetry struct {
+	// Attempts is the driver operations per application operation (default 1: no retries).
+	Attempts int `yaml:"attempts"`
+	// PerAttemptTimeout is the application's deadline per driver operation; 0s = none.
+	PerAttemptTimeout time.Duration `yaml:"perAttemptTimeout"`
+	// Backoff is none (default), exponential (base·2^(k−1), capped) or fullJitter
+	// (U[0,1)·min(cap, base·2^(k−1))).
+	Backoff string `yaml:"backoff"`
+	// Base and Cap shape the backoff; Cap 0s = no cap.
+	Base time.Duration `yaml:"base"`
+	Cap  time.Duration `yaml:"cap"`
+}
+
+// Fault kinds as scenarios spell them (server.FaultKind's names).
+var faultKinds = []server.FaultKind{
+	server.FaultFailPoint, server.FaultDown, server.FaultUp, server.FaultStepDown,
+	server.FaultCapacity, server.FaultNetworkDelay, server.FaultRequestLimiter, server.FaultConnLimiter,
+}
+
+// Fault is one timed change to the servers. Only the fields of its kind may be given.
+type Fault struct {
+	// Name labels the fault in results; default "<kind> <node>".
+	Name string `yaml:"name"`
+	// At is when it happens, since the start of the run; in [0, duration).
+	At time.Duration `yaml:"at"`
+	// Kind is failPoint, down, up, stepDown, capacity, networkDelay, requestLimiter or
+	// connLimiter.
+	Kind string `yaml:"kind"`
+	// Node is the node's name; required except for stepDown (default: the current primary).
+	Node string `yaml:"node,omitzero"`
+	// For undoes failPoint, down, capacity and networkDelay after it; 0s = permanent.
+	For time.Duration `yaml:"for"`
+
+	// Mode and Data are configureFailPoint's mode and data (failPoint).
+	Mode *FailMode `yaml:"mode"`
+	Data *FailData `yaml:"data"`
+	// Workers and Speed are the new capacity (capacity): a worker count and a speed factor
+	// (0.5 = a CPU cut to half); 0 leaves either unchanged.
+	Workers int     `yaml:"workers,omitzero"`
+	Speed   float64 `yaml:"speed,omitzero"`
+	// Delay is added to every one-way delay of the node's links (networkDelay).
+	Delay time.Duration `yaml:"delay,omitzero"`
+	// Successor is the member to elect (stepDown); default the first eligible secondary.
+	Successor string `yaml:"successor,omitzero"`
+	// RequestLimiter and ConnLimiter are the parameters a requestLimiter or connLimiter fault
+	// sets, written inline with MongoDB's names; parameters not given keep the node's values.
+	RequestLimiter RequestLimiterChange `yaml:",inline"`
+	ConnLimiter    ConnLimiterChange    `yaml:",inline"`
+}
+
+// RequestLimiterChange is a setParameter of the request limiter's parameters, field for field
+// those of RequestLimiter; nil leaves a parameter at the node's value (EnsureDefaults fills it
+// in, so the canonical text shows the whole new configuration).
+type RequestLimiterChange struct {
+	Enabled               *bool     `yaml:"ingressRequestRateLimiterEnabled"`
+	RatePerSec            *float64  `yaml:"ingressRequestAdmissionRatePerSec,rate"`
+	BurstCapacitySecs     *float64  `yaml:"ingressRequestAdmissionBurstCapacitySecs"`
+	MaxQueueDepth         *int64    `yaml:"ingressRequestAdmissionMaxQueueDepth"`
+	ApplicationExemptions *[]string `yaml:"ingressRequestRateLimiterApplicationExemptions"`
+}
+
+// ConnLimiterChange is a setParameter of the connection limiter's parameters, field for field
+// those of ConnLimiter; nil leaves a parameter at the node's value.
+type ConnLimiterChange struct {
+	Enabled           *bool    `yaml:"ingressConnectionEstablishmentRateLimiterEnabled"`
+	RatePerSec        *float64 `yaml:"ingressConnectionEstablishmentRatePerSec,rate"`
+	BurstCapacitySecs *float64 `yaml:"ingressConnectionEstablishmentBurstCapacitySecs"`
+	MaxQueueDepth     *int64   `yaml:"ingressConnectionEstablishmentMaxQueueDepth"`
+}
+
+// FailData is configureFailPoint's data document for failCommand (failpoint.Config has the
+// rules).
+type FailData struct {
+	FailCommands    []string `yaml:"failCommands"`             // commands it applies to, as MongoDB names them
+	ErrorCode       int      `yaml:"errorCode,omitzero"`       // the code they fail with; 0 = none
+	ErrorLabels     []string `yaml:"errorLabels,omitzero"`     // given (even empty): replace the node's labels
+	CloseConnection bool     `yaml:"closeConnection,omitzero"` // close the connection instead of replying
+	BlockConnection bool     `yaml:"blockConnection,omitzero"` // delay the command by BlockTimeMS first
+	BlockTimeMS     int64    `yaml:"blockTimeMS,omitzero"`     // milliseconds; > 0 with BlockConnection
+	AppName         string   `yaml:"appName,omitzero"`         // only connections with this appName
+}
+
+// Sweep varies parameters across runs: every combination of the parameters' values (the
+// first path in sorted order varies slowest), each run Replications times.
+type Sweep struct {
+	// Parameters maps a field path (as Set takes it) to its values.
+	Parameters map[string]SweepValues `yaml:"parameters,omitzero"`
+	// Replications is the runs per point (default 10); ≥ 1.
+	Replications int `yaml:"replications"`
+}
+
+// Defaults.
+const (
+	DefaultSeed         = 1
+	DefaultDuration     = 60 * time.Second
+	DefaultInterval     = time.Second
+	DefaultReplications = 10
+	DefaultNodeName     = "db"
+)
+
+func (s *Scenario) setDefaults() {
+	src := s.src
+	*s = Scenario{Seed: DefaultSeed, Duration: DefaultDuration, Interval: DefaultInterval, src: src}
+	s.Topology.setDefaults()
+	s.Sweep.setDefaults()
+}
+
+func (t *Topology) setDefaults() {
+	*t = Topology{Kind: "standalone", ElectionTime: server.DefaultElectionTime}
+	var n Node
+	n.setDefaults()
+	n.Name = DefaultNodeName
+	t.Nodes = []Node{n}
+}
+
+func (n *Node) setDefaults() {
+	svc, _ := dist.Exp(time.Millisecond)
+	*n = Node{
+		Workers:       server.DefaultWorkers,
+		Service:       Dist{svc},
+		RejectCost:    server.DefaultRejectCost,
+		HandshakeCost: server.DefaultHandshakeCost,
+		NetworkDelay:  Dist{dist.Const(500 * time.Microsecond)},
+	}
+	n.RequestLimiter = RequestLimiter{RatePerSec: DefaultLimiterRate, BurstCapacitySecs: DefaultLimiterBurst}
+	n.ConnLimiter = ConnLimiter{RatePerSec: DefaultLimiterRate, BurstCapacitySecs: DefaultLimiterBurst}
+}
+
+func (g *Group) setDefaults() {
+	*g = Group{Count: 1, Mix: map[string]float64{"find": 1}}
+	g.Driver.setDefaults()
+	g.AppRetry.setDefaults()
+}
+
+func (d *Driver) setDefaults() {
+	o := client.DefaultOptions()
+	*d = Driver{
+		RetryReads: o.RetryReads, RetryWrites: o.RetryWrites, TimeoutMS: o.Timeout,
+		MaxPoolSize: o.MaxPoolSize, MaxConnecting: o.MaxConnecting,
+		ConnectTimeoutMS: o.ConnectTimeout, ServerSelectionTimeoutMS: o.ServerSelectionTimeout,
+		WaitQueueTimeoutMS: o.WaitQueueTimeout, LocalThresholdMS: o.LocalThreshold,
+		HeartbeatFrequencyMS: o.HeartbeatFrequency, MinHeartbeatFrequencyMS: o.MinHeartbeatFrequency,
+		ReadPreference: o.ReadPreference.Mode.String(), RetryPolicy: o.RetryPolicy,
+		AdaptiveRetries: o.AdaptiveRetries, MaxAdaptiveRetries: o.MaxAdaptiveRetries,
+		EnableOverloadRetargeting: o.EnableOverloadRetargeting,
+	}
+}
+
+func (a *AppRetry) setDefaults() { *a = AppRetry{Attempts: 1, Backoff: "none"} }
+
+func (s *Sweep) setDefaults() { *s = Sweep{Replications: DefaultReplications} }
+
+// EnsureDefaults fills the defaults that depend on other fields: node roles, appNames, fault
+// names, the limiter parameters a limiter fault leaves unchanged, an open loop's arrivals and
+// a closed loop's think time. (Parse and Load start every other field from its default.)
+// It is idempotent.
+func (s *Scenario) EnsureDefaults() {
+	nodes := s.Topology.Nodes
+	switch s.Topology.Kind {
+	case "standalone":
+		for i := range nodes {
+			if nodes[i].Role == "" {
+				nodes[i].Role = "standalone"
+			}
+		}
+	case "replicaset":
+		hasPrimary := false
+		for _, n := range nodes {
+			hasPrimary = hasPrimary || n.Role == "primary"
+		}
+		for i := range nodes {
+			if nodes[i].Role == "" {
+				nodes[i].Role = "secondary"
+				if !hasPrimary {
+					nodes[i].Role, hasPrimary = "primary", true
+				}
+			}
+		}
+	}
+	for i := range s.Clients {
+		g := &s.Clients[i]
+		if g.Driver.AppName == "" {
+			g.Driver.AppName = g.Name
+		}
+		w := &g.Workload
+		if w.Rate != nil && w.Arrivals == "" {
+			w.Arrivals = "poisson"
+		}
+		if w.Threads > 0 && w.Rate == nil && w.Think.D == nil {
+			w.Think = Dist{dist.Const(0)}
+		}
+	}
+	for i := range s.Faults {
+		f := &s.Faults[i]
+		if f.Name == "" {
+			f.Name = strings.TrimSpace(f.Kind + " " + f.Node)
+		}
+		var n *Node
+		for j := range nodes {
+			if nodes[j].Name == f.Node {
+				n = &nodes[j]
+			}
+		}
+		if n == nil {
+			continue
+		}
+		switch f.Kind {
+		case "requestLimiter":
+			r, c := &f.RequestLimiter, n.RequestLimiter
+			fill(&r.Enabled, c.Enabled)
+			fill(&r.RatePerSec, c.RatePerSec)
+			fill(&r.BurstCapacitySecs, c.BurstCapacitySecs)
+			fill(&r.MaxQueueDepth, c.MaxQueueDepth)
+			fill(&r.ApplicationExemptions, c.ApplicationExemptions)
+		case "connLimiter":
+			r, c := &f.ConnLimiter, n.ConnLimiter
+			fill(&r.Enabled, c.Enabled)
+			fill(&r.RatePerSec, c.RatePerSec)
+			fill(&r.BurstCapacitySecs, c.BurstCapacitySecs)
+			fill(&r.MaxQueueDepth, c.MaxQueueDepth)
+		}
+	}
+}
+
+func fill[T any](p **T, v T) {
+	if *p == nil {
+		*p = &v
+	}
+}
+
+// String returns the canonical text of s: YAML with every field in a fixed order, maps
+// sorted, every default filled in. Parse(String()) gives a scenario with the same String.
+func (s *Scenario) String() string {
+	var b strings.Builder
+	writeBlock(&b, encode(reflect.ValueOf(s).Elem(), fieldInfo{}), 0)
+	return b.String()
+}
+
+// serverConfig is the node as server.New takes it.
+func (n *Node) serverConfig() server.Config {
+	role, _ := wire.ParseRole(n.Role)
+	c := server.Config{
+		Address: n.Name, Role: role, Workers: n.Workers, MaxQueueDepth: n.MaxQueueDepth,
+		Service: n.Service.D, USLSigma: n.USLSigma, USLKappa: n.USLKappa,
+		InFlightPenalty:             n.InFlightPenalty,
+		RejectCost:                  n.RejectCost,
+		HandshakeCost:               n.HandshakeCost,
+		ExternalClientBaseBackoffMS: int64(n.ExternalClientBaseBackoffMS / time.Millisecond),
+		RequestLimiter:              n.RequestLimiter.config(),
+		ConnLimiter:                 n.ConnLimiter.config(),
+	}
+	// In a scenario 0s means free; server.Config reads 0 as "the default" and a negative
+	// value as free.
+	if n.RejectCost == 0 {
+		c.RejectCost = -1
+	}
+	if n.HandshakeCost == 0 {
+		c.HandshakeCost = -1
+	}
+	if len(n.ServiceByCommand) > 0 {
+		c.ServiceByCommand = map[wire.Command]dist.Duration{}
+		for name, d := range n.ServiceByCommand {
+			if cmd, ok := wire.ParseCommand(name); ok {
+				c.ServiceByCommand[cmd] = d.D
+			}
+		}
+	}
+	return c
+}
+
+func (r RequestLimiter) config() server.RequestLimiterConfig {
+	return server.RequestLimiterConfig{
+		Enabled: r.Enabled, AdmissionRatePerSec: r.RatePerSec, AdmissionBurstCapacitySecs: r.BurstCapacitySecs,
+		AdmissionMaxQueueDepth: r.MaxQueueDepth, ApplicationExemptions: r.ApplicationExemptions,
+	}
+}
+
+func (c ConnLimiter) config() server.ConnLimiterConfig {
+	return server.ConnLimiterConfig{Enabled: c.Enabled, RatePerSec: c.RatePerSec,
+		BurstCapacitySecs: c.BurstCapacitySecs, MaxQueueDepth: c.MaxQueueDepth}
+}
+
+// options is the group's driver options as client.New takes them.
+func (d *Driver) options() client.Options {
+	o := client.DefaultOptions()
+	o.AppName = d.AppName
+	o.RetryReads, o.RetryWrites = d.RetryReads, d.RetryWrites
+	o.Timeout = d.TimeoutMS
+	o.MaxPoolSize, o.MaxConnecting = d.MaxPoolSize, d.MaxConnecting
+	o.ConnectTimeout = d.ConnectTimeoutMS
+	o.ServerSelectionTimeout = d.ServerSelectionTimeoutMS
+	o.WaitQueueTimeout = d.WaitQueueTimeoutMS
+	o.LocalThreshold = d.LocalThresholdMS
+	o.HeartbeatFrequency, o.MinHeartbeatFrequency = d.HeartbeatFrequencyMS, d.MinHeartbeatFrequencyMS
+	mode, ok := selection.ParseMode(d.ReadPreference)
+	if !ok {
+		mode = selection.Mode(255) // reported by Validate
+	}
+	o.ReadPreference = selection.ReadPreference{Mode: mode, TagSets: d.ReadPreferenceTags}
+	o.RetryPolicy = d.RetryPolicy
+	o.AdaptiveRetries = d.AdaptiveRetries
+	o.MaxAdaptiveRetries = d.MaxAdaptiveRetries
+	o.EnableOverloadRetargeting = d.EnableOverloadRetargeting
+	return o
+}
+
+// topologyKind is the kind the clients see.
+func (t *Topology) topologyKind() selection.TopologyKind {
+	if t.Kind == "replicaset" {
+		return selection.ReplicaSet
+	}
+	return selection.Single
+}

@@ -18,22 +18,33 @@ func TestCLI(t *testing.T) {
 		stderr     []string // substrings stderr must contain
 		quietOut   bool     // stdout must be empty
 	}{
-		{"no arguments: usage on stderr", nil, exitUsage, nil, []string{"Usage: simulate", "run", "version"}, true},
+		{"no arguments: usage on stderr", nil, exitUsage, nil, []string{"Usage: simulate", "run", "sweep", "check", "version"}, true},
 		{"help: usage on stdout", []string{"--help"}, exitOK, []string{"Commands:"}, nil, false},
 		{"unknown command", []string{"frobnicate"}, exitUsage, nil, []string{`unknown command "frobnicate"`}, true},
 		{"version", []string{"version"}, exitOK, []string{"simulate "}, nil, false},
 		{"version with an argument", []string{"version", "x"}, exitUsage, nil, []string{"no arguments"}, true},
-		{"run mmc", []string{"run", "mmc", "--horizon", "20s", "--warmup", "1s"}, exitOK,
+		{"mmc", []string{"mmc", "--horizon", "20s", "--warmup", "1s"}, exitOK,
 			[]string{"M/M/4", "ρ=0.8000", "mean wait Wq (s)", "Erlang C", "utilisation", "events/s"}, nil, false},
-		{"run mmc unstable", []string{"run", "mmc", "--lambda", "500", "--horizon", "2s", "--warmup", "0s"}, exitOK,
+		{"mmc unstable", []string{"mmc", "--lambda", "500", "--horizon", "2s", "--warmup", "0s"}, exitOK,
 			[]string{"unstable"}, nil, false},
-		{"run without a model", []string{"run"}, exitUsage, nil, []string{"exactly one MODEL"}, true},
-		{"run unknown model", []string{"run", "mm1"}, exitUsage, nil, []string{`unknown model "mm1"`}, true},
-		{"run bad flag value", []string{"run", "mmc", "--c", "zero"}, exitUsage, nil, []string{"invalid argument", "--c"}, true},
-		{"run unknown flag", []string{"run", "mmc", "--nope"}, exitUsage, nil, []string{"unknown flag: --nope"}, true},
-		{"run invalid config names field and rule", []string{"run", "mmc", "--mu", "-3", "--c", "0"}, exitUsage, nil,
+		{"mmc with an argument", []string{"mmc", "x"}, exitUsage, nil, []string{"no arguments"}, true},
+		{"mmc bad flag value", []string{"mmc", "--c", "zero"}, exitUsage, nil, []string{"invalid argument", "--c"}, true},
+		{"mmc unknown flag", []string{"mmc", "--nope"}, exitUsage, nil, []string{"unknown flag: --nope"}, true},
+		{"mmc invalid config names field and rule", []string{"mmc", "--mu", "-3", "--c", "0"}, exitUsage, nil,
 			[]string{"mu: -3: must be a finite number > 0", "c: 0: must be ≥ 1"}, true},
-		{"run --help", []string{"run", "--help"}, exitOK, nil, []string{"Usage: simulate run MODEL", "Examples:", "--lambda"}, false},
+		{"mmc --help", []string{"mmc", "--help"}, exitOK, nil, []string{"Usage: simulate mmc", "Examples:", "--lambda"}, false},
+		{"run unknown scenario", []string{"run", "no-such-scenario"}, exitUsage, nil, []string{"neither a library scenario", "spike"}, true},
+		{"run two scenarios", []string{"run", "a", "b"}, exitUsage, nil, []string{"at most one"}, true},
+		{"run bad format", []string{"run", "--format", "xml"}, exitUsage, nil, []string{"--format \"xml\""}, true},
+		{"run bad --set", []string{"run", "healthy", "--set", "duration"}, exitUsage, nil, []string{"want path=value"}, true},
+		{"run --set to a bad value", []string{"run", "healthy", "--set", "duration=-5s"}, exitFailure, nil, []string{"duration", "-5s"}, true},
+		{"list", []string{"list"}, exitOK, []string{"* spike", "healthy", "default scenario"}, nil, false},
+		{"show", []string{"show", "healthy"}, exitOK, []string{"name: healthy", "claim:"}, nil, false},
+		{"show unknown", []string{"show", "nope"}, exitUsage, nil, []string{"nope"}, true},
+		{"validate without files", []string{"validate"}, exitUsage, nil, []string{"at least one FILE"}, true},
+		{"sweep too many --vary", []string{"sweep", "--vary", "a=1,2", "--vary", "b=1,2", "--vary", "c=1,2"}, exitUsage, nil, []string{"at most 2"}, true},
+		{"sweep zero workers", []string{"sweep", "--workers", "0"}, exitUsage, nil, []string{"--workers 0"}, true},
+		{"check needs one mode", []string{"check", "dir"}, exitUsage, nil, []string{"exactly one of --baseline and --write-baseline"}, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -64,7 +75,7 @@ func TestCLI(t *testing.T) {
 func TestRunMMCDeterministic(t *testing.T) {
 	once := func() string {
 		var out bytes.Buffer
-		if s := run([]string{"run", "mmc", "--horizon", "30s", "--warmup", "1s", "--seed", "3"}, &out, &bytes.Buffer{}); s != 0 {
+		if s := run([]string{"mmc", "--horizon", "30s", "--warmup", "1s", "--seed", "3"}, &out, &bytes.Buffer{}); s != 0 {
 			t.Fatalf("status %d", s)
 		}
 		lines := strings.Split(strings.TrimSpace(out.String()), "\n")

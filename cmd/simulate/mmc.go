@@ -11,19 +11,16 @@ import (
 	"overloadsim/internal/queueing"
 )
 
-var runCommand = command{
-	summary: "run a model (built-in: mmc) and print what it measured",
-	usage: `Usage: simulate run MODEL [options]
+var mmcCommand = command{
+	summary: "run the built-in M/M/c queue and compare it with Erlang C",
+	usage: `Usage: simulate mmc [options]
 
-Runs a model on the virtual clock and prints its measurements on stdout.
-
-Arguments:
-  MODEL   mmc: an M/M/c queue (Poisson arrivals, c exponential servers, FIFO),
-          compared with Erlang C
+Runs an M/M/c queue (Poisson arrivals, c exponential servers, one FIFO queue) on the
+simulation kernel and prints its measurements next to Erlang C, with the kernel's speed.
 
 Examples:
-  simulate run mmc
-  simulate run mmc --lambda 380 --mu 100 --c 4 --horizon 10m --seed 7`,
+  simulate mmc
+  simulate mmc --lambda 380 --mu 100 --c 4 --horizon 10m --seed 7`,
 	flags: func(fs *pflag.FlagSet) func([]string, io.Writer, io.Writer) error {
 		var cfg mmc.Config
 		fs.Float64Var(&cfg.Lambda, "lambda", 320, "arrival rate λ, customers/s")
@@ -33,11 +30,8 @@ Examples:
 		fs.DurationVar(&cfg.Warmup, "warmup", 30*time.Second, "ignore arrivals before this virtual time")
 		fs.Uint64Var(&cfg.Seed, "seed", 1, "random seed")
 		return func(args []string, stdout, stderr io.Writer) error {
-			if len(args) != 1 {
-				return usageErrorf("want exactly one MODEL argument (mmc), got %d", len(args))
-			}
-			if args[0] != "mmc" {
-				return usageErrorf("unknown model %q (known: mmc)", args[0])
+			if len(args) != 0 {
+				return usageErrorf("mmc takes no arguments, got %q", args)
 			}
 			if err := cfg.Validate(); err != nil {
 				return errUsage{err}

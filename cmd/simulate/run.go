@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
+
+	"overloadsim/scenarios"
 )
 
 // version is set at build time with -ldflags "-X main.version=v1.2.3"; otherwise the module
@@ -37,9 +39,19 @@ type command struct {
 	flags   func(fs *pflag.FlagSet) func(args []string, stdout, stderr io.Writer) error
 }
 
-var commands = map[string]command{
-	"run":     runCommand,
-	"version": versionCommand,
+var commands map[string]command
+
+func init() {
+	commands = map[string]command{
+		"check":    checkCommand,
+		"list":     listCommand,
+		"mmc":      mmcCommand,
+		"run":      runCommand,
+		"show":     showCommand,
+		"sweep":    sweepCommand,
+		"validate": validateCommand,
+		"version":  versionCommand,
+	}
 }
 
 // run is the whole CLI: it parses args, runs the command and returns the exit status.
@@ -53,6 +65,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		printUsage(w)
 		return status
 	}
+	scenarios.Version = buildVersion()
 	name := args[0]
 	cmd, ok := commands[name]
 	if !ok {

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"time"
+
+	"overloadsim/results"
+)
+
+// printSummary writes the human summary of a run: per group and in total, goodput against
+// offered load, amplification, latency, failures by class; per server, utilisation and the share
+// of capacity spent on rejections; and recovery after each fault.
+func printSummary(w io.Writer, run *results.Run) {
+	h, s := run.Header, run.Summary
+	fmt.Fprintf(w, "%s (seed %d): %s\n", h.Scenario, h.Seed, h.Claim)
+	warm := "fixed"
+	if h.WarmupAuto {
+		warm = "MSER-5"
+	}
+	fmt.Fprintf(w, "measured %v after a %v warm-up (%s)\n\n", s.Measured, s.Warmup, warm)
+	fmt.Fprintf(w, "%-16s %9s %9s %7s %9s %9s %9s  %s\n", "group", "offered/s", "goodput/s", "ampl", "p50", "p99", "failed/s", "failures by class")
+	groups := append(append([]results.GroupSummary(nil), s.Groups...), s.Total)
+	for _, g := range groups {
+		fmt.Fprintf(w, "%-16s %9.1f %9.1f %7.3f %9s %9s %9.1f  %s\n", g.Name, g.Offered, g.Goodput,
+			g.Amplification, secs(g.Success.P50), secs(g.Success.P99), g.FailureRate, failures(g.Failures))
+	}
+	fmt.Fprintf(w, "\n%-16s %9s %9s %9s %9s %9s\n", "server", "util", "done/s", "reject/s", "rejShare", "wasted")
+	for _, sv := range s.Servers {
+		fmt.Fprintf(w, "%-16s %9.3f %9.1f %9.1f %9.3f %9.3f\n", sv.Name, sv.Utilisation, sv.Throughput,
+			sv.RejectionRate, sv.RejectShare, sv.WastedShare)
+	}
+	if len(s.Recoveries) > 0 {
+		fmt.Fprintln(w)
+		for _, r := range s.Recoveries {
+			switch r.Outcome {
+			case results.Recovered:
+				fmt.Fprintf(w, "recovery after %s: %.1f s\n", r.Fault, r.Seconds)
+			case results.NotRecovered:
+				fmt.Fprintf(w, "recovery after %s: did not recover\n", r.Fault)
+			default:
+				fmt.Fprintf(w, "recovery after %s: no pre-trigger baseline\n", r.Fault)
+			}
+		}
+	}
+}
+
+// secs formats a latency in seconds with a unit that fits it.
+func secs(x float64) string {
+	if math.IsNaN(x) || x == 0 {
+		return "-"
+	}
+	return time.Duration(x * 1e9).Round(10 * time.Microsecond).String()
+}
+
+func failures(fs []results.ClassFailures) string {
+	var parts []string
+	for _, f := range fs {
+		if f.Count > 0 {
+			parts = append(parts, fmt.Sprintf("%s %.1f/s", f.Class, f.Rate))
+		}
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// printSweep writes one line per point: its parameters and the headline metrics with their
+// 95 % confidence half-widths.
+func printSweep(w io.Writer, points []results.PointStats) {
+	for _, p := range points {
+		var params []string
+		for _, pr := range p.Params {
+			params = append(params, pr.Path+"="+pr.Value)
+		}
+		label := strings.Join(params, " ")
+		if label == "" {
+			label = "(base)"
+		}
+		fmt.Fprintf(w, "%-40s", label)
+		for _, m := range []string{"total.goodput", "total.amplification", "total.latency_ok_p99"} {
+			if st, ok := p.Metric(m); ok {
+				fmt.Fprintf(w, "  %s %.4g ± %.2g", strings.TrimPrefix(m, "total."), st.Mean, st.CI95)
+			}
+		}
+		fmt.Fprintln(w)
+	}
+}

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func runOK(t *testing.T, args ...string) string {
+	t.Helper()
+	var out, errb bytes.Buffer
+	if s := run(args, &out, &errb); s != exitOK {
+		t.Fatalf("simulate %s: exit %d\n%s", strings.Join(args, " "), s, errb.String())
+	}
+	return out.String()
+}
+
+func readAll(t *testing.T, dir string, names ...string) map[string][]byte {
+	t.Helper()
+	m := map[string][]byte{}
+	for _, n := range names {
+		b, err := os.ReadFile(filepath.Join(dir, n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m[n] = b
+	}
+	return m
+}
+
+// TestRunDefaultDeterministic: `simulate run` on the default scenario writes run.json,
+// timeseries.csv and summary.json; two runs give identical bytes; summary.json at seed 1 matches
+// its golden file (go test ./cmd/simulate -update rewrites it).
+func TestRunDefaultDeterministic(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	out := runOK(t, "run", "--out", a)
+	runOK(t, "run", "--out", b)
+	for _, want := range []string{"spike (seed 1)", "goodput/s", "ampl", "server"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+	files := []string{"run.json", "timeseries.csv", "summary.json"}
+	fa, fb := readAll(t, a, files...), readAll(t, b, files...)
+	for _, f := range files {
+		if !bytes.Equal(fa[f], fb[f]) {
+			t.Errorf("%s differs between two runs of the same scenario and seed", f)
+		}
+	}
+	golden := filepath.Join("testdata", "spike-seed1-summary.json")
+	if *update {
+		if err := os.WriteFile(golden, fa["summary.json"], 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(fa["summary.json"], want) {
+		t.Errorf("summary.json of the default scenario at seed 1 differs from %s (review, then -update)", golden)
+	}
+}
+
+// TestSweepWorkersIdentical: a sweep writes the same bytes with 1 worker and with 4.
+func TestSweepWorkersIdentical(t *testing.T) {
+	args := func(dir, workers string) []string {
+		return []string{"sweep", "healthy", "--set", "duration=6s", "--set", "warmup=1s",
+			"--vary", "seed=1,2", "--replications", "3", "--workers", workers, "--out", dir}
+	}
+	a, b := t.TempDir(), t.TempDir()
+	runOK(t, args(a, "1")...)
+	runOK(t, args(b, "4")...)
+	fa, fb := readAll(t, a, "points.csv", "sweep.json"), readAll(t, b, "points.csv", "sweep.json")
+	for f := range fa {
+		if !bytes.Equal(fa[f], fb[f]) {
+			t.Errorf("%s differs between --workers 1 and --workers 4", f)
+		}
+	}
+	if lines := strings.Count(string(fa["points.csv"]), "\n"); lines != 3 {
+		t.Errorf("points.csv has %d lines, want a header and 2 points", lines)
+	}
+}
+
+// TestCheckGate: a baseline written from a run accepts the same run and rejects a worse one.
+func TestCheckGate(t *testing.T) {
+	dir := t.TempDir()
+	good, worse := filepath.Join(dir, "good"), filepath.Join(dir, "worse")
+	base := filepath.Join(dir, "healthy.json")
+	runOK(t, "run", "healthy", "--set", "duration=10s", "--out", good)
+	runOK(t, "check", "--write-baseline", base, good)
+	if out := runOK(t, "check", "--baseline", base, good); !strings.Contains(out, "ok:") {
+		t.Errorf("check of the baseline's own run: %s", out)
+	}
+	// Halve the node's capacity: goodput cannot keep up with the same offered load.
+	runOK(t, "run", "healthy", "--set", "duration=10s", "--set", "topology.nodes[0].workers=1", "--out", worse)
+	var out, errb bytes.Buffer
+	if s := run([]string{"check", "--baseline", base, worse}, &out, &errb); s != exitFailure ||
+		!strings.Contains(out.String(), "goodput") {
+		t.Errorf("check of a worse run: exit %d\n%s%s", s, out.String(), errb.String())
+	}
+}
+
+// TestValidateReportsFileLine: validate names the file, line, field, value and rule.
+func TestValidateReportsFileLine(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "bad.yaml")
+	src := "name: bad\nduration: -5s\nnosuchfield: 1\n"
+	if err := os.WriteFile(f, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if s := run([]string{"validate", f}, &out, &errb); s != exitFailure {
+		t.Fatalf("exit %d, want 1", s)
+	}
+	for _, want := range []string{"bad.yaml:2", "duration", "-5s", "bad.yaml:3", "nosuchfield"} {
+		if !strings.Contains(errb.String(), want) {
+			t.Errorf("validate output lacks %q:\n%s", want, errb.String())
+		}
+	}
+}

@@ -46,6 +46,8 @@ func init() {
 		"check":    checkCommand,
 		"list":     listCommand,
 		"mmc":      mmcCommand,
+		"plot":     plotCommand,
+		"report":   reportCommand,
 		"run":      runCommand,
 		"show":     showCommand,
 		"sweep":    sweepCommand,

@@ -76,6 +76,7 @@ Examples:
 		sets := fs.StringArray("set", nil, "override a scenario field: path=value (repeatable)")
 		out := fs.String("out", "", "output folder (default: out/<scenario>)")
 		format := fs.String("format", "text", "summary on stdout: text, json or csv (the time series)")
+		plotToo := fs.Bool("plot", false, "also draw the figures next to the results")
 		return func(args []string, stdout, stderr io.Writer) error {
 			ref, err := scenarioArg(args)
 			if err != nil {
@@ -104,6 +105,11 @@ Examples:
 				return err
 			}
 			fmt.Fprintf(stderr, "wrote %s\n", dir)
+			if *plotToo {
+				if err := writeFigures(dir, stderr); err != nil {
+					return err
+				}
+			}
 			switch *format {
 			case "json":
 				return writeFileTo(stdout, filepath.Join(dir, "summary.json"))
@@ -144,6 +150,7 @@ Examples:
 		reps := fs.Int("replications", 0, "runs per point (default: the scenario's, else 10)")
 		workers := fs.Int("workers", runtime.GOMAXPROCS(0), "runs at once")
 		out := fs.String("out", "", "output folder (default: out/<scenario>-sweep)")
+		plotToo := fs.Bool("plot", false, "also draw the figures next to the results")
 		return func(args []string, stdout, stderr io.Writer) error {
 			ref, err := scenarioArg(args)
 			if err != nil {
@@ -186,7 +193,13 @@ Examples:
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 			defer stop()
-			return runSweep(ctx, sc, base, *workers, dir, stdout, stderr)
+			if err := runSweep(ctx, sc, base, *workers, dir, stdout, stderr); err != nil {
+				return err
+			}
+			if *plotToo {
+				return writeFigures(dir, stderr)
+			}
+			return nil
 		}
 	},
 }

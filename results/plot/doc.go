@@ -1,0 +1,57 @@
+// Package plot draws the figures of a run or a sweep from its result files: SVG for tests and
+// reports, PNG (1200 × 800 px) for people. It is the only package of the module that imports
+// gonum.org/v1/plot (internal/lint enforces it); it reads only files, through package results.
+//
+// # Run figures
+//
+// WriteRunFigures reads a run folder (run.json, timeseries.csv, summary.json) and writes, next
+// to them, NAME.svg and NAME.png for each of RunFigures:
+//
+//	timeseries     offered load, attempts, goodput, failures (all groups) and rejections (all
+//	               servers), per second; below, with more than one group, goodput and
+//	               failures per group
+//	amplification  retry amplification (all groups, each group, the line 1 = no retries);
+//	               below, the retry-token level per group: mean (solid) and minimum (dashed)
+//	               over the clients with a token bucket
+//	latency        p50, p99 and p99.9 latency of successful operations; below, of failed ones;
+//	               a log axis when the values span more than a factor of 50
+//	servers        per server: utilisation, worker queue length, request-limiter tokens and
+//	               open connections, a panel each
+//
+// Every value of timeseries.csv is a rate or a percentile over one interval, drawn at the
+// middle of the interval; a missing value (an interval without failures has no failure
+// latency) leaves a gap. Each figure shades the warm-up in grey and every trigger in red: a
+// window as a band, an instantaneous fault (a stepdown) as a dashed line. The first panel
+// labels them with the fault's name and its recovery ("recovered in 5 s", "did not recover").
+// The windows come from summary.json, whose recoveries hold one entry per trigger of the run
+// (results.FaultWindows).
+//
+// # Sweep figures
+//
+// WriteSweepFigures reads a sweep folder (sweep.json) and writes NAME.svg and NAME.png for each
+// of SweepFigures: sweep-goodput, sweep-amplification and sweep-p99 (the p99 latency of
+// successful operations). The x axis is the first swept parameter: rates ("1000/s") in
+// operations per second, durations in s, ms or µs, plain numbers as they are, and anything else
+// (a policy name, a driver block) as one position per value, in the order of the sweep. Each
+// line is one value of the second swept parameter, or, with one parameter, all groups together
+// and each group (with more than one). A line is the mean over the replications with its 95 %
+// confidence band (Student t, results.Aggregate); over categories, points with bars side by
+// side. A point where a metric has no value (no operation succeeded, so no p99) is marked with
+// a cross along the bottom.
+//
+// sweep-goodput adds the ideal goodput min(offered, capacity), offered being the mean total
+// offered load at each x, and marks each line's knee: the first point, in x order, whose mean
+// goodput is more than KneeShortfall (5 %) below its mean offered load. The capacity is the
+// plateau the sweep reached: the highest mean total goodput at any point. It is measured rather
+// than parsed from the scenario because the ceiling is not always a limiter's rate (a sweep may
+// vary the limiter, or the workers may saturate first); where the limiter is the ceiling, the
+// plateau sits at its rate, a little above when the token bucket's burst counts in.
+//
+// # Files
+//
+// Every file is written to ".NAME.tmp" in the folder and renamed, so a file with its final
+// name is complete. The SVG is byte-stable: no time stamps, numbers at five significant digits,
+// one font (Liberation Sans, embedded in gonum/plot and named, not embedded, in the SVG), the
+// same layout for the same data, so tests compare it byte for byte (testdata/, regenerated
+// with go test ./results/plot -update). The PNG is for looking at.
+package plot

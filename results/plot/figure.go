@@ -1,0 +1,274 @@
+package plot
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"io"
+	"os"
+	"path/filepath"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// panel is one plot of a figure and its legend, drawn in a gutter right of the plot (never over
+// the data).
+type panel struct {
+	p      *plot.Plot
+	legend plot.Legend
+	keys   []string       // the legend's entries
+	over   []plot.Plotter // drawn last, over the data (labels)
+}
+
+// key adds a legend entry.
+func (pn *panel) key(name string, thumbs ...plot.Thumbnailer) {
+	pn.legend.Add(name, thumbs...)
+	pn.keys = append(pn.keys, name)
+}
+
+func newPanel(title, xlabel, ylabel string) *panel {
+	return &panel{p: newPlot(title, xlabel, ylabel), legend: newLegend()}
+}
+
+// empty marks a panel with nothing to draw: a message in the middle, no y tick labels.
+func (pn *panel) empty(msg string) {
+	pn.p.Y.Min, pn.p.Y.Max = 0, 1
+	pn.p.Y.Tick.Marker = plot.ConstantTicks{}
+	pn.p.Add(note{msg})
+}
+
+// hasLegend reports whether the panel's legend has entries.
+func (pn *panel) hasLegend() bool { return len(pn.keys) > 0 }
+
+// figure is a titled grid of panels. Rows may hold different numbers of panels; within a row
+// the panels share its height, and their data areas line up: left edges of every row's first
+// panel, of same-position panels in rows of the same width, right edges of every row's last
+// panel, and tops and bottoms within a row. Only a row's last panel may have a legend; the
+// gutter is as wide as the widest legend.
+type figure struct {
+	name     string // file base name
+	title    string
+	subtitle string
+	rows     [][]*panel
+	weights  []float64 // relative row heights; nil for equal rows
+	ready    bool      // prepare has run
+}
+
+// prepare finishes the panels once, before the first drawing: room above the data (more
+// under window labels), linear y axes ending at a tick, the overlays added last.
+func (f *figure) prepare() {
+	if f.ready {
+		return
+	}
+	f.ready = true
+	for _, row := range f.rows {
+		for _, pn := range row {
+			head := 0.03
+			if len(pn.over) > 0 {
+				head = 0.1 // room for the window labels along the top
+			}
+			roundUp(pn.p, head)
+			pn.p.Add(pn.over...)
+		}
+	}
+}
+
+// Layout constants.
+var (
+	margin    = vg.Points(10)
+	rowGap    = vg.Points(10)
+	colGap    = vg.Points(14)
+	gutterPad = vg.Points(8)
+)
+
+// draw renders the figure onto dc.
+func (f *figure) draw(dc draw.Canvas) {
+	f.prepare()
+	dc.SetColor(color.White)
+	dc.Fill(dc.Rectangle.Path())
+	area := draw.Crop(dc, margin, -margin, margin, -margin)
+
+	top := area.Max.Y
+	title := textStyle(titleSize, true)
+	title.XAlign, title.YAlign = draw.XCenter, draw.YTop
+	area.FillText(title, vg.Point{X: area.Center().X, Y: top}, f.title)
+	top -= title.Rectangle(f.title).Size().Y + vg.Points(4)
+	if f.subtitle != "" {
+		sub := textStyle(subtitleSize, false)
+		sub.Color = noteColour
+		sub.XAlign, sub.YAlign = draw.XCenter, draw.YTop
+		area.FillText(sub, vg.Point{X: area.Center().X, Y: top}, f.subtitle)
+		top -= sub.Rectangle(f.subtitle).Size().Y
+	}
+	area.Max.Y = top - vg.Points(8)
+
+	var gutter vg.Length
+	for _, row := range f.rows {
+		for _, pn := range row {
+			if pn.hasLegend() {
+				gutter = max(gutter, pn.legend.Rectangle(draw.Canvas{}).Size().X+2*gutterPad)
+			}
+		}
+	}
+
+	// Tiles: split the height by weight, then each row's width equally, the last tile of a
+	// row getting the gutter on top of its share.
+	var total float64
+	for i := range f.rows {
+		total += f.weight(i)
+	}
+	height := area.Max.Y - area.Min.Y - vg.Length(len(f.rows)-1)*rowGap
+	tiles := make([][]draw.Canvas, len(f.rows))
+	y := area.Max.Y
+	for i, row := range f.rows {
+		h := height * vg.Length(f.weight(i)/total)
+		w := (area.Max.X - area.Min.X - gutter - vg.Length(len(row)-1)*colGap) / vg.Length(len(row))
+		x := area.Min.X
+		for j := range row {
+			tw := w
+			if j == len(row)-1 {
+				tw += gutter
+			}
+			tiles[i] = append(tiles[i], draw.Canvas{Canvas: dc.Canvas, Rectangle: vg.Rectangle{
+				Min: vg.Point{X: x, Y: y - h}, Max: vg.Point{X: x + tw, Y: y}}})
+			x += tw + colGap
+		}
+		y -= h + rowGap
+	}
+
+	// Plot canvases: the tile less the gutter, then cropped so the data areas line up.
+	type col struct{ n, j int }
+	left := map[col]vg.Length{}
+	key := func(n, j int) col {
+		if j == 0 {
+			return col{0, 0}
+		}
+		return col{n, j}
+	}
+	plotC := make([][]draw.Canvas, len(f.rows))
+	offs := make([][][3]vg.Length, len(f.rows)) // left, bottom, top offsets of the data area
+	for i, row := range f.rows {
+		for j, pn := range row {
+			c := tiles[i][j]
+			if j == len(row)-1 {
+				c.Max.X -= gutter
+			}
+			plotC[i] = append(plotC[i], c)
+			d := pn.p.DataCanvas(c)
+			o := [3]vg.Length{d.Min.X - c.Min.X, d.Min.Y - c.Min.Y, c.Max.Y - d.Max.Y}
+			offs[i] = append(offs[i], o)
+			k := key(len(row), j)
+			left[k] = max(left[k], o[0])
+		}
+	}
+	for i, row := range f.rows {
+		var bottom, topOff vg.Length
+		for j := range row {
+			bottom, topOff = max(bottom, offs[i][j][1]), max(topOff, offs[i][j][2])
+		}
+		for j, pn := range row {
+			o := offs[i][j]
+			// Line the data areas' tops up by padding the title (which keeps the titles of a
+			// row level) or, without a title, by cropping.
+			c := draw.Crop(plotC[i][j], left[key(len(row), j)]-o[0], 0, bottom-o[1], 0)
+			pad := pn.p.Title.Padding
+			if pn.p.Title.Text != "" {
+				pn.p.Title.Padding += topOff - o[2]
+			} else {
+				c = draw.Crop(c, 0, 0, 0, -(topOff - o[2]))
+			}
+			pn.p.Draw(c)
+			if j == len(row)-1 && pn.hasLegend() {
+				d := pn.p.DataCanvas(c)
+				lc := draw.Canvas{Canvas: dc.Canvas, Rectangle: vg.Rectangle{
+					Min: vg.Point{X: c.Max.X + gutterPad, Y: d.Min.Y},
+					Max: vg.Point{X: c.Max.X + gutter, Y: d.Max.Y}}}
+				pn.legend.Draw(lc)
+			}
+			pn.p.Title.Padding = pad
+		}
+	}
+}
+
+func (f *figure) weight(i int) float64 {
+	if i < len(f.weights) && f.weights[i] > 0 {
+		return f.weights[i]
+	}
+	return 1
+}
+
+// svg renders the figure as SVG: byte-stable (no time stamps, fonts named, not embedded).
+func (f *figure) svg() ([]byte, error) {
+	c := vgsvg.New(figWidth, figHeight)
+	f.draw(draw.New(c))
+	var b bytes.Buffer
+	if _, err := c.WriteTo(&b); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// png renders the figure as a 1200 × 800 px PNG.
+func (f *figure) png() ([]byte, error) {
+	c := vgimg.NewWith(vgimg.UseWH(figWidth, figHeight), vgimg.UseDPI(pngDPI))
+	f.draw(draw.New(c))
+	var b bytes.Buffer
+	if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(&b); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// writeFigures writes NAME.svg and NAME.png of every figure into dir and returns the names.
+func writeFigures(dir string, figs []*figure) ([]string, error) {
+	var names []string
+	for _, f := range figs {
+		svg, err := f.svg()
+		if err != nil {
+			return names, fmt.Errorf("plot: %s.svg: %w", f.name, err)
+		}
+		if err := writeFileAtomic(filepath.Join(dir, f.name+".svg"), svg); err != nil {
+			return names, err
+		}
+		png, err := f.png()
+		if err != nil {
+			return names, fmt.Errorf("plot: %s.png: %w", f.name, err)
+		}
+		if err := writeFileAtomic(filepath.Join(dir, f.name+".png"), png); err != nil {
+			return names, err
+		}
+		names = append(names, f.name)
+	}
+	return names, nil
+}
+
+// writeFileAtomic writes data to path through ".NAME.tmp" in the same folder, synced, then
+// renamed, so a file with its final name is always complete (as results does).
+func writeFileAtomic(path string, data []byte) (err error) {
+	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return fmt.Errorf("plot: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(tmp)
+			err = fmt.Errorf("plot: writing %s: %w", path, err)
+		}
+	}()
+	if _, err = io.Copy(f, bytes.NewReader(data)); err != nil {
+		return err
+	}
+	if err = f.Sync(); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}

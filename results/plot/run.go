@@ -1,0 +1,444 @@
+package plot
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"overloadsim/results"
+)
+
+// RunFigures are the base names of the figures WriteRunFigures draws, in order.
+var RunFigures = []string{"timeseries", "amplification", "latency", "servers"}
+
+// WriteRunFigures draws the figures of the run in dir (run.json, timeseries.csv and
+// summary.json, as results.WriteRunDir writes them) and writes each as NAME.svg and NAME.png
+// into dir. It returns the base names written, in the order of RunFigures.
+func WriteRunFigures(dir string) ([]string, error) {
+	figs, err := runFigures(dir)
+	if err != nil {
+		return nil, err
+	}
+	return writeFigures(dir, figs)
+}
+
+// run is what the run figures read from a run folder.
+type run struct {
+	hdr     results.Header
+	sum     results.Summary
+	ts      *results.Timeseries
+	x       []float64 // the middle of each interval, seconds
+	end     float64   // the end of the last interval, seconds
+	groups  []string
+	servers []string
+	wins    []window // the warm-up and the fault windows
+}
+
+func readRun(dir string) (*run, error) {
+	hdr, err := results.ReadHeader(dir)
+	if err != nil {
+		return nil, fmt.Errorf("plot: %w", err)
+	}
+	ts, err := results.ReadTimeseries(dir)
+	if err != nil {
+		return nil, fmt.Errorf("plot: %w", err)
+	}
+	sum, err := results.ReadSummary(dir)
+	if err != nil {
+		return nil, fmt.Errorf("plot: %w", err)
+	}
+	r := &run{hdr: hdr, sum: sum, ts: ts, groups: ts.Names(results.KindGroup), servers: ts.Names(results.KindServer)}
+	ends := ts.Ends()
+	if len(ends) == 0 {
+		return nil, fmt.Errorf("plot: %s: %s has no rows", dir, results.TimeseriesFile)
+	}
+	prev := max(0, ends[0].Seconds()-hdr.Interval.Seconds())
+	for _, e := range ends {
+		s := e.Seconds()
+		r.x = append(r.x, prev+(s-prev)/2)
+		prev = s
+	}
+	r.end = prev
+	if hdr.Warmup > 0 {
+		r.wins = append(r.wins, window{start: 0, end: hdr.Warmup.Seconds(), label: "warm-up", fill: warmupFill, edge: refColour})
+	}
+	for _, rec := range sum.Recoveries {
+		label := rec.Fault
+		switch rec.Outcome {
+		case results.Recovered:
+			label += ": recovered in " + formatSecs(rec.Seconds)
+		case results.NotRecovered:
+			label += ": did not recover"
+		}
+		r.wins = append(r.wins, window{start: rec.Start.Seconds(), end: rec.End.Seconds(), label: label, fill: faultFill, edge: faultEdge})
+	}
+	return r, nil
+}
+
+// formatSecs writes a number of seconds briefly: "5 s", "0.25 s".
+func formatSecs(s float64) string { return strconv.FormatFloat(s, 'g', 3, 64) + " s" }
+
+func (r *run) subtitle() string {
+	s := fmt.Sprintf("scenario %s · seed %d", r.hdr.Scenario, r.hdr.Seed)
+	if r.hdr.Replication > 0 {
+		s += fmt.Sprintf(" · replication %d", r.hdr.Replication)
+	}
+	s += fmt.Sprintf(" · %v run, %v intervals (plotted at their middle)", r.hdr.Duration, r.hdr.Interval)
+	if r.hdr.Warmup > 0 {
+		s += fmt.Sprintf(" · warm-up %v", r.hdr.Warmup)
+	}
+	return s
+}
+
+// timePanel returns a panel over the run's time axis with the windows shaded (and labelled,
+// when labels is set).
+func (r *run) timePanel(title, ylabel string, labels bool) *panel {
+	pn := newPanel(title, "time (s)", ylabel)
+	pn.p.X.Min, pn.p.X.Max = 0, r.end
+	if len(r.wins) > 0 {
+		pn.p.Add(&windows{ws: r.wins})
+		if labels {
+			pn.over = append(pn.over, &windowLabels{ws: r.wins})
+		}
+	}
+	return pn
+}
+
+// addWindowLegend adds legend entries for the kinds of window the run has.
+func (r *run) addWindowLegend(pn *panel) {
+	var warm, span, instant bool
+	for _, w := range r.wins {
+		switch {
+		case w.fill == warmupFill:
+			warm = true
+		case w.end > w.start:
+			span = true
+		default:
+			instant = true
+		}
+	}
+	if warm {
+		pn.key("warm-up", windowThumb{fill: warmupFill})
+	}
+	if span {
+		pn.key("fault window", windowThumb{fill: faultFill})
+	}
+	if instant {
+		pn.key("fault (instant)", windowThumb{edge: faultEdge, instant: true})
+	}
+}
+
+// groupColour is the colour of the i-th group (or server) in name order.
+func groupColour(i int) color.NRGBA { return paletteColour(i) }
+
+// groupWidth is the line width of the i-th of n groups (or servers): narrowing from the first
+// to the last, so that lines that coincide (two policies that never retry) show as stripes.
+func groupWidth(i, n int) vg.Length {
+	if n == 1 {
+		return medium
+	}
+	return max(thin, vg.Points(2.75)-vg.Points(0.4)*vg.Length(i))
+}
+
+// sumOver adds a column over the rows of a kind, interval by interval, skipping missing
+// values (NaN when every one is missing).
+func (r *run) sumOver(kind string, names []string, column string) []float64 {
+	out := make([]float64, len(r.x))
+	for i := range out {
+		out[i] = math.NaN()
+	}
+	for _, n := range names {
+		for i, v := range r.ts.Metric(kind, n, column) {
+			if !math.IsNaN(v) {
+				if math.IsNaN(out[i]) {
+					out[i] = 0
+				}
+				out[i] += v
+			}
+		}
+	}
+	return out
+}
+
+func (r *run) group(name, column string) []float64 {
+	return r.ts.Metric(results.KindGroup, name, column)
+}
+
+func (r *run) addLine(pn *panel, legend string, ys []float64, sty draw.LineStyle) *line {
+	l := &line{xs: r.x, ys: ys, style: sty}
+	pn.p.Add(l)
+	if legend != "" {
+		pn.key(legend, l)
+	}
+	return l
+}
+
+func runFigures(dir string) ([]*figure, error) {
+	r, err := readRun(dir)
+	if err != nil {
+		return nil, err
+	}
+	return []*figure{r.timeseriesFigure(), r.amplificationFigure(), r.latencyFigure(), r.serversFigure()}, nil
+}
+
+// timeseriesFigure: the rates of all groups together over time (rejections of all servers),
+// and, with more than one group, goodput and failures per group.
+func (r *run) timeseriesFigure() *figure {
+	f := &figure{name: "timeseries", title: "Offered load, attempts, goodput, rejections and failures over time", subtitle: r.subtitle()}
+	top := r.timePanel("All client groups (rejections: all servers)", "per second", true)
+	top.p.Y.Min = 0
+	r.addLine(top, "offered load (operations)", r.sumOver(results.KindGroup, r.groups, "offered"), lineStyle(metricOffered, medium, dashed))
+	r.addLine(top, "attempts (commands sent)", r.sumOver(results.KindGroup, r.groups, "attempts"), lineStyle(metricAttempts, medium, nil))
+	r.addLine(top, "goodput (successes)", r.sumOver(results.KindGroup, r.groups, "goodput"), lineStyle(metricGoodput, thick, nil))
+	r.addLine(top, "rejections (servers)", r.sumOver(results.KindServer, r.servers, "rejections"), lineStyle(metricRejections, medium, nil))
+	r.addLine(top, "failures (errors to app)", r.sumOver(results.KindGroup, r.groups, "failures"), lineStyle(metricFailures, medium, nil))
+	r.addWindowLegend(top)
+	f.rows = append(f.rows, []*panel{top})
+	if len(r.groups) > 1 {
+		good := r.timePanel("Goodput by group", "operations per second", false)
+		fail := r.timePanel("Failures by group", "operations per second", false)
+		for i, g := range r.groups {
+			sty := lineStyle(groupColour(i), groupWidth(i, len(r.groups)), nil)
+			r.addLine(good, "", r.group(g, "goodput"), sty)
+			r.addLine(fail, g, r.group(g, "failures"), sty)
+		}
+		good.p.Y.Min, fail.p.Y.Min = 0, 0
+		f.rows = append(f.rows, []*panel{good, fail})
+		f.weights = []float64{1.35, 1}
+	}
+	return f
+}
+
+// amplificationFigure: retry amplification above, the retry-token level below.
+func (r *run) amplificationFigure() *figure {
+	f := &figure{name: "amplification", title: "Retry amplification and retry-token level over time", subtitle: r.subtitle()}
+	amp := r.timePanel("Retry amplification: attempts ÷ operations issued", "attempts per operation", true)
+	amp.p.Y.Min = 0
+	ref := &hline{y: 1, style: lineStyle(refColour, thin, dotted)}
+	amp.p.Add(ref)
+	attempts := r.sumOver(results.KindGroup, r.groups, "attempts")
+	offered := r.sumOver(results.KindGroup, r.groups, "offered")
+	total := make([]float64, len(r.x))
+	for i := range total {
+		total[i] = math.NaN()
+		if offered[i] > 0 {
+			total[i] = attempts[i] / offered[i]
+		}
+	}
+	if len(r.groups) > 1 {
+		r.addLine(amp, "all groups", total, lineStyle(totalColour, thick, nil))
+		for i, g := range r.groups {
+			r.addLine(amp, g, r.group(g, "amplification"), lineStyle(groupColour(i), groupWidth(i, len(r.groups)), nil))
+		}
+	} else {
+		r.addLine(amp, r.groupName(), total, lineStyle(groupColour(0), thick, nil))
+	}
+	amp.key("1 = no retries", ref)
+	r.addWindowLegend(amp)
+
+	tok := r.timePanel("Retry-token level over the clients with a token bucket", "tokens", false)
+	tok.p.Y.Min = 0
+	drawnTokens := false
+	for i, g := range r.groups {
+		mean, lo := r.group(g, "retry_tokens_mean"), r.group(g, "retry_tokens_min")
+		if allMissing(mean) && allMissing(lo) {
+			continue
+		}
+		drawnTokens = true
+		r.addLine(tok, g, mean, lineStyle(groupColour(i), medium, nil))
+		r.addLine(tok, "", lo, lineStyle(groupColour(i), medium, dashed))
+	}
+	if drawnTokens {
+		tok.key("mean over clients", &line{style: lineStyle(totalColour, medium, nil)})
+		tok.key("min over clients", &line{style: lineStyle(totalColour, medium, dashed)})
+	} else {
+		tok.empty("no client has a retry token bucket (adaptive retries off)")
+	}
+	f.rows = [][]*panel{{amp}, {tok}}
+	return f
+}
+
+// groupName is the legend text of the only group (or "all groups").
+func (r *run) groupName() string {
+	if len(r.groups) == 1 {
+		return r.groups[0]
+	}
+	return "all groups"
+}
+
+func allMissing(xs []float64) bool {
+	for _, x := range xs {
+		if !math.IsNaN(x) {
+			return false
+		}
+	}
+	return true
+}
+
+// percentiles of the latency figure: column suffix, legend text, line width and dashes, and
+// the colour when there is one group (with several, the group's).
+var percentiles = []struct {
+	suffix, name string
+	width        vg.Length
+	dashes       []vg.Length
+	colour       color.NRGBA
+}{
+	{"p50", "p50", thick + vg.Points(0.5), nil, palette[0]},
+	{"p99", "p99", medium, dashed, palette[1]},
+	{"p999", "p99.9", thin, dotted, palette[3]},
+}
+
+// logRange decides the y scale of values: a log axis when the positive values span more than
+// a factor of 50, else linear from 0. It returns the positive extremes (NaN when none).
+func logRange(series ...[]float64) (useLog bool, lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, ys := range series {
+		for _, y := range ys {
+			if valid(y) && y > 0 {
+				lo, hi = math.Min(lo, y), math.Max(hi, y)
+			}
+		}
+	}
+	if math.IsInf(lo, 1) {
+		return false, math.NaN(), math.NaN()
+	}
+	return hi/lo > 50, lo, hi
+}
+
+// latencyUnit picks milliseconds or seconds for latencies up to hi seconds.
+func latencyUnit(hi float64) (name string, scale float64) {
+	if hi >= 10 {
+		return "s", 1
+	}
+	return "ms", 1000
+}
+
+func scaled(xs []float64, k float64) []float64 {
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = x * k
+	}
+	return out
+}
+
+// latencyFigure: latency percentiles of successes above, of failures below; a log axis when
+// the range needs one.
+func (r *run) latencyFigure() *figure {
+	f := &figure{name: "latency", title: "Operation latency (issue to final result, retries and backoff included)", subtitle: r.subtitle()}
+	var all [][]float64
+	for _, g := range r.groups {
+		for _, pc := range percentiles {
+			all = append(all, r.group(g, "latency_ok_"+pc.suffix), r.group(g, "latency_fail_"+pc.suffix))
+		}
+	}
+	_, _, hi := logRange(all...)
+	unit, k := latencyUnit(hi)
+	for pi, kind := range []struct{ title, prefix, empty string }{
+		{"Successful operations", "latency_ok_", "no successful operations"},
+		{"Failed operations", "latency_fail_", "no failed operations"},
+	} {
+		pn := r.timePanel(kind.title, "latency ("+unit+")", pi == 0)
+		var series [][]float64
+		for _, g := range r.groups {
+			for _, pc := range percentiles {
+				series = append(series, scaled(r.group(g, kind.prefix+pc.suffix), k))
+			}
+		}
+		useLog, lo, hi := logRange(series...)
+		if math.IsNaN(lo) {
+			pn.empty(kind.empty)
+			f.rows = append(f.rows, []*panel{pn})
+			continue
+		}
+		if useLog {
+			logAxis(pn.p, lo, hi)
+			pn.p.Y.Label.Text = "latency (" + unit + ", log scale)"
+			for i := range series {
+				series[i] = logValues(series[i])
+			}
+		} else {
+			pn.p.Y.Min = 0
+		}
+		n := 0
+		for gi, g := range r.groups {
+			for _, pc := range percentiles {
+				// Dashes tell the percentiles apart, and widths narrowing from p50 to p99.9
+				// keep lines that coincide (every failure at the same timeout) visible.
+				sty := lineStyle(groupColour(gi), pc.width, pc.dashes)
+				if len(r.groups) == 1 {
+					sty.Color = pc.colour
+				}
+				l := &line{xs: r.x, ys: series[n], style: sty}
+				n++
+				pn.p.Add(l)
+				if len(r.groups) == 1 {
+					pn.key(pc.name, l)
+				}
+			}
+			if len(r.groups) > 1 {
+				pn.key(g, &line{style: lineStyle(groupColour(gi), medium, nil)})
+			}
+		}
+		if len(r.groups) > 1 {
+			for _, pc := range percentiles {
+				pn.key(pc.name, &line{style: lineStyle(totalColour, pc.width, pc.dashes)})
+			}
+		}
+		if pi == 0 {
+			r.addWindowLegend(pn)
+		}
+		f.rows = append(f.rows, []*panel{pn})
+	}
+	return f
+}
+
+// serversFigure: utilisation, queue length, request-limiter tokens and connections, a panel
+// each, a line per server.
+func (r *run) serversFigure() *figure {
+	f := &figure{name: "servers", title: "Servers: utilisation, queue, request-limiter tokens and connections", subtitle: r.subtitle()}
+	metrics := []struct {
+		title, ylabel, column string
+		scale                 float64
+		empty                 string
+	}{
+		{"Utilisation: busy ÷ available worker time", "utilisation (%)", "utilisation", 100, "no server was up"},
+		{"Worker queue length (time average)", "queued requests", "queue", 1, "no queue"},
+		{"Request-limiter tokens at interval end", "tokens", "tokens", 1, "request limiter off"},
+		{"Open connections at interval end", "connections", "connections", 1, "no connections"},
+	}
+	var panels []*panel
+	for mi, m := range metrics {
+		pn := r.timePanel(m.title, m.ylabel, mi == 0)
+		pn.p.Y.Min = 0
+		if m.column == "utilisation" {
+			// 0 to 100 %, with room above a saturated server's line.
+			pn.p.Y.Max = 104
+			pn.p.Y.Tick.Marker = plot.ConstantTicks{{Value: 0, Label: "0"}, {Value: 20, Label: "20"},
+				{Value: 40, Label: "40"}, {Value: 60, Label: "60"}, {Value: 80, Label: "80"}, {Value: 100, Label: "100"}}
+		}
+		drawn := false
+		for i, s := range r.servers {
+			ys := scaled(r.ts.Metric(results.KindServer, s, m.column), m.scale)
+			drawn = drawn || !allMissing(ys)
+			l := &line{xs: r.x, ys: ys, style: lineStyle(groupColour(i), groupWidth(i, len(r.servers)), nil)}
+			pn.p.Add(l)
+			if mi == 1 {
+				pn.key(s, l)
+			}
+		}
+		if !drawn {
+			pn.empty(m.empty)
+		}
+		if mi == 1 {
+			r.addWindowLegend(pn)
+		}
+		panels = append(panels, pn)
+	}
+	f.rows = [][]*panel{panels[:2], panels[2:]}
+	return f
+}

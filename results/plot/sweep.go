@@ -1,0 +1,518 @@
+package plot
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"overloadsim/results"
+)
+
+// SweepFigures are the base names of the figures WriteSweepFigures draws, in order.
+var SweepFigures = []string{"sweep-goodput", "sweep-amplification", "sweep-p99"}
+
+// KneeShortfall is how far below the offered load goodput must fall for a sweep point to be
+// the knee: the first point, in x order, whose mean goodput is below (1 − KneeShortfall) ×
+// its mean offered load.
+const KneeShortfall = 0.05
+
+// WriteSweepFigures draws the figures of the sweep in dir (sweep.json, as
+// results.WriteSweepDir writes it) and writes each as NAME.svg and NAME.png into dir. It
+// returns the base names written, in the order of SweepFigures.
+func WriteSweepFigures(dir string) ([]string, error) {
+	figs, err := sweepFigures(dir)
+	if err != nil {
+		return nil, err
+	}
+	return writeFigures(dir, figs)
+}
+
+// axisKind is how a swept parameter's values read as numbers.
+type axisKind int
+
+const (
+	axisCategory axisKind = iota // not numbers: one position per value
+	axisNumber
+	axisRate     // "1000/s"
+	axisDuration // "250ms"
+)
+
+// xAxis maps a swept parameter's values to positions on the x axis.
+type xAxis struct {
+	path   string
+	kind   axisKind
+	values []string // in order of first appearance
+	pos    map[string]float64
+	label  string
+	ticks  plot.Ticker // nil for nice linear ticks
+}
+
+// parseValue reads a parameter value as a number of its kind: a rate "N/s" in operations per
+// second, a Go duration in seconds, a plain number.
+func parseValue(s string) (float64, axisKind, bool) {
+	if v, err := strconv.ParseFloat(s, 64); err == nil {
+		return v, axisNumber, true
+	}
+	if n, ok := strings.CutSuffix(s, "/s"); ok {
+		if v, err := strconv.ParseFloat(n, 64); err == nil {
+			return v, axisRate, true
+		}
+	}
+	if d, err := time.ParseDuration(s); err == nil {
+		return d.Seconds(), axisDuration, true
+	}
+	return 0, axisCategory, false
+}
+
+// newXAxis reads the values of the parameter path. All values of one numeric kind make a
+// numeric axis (durations in the unit that suits the largest); anything else is one position
+// per value, in order of first appearance.
+func newXAxis(path string, values []string) *xAxis {
+	a := &xAxis{path: path, values: values, pos: map[string]float64{}}
+	kind := axisCategory
+	nums := make([]float64, len(values))
+	for i, v := range values {
+		x, k, ok := parseValue(v)
+		if !ok || i > 0 && k != kind {
+			kind = axisCategory
+			break
+		}
+		kind, nums[i] = k, x
+	}
+	a.kind = kind
+	if path == "" {
+		a.label = "(no swept parameter)"
+	}
+	switch kind {
+	case axisCategory:
+		ticks := make(plot.ConstantTicks, len(values))
+		for i, v := range values {
+			a.pos[v] = float64(i)
+			ticks[i] = plot.Tick{Value: float64(i), Label: v}
+		}
+		a.ticks = ticks
+		if path != "" {
+			a.label = path
+		}
+		return a
+	case axisRate:
+		a.label = path + " (operations/s)"
+	case axisDuration:
+		unit, k := "s", 1.0
+		if hi := slices.Max(nums); hi < 1e-3 {
+			unit, k = "µs", 1e6
+		} else if hi < 1 {
+			unit, k = "ms", 1e3
+		}
+		for i := range nums {
+			nums[i] *= k
+		}
+		a.label = path + " (" + unit + ")"
+	default:
+		a.label = path
+	}
+	for i, v := range values {
+		a.pos[v] = nums[i]
+	}
+	return a
+}
+
+// isLoad reports whether the parameter is a workload's rate, so that x is the offered load.
+func (a *xAxis) isLoad() bool {
+	return a.kind == axisRate && strings.Contains(a.path, "workload")
+}
+
+// apply labels p's x axis and sets its range to cover every value, whether or not a metric
+// has a value there.
+func (a *xAxis) apply(p *plot.Plot) {
+	p.X.Label.Text = a.label
+	if a.ticks != nil {
+		p.X.Tick.Marker = a.ticks
+		p.X.Min, p.X.Max = -0.5, float64(len(a.values))-0.5
+		return
+	}
+	for _, v := range a.values {
+		p.X.Min, p.X.Max = math.Min(p.X.Min, a.pos[v]), math.Max(p.X.Max, a.pos[v])
+	}
+}
+
+// sweepLine is one line of a sweep figure: the points of one value of the second parameter,
+// or one group (or all of them), sorted by x.
+type sweepLine struct {
+	name   string
+	prefix string // metric prefix: "total." or "group.NAME."
+	pts    []*results.PointStats
+	xs     []float64
+}
+
+func (l *sweepLine) metric(name string) (mean, lo, hi []float64) {
+	for _, p := range l.pts {
+		m, ok := p.Metric(l.prefix + name)
+		if !ok {
+			m = results.MetricStats{Mean: math.NaN(), CI95: math.NaN()}
+		}
+		mean = append(mean, m.Mean)
+		ci := m.CI95
+		if math.IsNaN(ci) {
+			ci = 0 // one replication: no band, the line alone
+		}
+		lo, hi = append(lo, m.Mean-ci), append(hi, m.Mean+ci)
+	}
+	return
+}
+
+// sweep is what the sweep figures read from a sweep folder.
+type sweep struct {
+	hdr   results.Header
+	pts   []results.PointStats
+	x     *xAxis
+	by    string // the second parameter's path, "" if none
+	lines []*sweepLine
+}
+
+func param(p *results.PointStats, path string) string {
+	for _, pr := range p.Params {
+		if pr.Path == path {
+			return pr.Value
+		}
+	}
+	return ""
+}
+
+func readSweep(dir string) (*sweep, error) {
+	hdr, pts, err := results.ReadSweep(dir)
+	if err != nil {
+		return nil, fmt.Errorf("plot: %w", err)
+	}
+	if len(pts) == 0 {
+		return nil, fmt.Errorf("plot: %s: the sweep has no points", dir)
+	}
+	s := &sweep{hdr: hdr, pts: pts}
+	var paths []string
+	for _, p := range pts {
+		for _, pr := range p.Params {
+			if !slices.Contains(paths, pr.Path) {
+				paths = append(paths, pr.Path)
+			}
+		}
+	}
+	xPath := ""
+	if len(paths) > 0 {
+		xPath = paths[0]
+	}
+	if len(paths) > 1 {
+		s.by = paths[1]
+	}
+	var xValues []string
+	for i := range pts {
+		if v := param(&pts[i], xPath); !slices.Contains(xValues, v) {
+			xValues = append(xValues, v)
+		}
+	}
+	s.x = newXAxis(xPath, xValues)
+
+	newLine := func(name, prefix string, keep func(*results.PointStats) bool) *sweepLine {
+		l := &sweepLine{name: name, prefix: prefix}
+		for i := range pts {
+			if keep(&pts[i]) {
+				l.pts = append(l.pts, &pts[i])
+			}
+		}
+		slices.SortStableFunc(l.pts, func(a, b *results.PointStats) int {
+			return cmp.Compare(s.x.pos[param(a, xPath)], s.x.pos[param(b, xPath)])
+		})
+		for _, p := range l.pts {
+			l.xs = append(l.xs, s.x.pos[param(p, xPath)])
+		}
+		return l
+	}
+	if s.by != "" {
+		var values []string
+		for i := range pts {
+			if v := param(&pts[i], s.by); !slices.Contains(values, v) {
+				values = append(values, v)
+			}
+		}
+		for _, v := range values {
+			s.lines = append(s.lines, newLine(v, "total.", func(p *results.PointStats) bool { return param(p, s.by) == v }))
+		}
+		return s, nil
+	}
+	all := func(*results.PointStats) bool { return true }
+	groups := s.groups()
+	if len(groups) <= 1 {
+		s.lines = []*sweepLine{newLine("all groups", "total.", all)}
+		if len(groups) == 1 {
+			s.lines[0].name = groups[0]
+		}
+		return s, nil
+	}
+	s.lines = append(s.lines, newLine("all groups", "total.", all))
+	for _, g := range groups {
+		s.lines = append(s.lines, newLine(g, "group."+g+".", all))
+	}
+	return s, nil
+}
+
+// groups returns the client groups of the sweep, from its metric names, in order.
+func (s *sweep) groups() []string {
+	var out []string
+	for _, m := range s.pts[0].Metrics {
+		if name, ok := strings.CutPrefix(m.Name, "group."); ok {
+			if g, ok := strings.CutSuffix(name, ".goodput"); ok {
+				out = append(out, g)
+			}
+		}
+	}
+	return out
+}
+
+func (s *sweep) subtitle() string {
+	reps := s.pts[0].Replications
+	if reps == 1 {
+		return fmt.Sprintf("scenario %s · %d points × 1 replication (no confidence intervals)", s.hdr.Scenario, len(s.pts))
+	}
+	what := "lines: mean; bands: 95 % confidence interval (Student t)"
+	if s.x.kind == axisCategory {
+		what = "points: mean; bars: 95 % confidence interval (Student t)"
+	}
+	return fmt.Sprintf("scenario %s · %d points × %d replications · %s", s.hdr.Scenario, len(s.pts), reps, what)
+}
+
+// panelTitle names what the lines are: the second parameter's values, or the client groups.
+func (s *sweep) panelTitle() string {
+	switch {
+	case s.by != "":
+		return "one line per value of " + s.by + " (all groups)"
+	case len(s.lines) > 1:
+		return "all client groups and each group"
+	}
+	return ""
+}
+
+// versus is the x part of a title: "offered load" or the parameter.
+func (s *sweep) versus() string {
+	switch {
+	case s.x.isLoad():
+		return "offered load"
+	case s.x.path == "":
+		return "the single point"
+	}
+	return s.x.path
+}
+
+func (s *sweep) lineColour(i int) (sty draw.LineStyle, fill draw.LineStyle) {
+	col := paletteColour(i)
+	if s.by == "" && len(s.lines) > 1 {
+		// All groups in black, then each group in its colour of the run figures.
+		col = totalColour
+		if i > 0 {
+			col = paletteColour(i - 1)
+		}
+	}
+	alpha := uint8(0x38)
+	if col == totalColour {
+		alpha = 0x22
+	}
+	return lineStyle(col, medium, nil), lineStyle(withAlpha(col, alpha), 0, nil)
+}
+
+// addLines draws every line's mean of metric, scaled by k (and as log10 on a log axis), with
+// its confidence band: a line and a band over a numeric x, glyphs with whiskers, side by side,
+// over categories. The x positions where a line has no value are marked along the bottom.
+func (s *sweep) addLines(pn *panel, metric string, k float64, logY bool, absentText string) {
+	var absent []float64
+	for i, l := range s.lines {
+		sty, fill := s.lineColour(i)
+		mean, lo, hi := l.metric(metric)
+		mean, lo, hi = scaled(mean, k), scaled(lo, k), scaled(hi, k)
+		for j, m := range mean {
+			if !valid(m) && !slices.Contains(absent, l.xs[j]) {
+				absent = append(absent, l.xs[j])
+			}
+		}
+		if logY {
+			for j := range lo {
+				if !(lo[j] > 0) && mean[j] > 0 {
+					lo[j] = mean[j] * 1e-6 // the band runs off the bottom of the axis
+				}
+			}
+			mean, lo, hi = logValues(mean), logValues(lo), logValues(hi)
+		}
+		g := draw.GlyphStyle{Color: sty.Color, Radius: vg.Points(3.5), Shape: draw.CircleGlyph{}}
+		if s.x.kind == axisCategory {
+			xs := make([]float64, len(l.xs))
+			for j, x := range l.xs {
+				xs[j] = x + s.dodge(i)
+			}
+			w := &whiskers{xs: xs, ys: mean, lo: lo, hi: hi, style: sty, glyph: g}
+			pn.p.Add(w)
+			pn.key(l.name, w)
+			continue
+		}
+		b := &band{xs: l.xs, lo: lo, hi: hi, fill: fill.Color}
+		ln := &line{xs: l.xs, ys: mean, style: sty, glyph: &g}
+		pn.p.Add(b, ln)
+		pn.key(l.name, b, ln)
+	}
+	if len(absent) > 0 {
+		m := &missing{xs: absent, glyph: draw.GlyphStyle{Color: totalColour, Radius: vg.Points(5), Shape: draw.CrossGlyph{}}}
+		pn.p.Add(m)
+		pn.key(absentText, m)
+	}
+}
+
+// dodge is the x offset of line i over categories, so that the lines' points stand side by
+// side.
+func (s *sweep) dodge(i int) float64 {
+	return 0.12 * (float64(i) - float64(len(s.lines)-1)/2)
+}
+
+func sweepFigures(dir string) ([]*figure, error) {
+	s, err := readSweep(dir)
+	if err != nil {
+		return nil, err
+	}
+	return []*figure{s.goodputFigure(), s.amplificationFigure(), s.p99Figure()}, nil
+}
+
+// goodputFigure: goodput against the first parameter, with the ideal min(offered, capacity)
+// and each line's knee.
+func (s *sweep) goodputFigure() *figure {
+	f := &figure{name: "sweep-goodput", title: "Goodput vs " + s.versus(), subtitle: s.subtitle()}
+	pn := newPanel(s.panelTitle(), "", "goodput (operations/s)")
+	s.x.apply(pn.p)
+	pn.p.Y.Min = 0
+
+	// The capacity is the plateau: the highest mean goodput of all groups at any point.
+	capacity := math.Inf(-1)
+	for i := range s.pts {
+		if m, ok := s.pts[i].Metric("total.goodput"); ok && !math.IsNaN(m.Mean) {
+			capacity = math.Max(capacity, m.Mean)
+		}
+	}
+	s.addLines(pn, "goodput", 1, false, "no value")
+	if ix, iy := s.ideal(capacity); len(ix) > 0 {
+		var id interface {
+			plot.Plotter
+			plot.Thumbnailer
+		} = &line{xs: ix, ys: iy, style: lineStyle(totalColour, thin, dashed)}
+		if s.x.kind == axisCategory {
+			id = &levels{xs: ix, ys: iy, halfWidth: 0.3, style: lineStyle(totalColour, thin, dashed)}
+		}
+		pn.p.Add(id)
+		pn.key("ideal: min(offered, "+strconv.FormatFloat(capacity, 'f', 0, 64)+"/s)", id)
+	}
+
+	knee := false
+	for i, l := range s.lines {
+		good, _, _ := l.metric("goodput")
+		offered, _, _ := l.metric("offered")
+		for j := range good {
+			if good[j] < (1-KneeShortfall)*offered[j] {
+				sty, _ := s.lineColour(i)
+				x := l.xs[j]
+				if s.x.kind == axisCategory {
+					x += s.dodge(i)
+				}
+				k := &markers{xs: []float64{x}, ys: []float64{good[j]}, labels: []string{"knee"},
+					glyph: draw.GlyphStyle{Color: sty.Color, Radius: vg.Points(7), Shape: draw.RingGlyph{}}}
+				pn.p.Add(k)
+				knee = true
+				break
+			}
+		}
+	}
+	if knee {
+		pn.key("knee: goodput < 95 % of offered", &markers{glyph: draw.GlyphStyle{Color: totalColour, Radius: vg.Points(5), Shape: draw.RingGlyph{}}})
+	}
+	f.rows = [][]*panel{{pn}}
+	return f
+}
+
+// ideal returns the ideal goodput line min(offered, capacity) over the x positions, offered
+// being the mean total offered load of the points there, with the corner where offered
+// crosses capacity put in between two points (by linear interpolation in x).
+func (s *sweep) ideal(capacity float64) (xs, ys []float64) {
+	if math.IsInf(capacity, -1) {
+		return nil, nil
+	}
+	type pt struct{ x, offered float64 }
+	var pts []pt
+	for _, v := range s.x.values {
+		var sum float64
+		var n int
+		for i := range s.pts {
+			if param(&s.pts[i], s.x.path) != v {
+				continue
+			}
+			if m, ok := s.pts[i].Metric("total.offered"); ok && !math.IsNaN(m.Mean) {
+				sum += m.Mean
+				n++
+			}
+		}
+		if n > 0 {
+			pts = append(pts, pt{s.x.pos[v], sum / float64(n)})
+		}
+	}
+	slices.SortStableFunc(pts, func(a, b pt) int { return cmp.Compare(a.x, b.x) })
+	for i, p := range pts {
+		if i > 0 {
+			q := pts[i-1]
+			if s.x.kind != axisCategory && (q.offered-capacity)*(p.offered-capacity) < 0 {
+				t := (capacity - q.offered) / (p.offered - q.offered)
+				xs, ys = append(xs, q.x+t*(p.x-q.x)), append(ys, capacity)
+			}
+		}
+		xs, ys = append(xs, p.x), append(ys, math.Min(p.offered, capacity))
+	}
+	return xs, ys
+}
+
+// amplificationFigure: retry amplification against the first parameter.
+func (s *sweep) amplificationFigure() *figure {
+	f := &figure{name: "sweep-amplification", title: "Retry amplification vs " + s.versus(), subtitle: s.subtitle()}
+	pn := newPanel(s.panelTitle(), "", "attempts per operation")
+	s.x.apply(pn.p)
+	pn.p.Y.Min = 0
+	ref := &hline{y: 1, style: lineStyle(refColour, thin, dotted)}
+	pn.p.Add(ref)
+	s.addLines(pn, "amplification", 1, false, "no value: nothing issued")
+	pn.key("1 = no retries", ref)
+	f.rows = [][]*panel{{pn}}
+	return f
+}
+
+// p99Figure: the p99 latency of successful operations against the first parameter.
+func (s *sweep) p99Figure() *figure {
+	f := &figure{name: "sweep-p99", title: "p99 latency of successful operations vs " + s.versus(), subtitle: s.subtitle()}
+	var all [][]float64
+	for _, l := range s.lines {
+		mean, lo, hi := l.metric("latency_ok_p99")
+		all = append(all, mean, lo, hi)
+	}
+	useLog, lo, hi := logRange(all...)
+	unit, k := latencyUnit(hi)
+	pn := newPanel(s.panelTitle(), "", "p99 latency ("+unit+")")
+	s.x.apply(pn.p)
+	switch {
+	case math.IsNaN(lo):
+		pn.empty("no successful operations")
+	case useLog:
+		logAxis(pn.p, lo*k, hi*k)
+		pn.p.Y.Label.Text = "p99 latency (" + unit + ", log scale)"
+	default:
+		pn.p.Y.Min = 0
+	}
+	s.addLines(pn, "latency_ok_p99", k, useLog, "no value: no operation succeeded")
+	f.rows = [][]*panel{{pn}}
+	return f
+}

@@ -1,0 +1,552 @@
+package report
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"io"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"overloadsim/results"
+	"overloadsim/scenarios"
+)
+
+// chromiumPath is Debian's headless-capable Chromium (apt-get install chromium). CI installs
+// it; without it the browser tests skip.
+const chromiumPath = "/usr/bin/chromium"
+
+// chromiumTimeout bounds every Chromium process, so that a wedged browser fails the test instead
+// of hanging it. A report loads in about a second.
+const chromiumTimeout = 60 * time.Second
+
+// chromiumFlags are the flags every run gets: headless, no sandbox (CI runs as root in a
+// container), no GPU, and nothing that reaches the network on its own (QUIC, background
+// networking, component updates, sync); a fresh profile in userDataDir; and a resolver that
+// resolves no host name, so that a report that tried to fetch anything could not.
+func chromiumFlags(userDataDir string) []string {
+	return []string{
+		"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--host-resolver-rules=MAP * ~NOTFOUND", "--hide-scrollbars",
+		"--user-data-dir=" + userDataDir,
+	}
+}
+
+func needChromium(t *testing.T) {
+	t.Helper()
+	if _, err := os.Stat(chromiumPath); err != nil {
+		t.Skipf("skipping the headless-browser checks: %s not found (%v); install Debian's chromium package (apt-get install chromium) to run them", chromiumPath, err)
+	}
+}
+
+// runChromium runs Chromium with the common flags and args, bounded by chromiumTimeout, and
+// returns its stdout and stderr.
+func runChromium(t *testing.T, args ...string) (stdout, stderr []byte) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), chromiumTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, chromiumPath, append(chromiumFlags(t.TempDir()), args...)...)
+	cmd.WaitDelay = 5 * time.Second // do not wait forever on pipes a stray child holds open
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("chromium %s: %v (timeout %v)\nstderr:\n%s", strings.Join(args, " "), err, chromiumTimeout, tail(errb.String(), 40))
+	}
+	return out.Bytes(), errb.Bytes()
+}
+
+func tail(s string, lines int) string {
+	ls := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(ls[max(0, len(ls)-lines):], "\n")
+}
+
+// consoleLines returns the lines of Chromium's --enable-logging=stderr output that report a
+// console message or an uncaught exception. A report has no scripts, so there should be none.
+func consoleLines(stderr []byte) []string {
+	var out []string
+	for _, l := range strings.Split(string(stderr), "\n") {
+		if strings.Contains(l, ":CONSOLE") || strings.Contains(l, "Uncaught") {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// tinySVG is a hand-written figure: a prolog to strip, an id to prefix, and a magenta bar.
+const tinySVG = `<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE svg PUBLIC "-//W3C//DTD SVG 1.1//EN" "http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd">
+<svg xmlns="http://www.w3.org/2000/svg" width="400" height="120">
+<defs><clipPath id="c"><rect x="0" y="0" width="300" height="120"/></clipPath></defs>
+<rect width="400" height="120" fill="#fff" stroke="#000"/>
+<rect x="20" y="40" width="360" height="40" fill="#ff00ff" clip-path="url(#c)"/>
+<text x="20" y="110" font-family="sans-serif" font-size="14">hand-written test figure</text>
+</svg>
+`
+
+// browserFolders builds the folders the browser tests render: a run of the library's spike
+// scenario cut to 5 s with one hand-written figure (timeseries.svg), and the fixed sweep folder
+// of testdata. It returns the paths of their reports.
+func browserFolders(t *testing.T) (run, sweep string) {
+	t.Helper()
+	sc, err := scenarios.Lookup("spike")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sc.Set("duration", "5s"); err != nil {
+		t.Fatal(err)
+	}
+	r, err := scenarios.Run(sc, sc.Seed, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := results.WriteRunDir(dir, r); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "timeseries.svg"), []byte(tinySVG), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if run, err = Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	if sweep, err = Write(copyFolder(t, "sweep")); err != nil {
+		t.Fatal(err)
+	}
+	return run, sweep
+}
+
+func fileURL(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		panic(err)
+	}
+	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String()
+}
+
+// TestChromium opens reports in headless Chromium: the DOM it builds holds the figures and
+// tables, a screenshot shows something, and loading logs no console message, throws nothing and
+// requests nothing but the page itself.
+func TestChromium(t *testing.T) {
+	needChromium(t)
+	run, sweep := browserFolders(t)
+
+	t.Run("dom", func(t *testing.T) {
+		t.Parallel()
+		for _, c := range []struct {
+			gloss  string
+			report string
+			want   []string
+			svgs   int
+		}{
+			{"spike run, one figure", run, []string{
+				`<table id="groups">`, `<td class="name">adaptive</td>`, `<td class="name">plain</td>`,
+				`<table id="servers">`, `<td class="name">db</td>`,
+				`<pre class="canonical">name: spike`, `<figure id="figure-1">`,
+				`<clipPath id="fig1-c">`, "hand-written test figure", "The scenario has no faults",
+				"<footer>",
+			}, 1},
+			{"capacity-drop sweep, one figure", sweep, []string{
+				`<table id="sweep">`, `<code>clients[0].appRetry.attempts</code>`, " ± ",
+				`<figure id="figure-1">`, "<footer>",
+			}, 1},
+		} {
+			out, stderr := runChromium(t, "--enable-logging=stderr", "--v=0", "--dump-dom", fileURL(c.report))
+			dom := string(out)
+			for _, w := range c.want {
+				if !strings.Contains(dom, w) {
+					t.Errorf("%s: the DOM lacks %q", c.gloss, w)
+				}
+			}
+			// Every figure's <svg> parsed as an element inside its <figure>, and nothing
+			// after the figures was swallowed by a broken one.
+			figs := regexp.MustCompile(`(?s)<figure id="figure-\d+">\s*<svg[ >].*?</svg>\s*<figcaption>`).FindAllString(dom, -1)
+			if len(figs) != c.svgs {
+				t.Errorf("%s: %d figures with an inline <svg> in the DOM, want %d", c.gloss, len(figs), c.svgs)
+			}
+			if n := strings.Count(dom, "<table"); n < 1 {
+				t.Errorf("%s: no table in the DOM", c.gloss)
+			}
+			assertSelfContained(t, c.gloss+" (DOM)", dom)
+			if lines := consoleLines(stderr); len(lines) > 0 {
+				t.Errorf("%s: console output while loading:\n%s", c.gloss, strings.Join(lines, "\n"))
+			}
+		}
+	})
+
+	t.Run("screenshot", func(t *testing.T) {
+		t.Parallel()
+		shot := filepath.Join(t.TempDir(), "report.png")
+		if dir := os.Getenv("REPORT_SCREENSHOT_DIR"); dir != "" { // to look at it
+			shot = filepath.Join(dir, "report.png")
+		}
+		runChromium(t, "--screenshot="+shot, "--window-size=1200,2000", fileURL(run))
+		f, err := os.Open(shot)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		img, err := png.Decode(f)
+		if err != nil {
+			t.Fatalf("screenshot: %v", err)
+		}
+		if b := img.Bounds(); b.Dx() != 1200 || b.Dy() != 2000 {
+			t.Errorf("screenshot is %dx%d, want 1200x2000", b.Dx(), b.Dy())
+		}
+		colours, inked := inkStats(img)
+		// Text, table stripes, the claim's box and the canonical block give dozens of colours
+		// (anti-aliasing); a blank or single-colour page has one.
+		if colours < 16 {
+			t.Errorf("screenshot has %d distinct colours, want a rendered page (≥ 16)", colours)
+		}
+		if inked < 0.01 || inked > 0.9 {
+			t.Errorf("screenshot is %.1f %% non-white, want between 1 %% and 90 %%", 100*inked)
+		}
+	})
+
+	t.Run("devtools", func(t *testing.T) {
+		t.Parallel()
+		for _, report := range []string{run, sweep} {
+			got := loadInDevTools(t, fileURL(report))
+			for _, p := range got.problems {
+				t.Errorf("%s: %s", filepath.Base(filepath.Dir(report)), p)
+			}
+			if got.scrollWidth > 1200 {
+				t.Errorf("%s: the page is %d px wide at a 1200 px window: something overflows", report, got.scrollWidth)
+			}
+			for i, w := range got.figureWidths {
+				if w < 100 {
+					t.Errorf("%s: figure %d renders %v px wide", report, i+1, w)
+				}
+			}
+		}
+	})
+
+	// The controls: a page that does log, throw and fetch must be caught by both the logging
+	// scan and the DevTools check, or the checks above prove nothing.
+	t.Run("controls", func(t *testing.T) {
+		t.Parallel()
+		bad := filepath.Join(t.TempDir(), "bad.html")
+		page := `<!DOCTYPE html><html><head><link rel="stylesheet" href="https://fonts.example.com/x.css"></head>` +
+			`<body><p>bad</p><script>console.error("deliberate"); undefinedFunction();</script></body></html>`
+		if err := os.WriteFile(bad, []byte(page), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, stderr := runChromium(t, "--enable-logging=stderr", "--v=0", "--dump-dom", fileURL(bad))
+		if lines := consoleLines(stderr); len(lines) < 2 {
+			t.Errorf("logging scan caught %d console lines on the bad page, want 2:\n%s", len(lines), tail(string(stderr), 20))
+		}
+		got := loadInDevTools(t, fileURL(bad))
+		joined := strings.Join(got.problems, "\n")
+		for _, w := range []string{"console.error", "exception", "request to https://fonts.example.com/x.css"} {
+			if !strings.Contains(joined, w) {
+				t.Errorf("DevTools check missed %q on the bad page; it reported:\n%s", w, joined)
+			}
+		}
+	})
+}
+
+// inkStats returns the number of distinct colours in img and the fraction of its pixels that
+// are not white.
+func inkStats(img image.Image) (colours int, inked float64) {
+	seen := map[color.RGBA]bool{}
+	b := img.Bounds()
+	var n, ink int
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			c := color.RGBAModel.Convert(img.At(x, y)).(color.RGBA)
+			seen[c] = true
+			n++
+			if c.R < 250 || c.G < 250 || c.B < 250 {
+				ink++
+			}
+		}
+	}
+	return len(seen), float64(ink) / float64(n)
+}
+
+// devtoolsResult is what loadInDevTools saw.
+type devtoolsResult struct {
+	problems     []string  // console calls, exceptions, error log entries, requests for other URLs
+	scrollWidth  int       // document width at a 1200 px viewport
+	figureWidths []float64 // rendered width of each figure's <svg>
+}
+
+// loadInDevTools opens pageURL in headless Chromium driven over the DevTools protocol
+// (--remote-debugging-pipe: JSON messages separated by NUL bytes on file descriptors 3 and 4),
+// in a 1200×2000 viewport, and reports every console call, uncaught exception, error log entry
+// and request for any URL but pageURL until the load event, then measures the layout.
+func loadInDevTools(t *testing.T, pageURL string) devtoolsResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), chromiumTimeout)
+	defer cancel()
+	toChrome, ourEnd, err := os.Pipe() // Chromium reads commands from fd 3
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromChrome, theirEnd, err := os.Pipe() // and writes replies and events to fd 4
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(ctx, chromiumPath, append(chromiumFlags(t.TempDir()), "--remote-debugging-pipe", "about:blank")...)
+	cmd.ExtraFiles = []*os.File{toChrome, theirEnd}
+	cmd.WaitDelay = 5 * time.Second
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	toChrome.Close()
+	theirEnd.Close()
+	defer func() {
+		ourEnd.Close()
+		fromChrome.Close()
+		cancel()
+		cmd.Wait()
+	}()
+
+	c := &devtools{w: ourEnd, msgs: make(chan devtoolsMessage, 64), done: make(chan struct{})}
+	defer close(c.done)
+	go c.read(fromChrome)
+	fail := func(step string, err error) {
+		t.Helper()
+		t.Fatalf("devtools %s: %v\nchromium stderr:\n%s", step, err, tail(stderr.String(), 30))
+	}
+
+	var target struct {
+		TargetID string `json:"targetId"`
+	}
+	if err := c.call(ctx, "", "Target.createTarget", map[string]any{"url": "about:blank"}, &target); err != nil {
+		fail("Target.createTarget", err)
+	}
+	var attached struct {
+		SessionID string `json:"sessionId"`
+	}
+	if err := c.call(ctx, "", "Target.attachToTarget", map[string]any{"targetId": target.TargetID, "flatten": true}, &attached); err != nil {
+		fail("Target.attachToTarget", err)
+	}
+	s := attached.SessionID
+	for _, m := range []string{"Page.enable", "Runtime.enable", "Log.enable", "Network.enable"} {
+		if err := c.call(ctx, s, m, nil, nil); err != nil {
+			fail(m, err)
+		}
+	}
+	if err := c.call(ctx, s, "Emulation.setDeviceMetricsOverride", map[string]any{
+		"width": 1200, "height": 2000, "deviceScaleFactor": 1, "mobile": false}, nil); err != nil {
+		fail("Emulation.setDeviceMetricsOverride", err)
+	}
+	c.events = nil // only what happens from the navigation on
+	if err := c.call(ctx, s, "Page.navigate", map[string]any{"url": pageURL}, nil); err != nil {
+		fail("Page.navigate", err)
+	}
+	if err := c.waitEvent(ctx, s, "Page.loadEventFired"); err != nil {
+		fail("waiting for the load event", err)
+	}
+	var eval struct {
+		Result struct {
+			Value string `json:"value"`
+		} `json:"result"`
+	}
+	expr := `JSON.stringify({scrollWidth: document.documentElement.scrollWidth,
+		figureWidths: [...document.querySelectorAll("figure svg")].map(e => e.getBoundingClientRect().width)})`
+	if err := c.call(ctx, s, "Runtime.evaluate", map[string]any{"expression": expr, "returnByValue": true}, &eval); err != nil {
+		fail("Runtime.evaluate", err)
+	}
+	var layout struct {
+		ScrollWidth  int       `json:"scrollWidth"`
+		FigureWidths []float64 `json:"figureWidths"`
+	}
+	if err := json.Unmarshal([]byte(eval.Result.Value), &layout); err != nil {
+		fail("reading the layout", fmt.Errorf("%w: %q", err, eval.Result.Value))
+	}
+	// Anything logged up to here counts; the evaluation itself logs nothing.
+	res := devtoolsResult{scrollWidth: layout.ScrollWidth, figureWidths: layout.FigureWidths}
+	for _, e := range c.events {
+		if e.SessionID != s {
+			continue
+		}
+		if p := describeEvent(e, pageURL); p != "" {
+			res.problems = append(res.problems, p)
+		}
+	}
+	_ = c.call(ctx, "", "Browser.close", nil, nil) // the process may exit before replying
+	return res
+}
+
+// describeEvent says what is wrong with a DevTools event, or "" if nothing is.
+func describeEvent(e devtoolsMessage, pageURL string) string {
+	switch e.Method {
+	case "Runtime.consoleAPICalled":
+		var p struct {
+			Type string `json:"type"`
+			Args []struct {
+				Value       any    `json:"value"`
+				Description string `json:"description"`
+			} `json:"args"`
+		}
+		json.Unmarshal(e.Params, &p)
+		var args []string
+		for _, a := range p.Args {
+			args = append(args, fmt.Sprint(a.Value)+a.Description)
+		}
+		return fmt.Sprintf("console.%s(%s)", p.Type, strings.Join(args, ", "))
+	case "Runtime.exceptionThrown":
+		var p struct {
+			Details struct {
+				Text      string `json:"text"`
+				Exception struct {
+					Description string `json:"description"`
+				} `json:"exception"`
+			} `json:"exceptionDetails"`
+		}
+		json.Unmarshal(e.Params, &p)
+		return fmt.Sprintf("uncaught exception: %s %s", p.Details.Text, p.Details.Exception.Description)
+	case "Log.entryAdded":
+		var p struct {
+			Entry struct {
+				Source, Level, Text, URL string
+			} `json:"entry"`
+		}
+		json.Unmarshal(e.Params, &p)
+		if p.Entry.Level == "error" {
+			return fmt.Sprintf("log %s error: %s %s", p.Entry.Source, p.Entry.Text, p.Entry.URL)
+		}
+	case "Network.requestWillBeSent":
+		var p struct {
+			Request struct {
+				URL string `json:"url"`
+			} `json:"request"`
+		}
+		json.Unmarshal(e.Params, &p)
+		if p.Request.URL != pageURL {
+			return "request to " + p.Request.URL
+		}
+	}
+	return ""
+}
+
+// devtoolsMessage is a DevTools protocol reply (ID set) or event (Method set).
+type devtoolsMessage struct {
+	ID        int             `json:"id,omitempty"`
+	Method    string          `json:"method,omitempty"`
+	Params    json.RawMessage `json:"params,omitempty"`
+	Result    json.RawMessage `json:"result,omitempty"`
+	Error     *struct{ Message string }
+	SessionID string `json:"sessionId,omitempty"`
+}
+
+// devtools is a minimal DevTools protocol client over Chromium's debugging pipe.
+type devtools struct {
+	w      io.Writer
+	msgs   chan devtoolsMessage
+	done   chan struct{} // closed when the client is done: read stops forwarding
+	lastID int
+	events []devtoolsMessage // events received while waiting, in order
+}
+
+// read forwards every message from r until it closes.
+func (c *devtools) read(r io.Reader) {
+	defer close(c.msgs)
+	br := bufio.NewReader(r)
+	for {
+		b, err := br.ReadBytes(0)
+		if err != nil {
+			return
+		}
+		var m devtoolsMessage
+		if json.Unmarshal(b[:len(b)-1], &m) != nil {
+			continue
+		}
+		select {
+		case c.msgs <- m:
+		case <-c.done:
+			return
+		}
+	}
+}
+
+// next returns the next message, or an error when ctx ends or Chromium closes the pipe.
+func (c *devtools) next(ctx context.Context) (devtoolsMessage, error) {
+	select {
+	case m, ok := <-c.msgs:
+		if !ok {
+			return m, errors.New("chromium closed the debugging pipe")
+		}
+		return m, nil
+	case <-ctx.Done():
+		return devtoolsMessage{}, ctx.Err()
+	}
+}
+
+// call sends method with params in session ("" for the browser) and decodes the reply's result
+// into result (if not nil), keeping the events that arrive meanwhile.
+func (c *devtools) call(ctx context.Context, session, method string, params, result any) error {
+	c.lastID++
+	msg := map[string]any{"id": c.lastID, "method": method}
+	if params != nil {
+		msg["params"] = params
+	}
+	if session != "" {
+		msg["sessionId"] = session
+	}
+	b, err := json.Marshal(msg)
+	if err != nil {
+		return err
+	}
+	if _, err := c.w.Write(append(b, 0)); err != nil {
+		return err
+	}
+	for {
+		m, err := c.next(ctx)
+		if err != nil {
+			return fmt.Errorf("%s: %w", method, err)
+		}
+		if m.Method != "" {
+			c.events = append(c.events, m)
+			continue
+		}
+		if m.ID != c.lastID {
+			continue
+		}
+		if m.Error != nil {
+			return fmt.Errorf("%s: %s", method, m.Error.Message)
+		}
+		if result != nil {
+			return json.Unmarshal(m.Result, result)
+		}
+		return nil
+	}
+}
+
+// waitEvent waits for the event method in session, keeping every event up to it.
+func (c *devtools) waitEvent(ctx context.Context, session, method string) error {
+	for _, e := range c.events {
+		if e.Method == method && e.SessionID == session {
+			return nil
+		}
+	}
+	for {
+		m, err := c.next(ctx)
+		if err != nil {
+			return err
+		}
+		if m.Method != "" {
+			c.events = append(c.events, m)
+			if m.Method == method && m.SessionID == session {
+				return nil
+			}
+		}
+	}
+}

@@ -1,0 +1,43 @@
+// Package report renders a result folder (a run's or a sweep's, see package results) as one
+// self-contained HTML page, report.html, next to the result files: `simulate report RESULT_DIR`.
+//
+// # Contents
+//
+// In this order:
+//
+//   - The scenario's name, description and claim (what the run is meant to demonstrate).
+//   - A strip of header facts: tool and version, seed (a sweep's base seed), replication (a
+//     sweep's points and replications per point), duration, sampling interval, warm-up (fixed
+//     or chosen by MSER-5) and, for a run, the measured window.
+//   - For a run, the summary over the measured window (results.Summary): per client group and
+//     for all groups, offered load, goodput, amplification, p50/p99/p99.9 latency of successes,
+//     and failures per second, in total and per error class (a column for each class that
+//     failed anything); per server, utilisation, reject share, wasted share, throughput,
+//     rejections and mean queue; the recovery after each trigger.
+//   - For a sweep (sweep.json), the table of points: a column per swept parameter, the number
+//     of replications, and mean ± 95 % confidence half-width of offered load, goodput,
+//     amplification, success p99 latency and failure rate over all groups.
+//   - The figures results/plot draws, each inline with a numbered caption, in this order and
+//     only those that exist: timeseries.svg, amplification.svg, latency.svg, servers.svg (a
+//     run), sweep-goodput.svg, sweep-amplification.svg, sweep-p99.svg (a sweep). Without any,
+//     the report says so and names the files it looked for.
+//   - The scenario in canonical form, in a <pre> block (scrollable, long lines wrapped with a
+//     hanging indent), with the command that replays it, and the derived random streams
+//     (collapsed).
+//
+// # Self-contained and deterministic
+//
+// The page has no scripts, no external stylesheets, fonts or images, and fetches nothing: its
+// CSS is inline and the figures' SVG markup is embedded. Before embedding, everything before
+// the <svg> element (XML declaration, doctype, comments) is dropped, the SVG's ids and the
+// references to them get a per-figure prefix (so two figures' clip paths cannot collide), and
+// an SVG with scripts, event handlers or external references is refused with an error.
+//
+// Text goes through html/template, so names, descriptions and the canonical text are escaped.
+// The bytes depend only on the folder's files: no timestamps or paths, floats with fixed
+// decimals (rates 0.1/s, amplification 0.001, shares 0.1 %, latencies three significant
+// figures in µs, ms or s), "–" for a missing value, and every list in the order of the files.
+//
+// Write writes report.html atomically (a temporary name, then a rename), like the results
+// writers; Render writes the same bytes to any io.Writer.
+package report

@@ -1,0 +1,306 @@
+package report
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"overloadsim/results"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// copyFolder copies the fixed result folder testdata/name into a fresh temporary folder, so
+// that writing report.html never touches testdata.
+func copyFolder(t *testing.T, name string) string {
+	t.Helper()
+	src := filepath.Join("testdata", name)
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := t.TempDir()
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dst, e.Name()), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dst
+}
+
+// TestGolden renders the fixed folders testdata/run (capacity-drop, 20 s, with two hand-written
+// figures) and testdata/sweep (its sweep, 2 points × 2 replications, one figure) and compares
+// the bytes with testdata/TestGolden/NAME.html. Regenerate with -update and review the diff.
+func TestGolden(t *testing.T) {
+	for _, name := range []string{"run", "sweep"} {
+		t.Run(name, func(t *testing.T) {
+			dir := copyFolder(t, name)
+			path, err := Write(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := filepath.Join(dir, File); path != want {
+				t.Errorf("Write(%s) = %s, want %s", dir, path, want)
+			}
+			got, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden := filepath.Join("testdata", "TestGolden", name+".html")
+			if *update {
+				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(golden, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run with -update to create it)", err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("Write(%s) differs from %s (run with -update and review the diff)", name, golden)
+			}
+
+			// A second report of the same folder is byte-identical, and no temporary file is
+			// left behind.
+			if _, err := Write(dir); err != nil {
+				t.Fatal(err)
+			}
+			again, _ := os.ReadFile(path)
+			if !bytes.Equal(again, got) {
+				t.Errorf("second Write(%s) gave different bytes", name)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "."+File+".tmp")); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("temporary file left behind: %v", err)
+			}
+		})
+	}
+}
+
+// TestGoldenContent checks what a reader relies on in the golden reports, so that a regenerated
+// golden cannot silently lose it.
+func TestGoldenContent(t *testing.T) {
+	read := func(name string) string {
+		t.Helper()
+		b, err := os.ReadFile(filepath.Join("testdata", "TestGolden", name+".html"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	run, sweep := read("run"), read("sweep")
+	for _, c := range []struct {
+		gloss, page, want string
+	}{
+		{"claim", run, "A short capacity drop is survivable"},
+		{"seed", run, "<dt>seed</dt><dd>1</dd>"},
+		{"canonical text in a pre block", run, `<pre class="canonical">name: capacity-drop`},
+		{"replay command", run, "simulate run scenario.yaml --seed 1"},
+		{"group table", run, `<table id="groups">`},
+		{"timeout failures column", run, `<th class="num">timeout</th>`},
+		{"server table", run, `<table id="servers">`},
+		{"recovery row", run, "<td class=\"name\">cpu-cut</td>"},
+		{"figure 1 is the time series", run, "<b>Figure 1.</b> Offered load, attempts, goodput"},
+		{"figure 2 is servers.svg", run, "(servers.svg)"},
+		{"prolog stripped", run, "<figure id=\"figure-1\">\n<svg "},
+		{"ids prefixed per figure", run, `<clipPath id="fig2-clip0">`},
+		{"references prefixed", run, `clip-path="url(#fig1-clip0)"`},
+		{"viewBox added", run, `width="480" height="160" viewBox="0 0 480 160"`},
+		{"sweep parameter column", sweep, "<code>clients[0].appRetry.attempts</code>"},
+		{"mean ± ci95", sweep, `<span class="ci"> ± `},
+		{"base seed", sweep, "<dt>base seed</dt><dd>1</dd>"},
+		{"sweep figure", sweep, "(sweep-goodput.svg)"},
+	} {
+		if !strings.Contains(c.page, c.want) {
+			t.Errorf("%s: report lacks %q", c.gloss, c.want)
+		}
+	}
+	for _, c := range []struct {
+		gloss, page, unwanted string
+	}{
+		{"XML declaration", run, "<?xml"},
+		{"doctype of the SVG", run, "<!DOCTYPE svg"},
+		{"sweep report has no run summary", sweep, `<table id="groups">`},
+	} {
+		if strings.Contains(c.page, c.unwanted) {
+			t.Errorf("%s: report contains %q", c.gloss, c.unwanted)
+		}
+	}
+	for name, page := range map[string]string{"run": run, "sweep": sweep} {
+		assertSelfContained(t, name, page)
+	}
+}
+
+// assertSelfContained fails if page could run code or fetch anything: no scripts, no linked
+// stylesheets, no src attributes, no URLs but XML namespace names.
+func assertSelfContained(t *testing.T, name, page string) {
+	t.Helper()
+	for _, bad := range []string{"<script", "<link", "<iframe", "<img", " src=", "@import", "@font-face"} {
+		if strings.Contains(strings.ToLower(page), bad) {
+			t.Errorf("%s: report contains %q", name, bad)
+		}
+	}
+	namespaces := regexp.MustCompile(`xmlns(:\w+)?="http://www\.w3\.org/[^"]*"`)
+	if u := regexp.MustCompile(`(?i)(https?:)?//[a-z0-9.-]+\.[a-z]{2,}`).FindString(namespaces.ReplaceAllString(page, "")); u != "" {
+		t.Errorf("%s: report refers to %q", name, u)
+	}
+}
+
+func TestNoFigures(t *testing.T) {
+	dir := copyFolder(t, "run")
+	for _, f := range []string{"timeseries.svg", "servers.svg"} {
+		if err := os.Remove(filepath.Join(dir, f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var b bytes.Buffer
+	if err := Render(&b, dir); err != nil {
+		t.Fatal(err)
+	}
+	want := "No figures: the folder holds none of timeseries.svg, amplification.svg, latency.svg, servers.svg."
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("Render without figures lacks %q", want)
+	}
+	if strings.Contains(b.String(), "<figure") {
+		t.Error("Render without figures has a <figure>")
+	}
+}
+
+// TestEscaping: text from the result files is data, never markup.
+func TestEscaping(t *testing.T) {
+	dir := t.TempDir()
+	hdr := results.Header{
+		Tool: "overloadsim", Version: "dev", Scenario: `evil<script>alert(1)</script>`,
+		Description: `a <b>bold</b> & "quoted" claim`, Claim: `x < y`,
+		Canonical: "name: a\ndescription: </pre><script>alert(2)</script>\n",
+	}
+	pts := []results.PointStats{{
+		Params:       []results.Param{{Path: `clients[0].name`, Value: `<i>v</i>`}},
+		Replications: 1,
+		Metrics:      []results.MetricStats{{Name: "total.goodput", Mean: 10, CI95: math.NaN(), N: 1}},
+	}}
+	if err := results.WriteSweepDir(dir, hdr, pts); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := Render(&b, dir); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, raw := range []string{"<script", "<b>bold", "<i>v</i>", "</pre><script"} {
+		if strings.Contains(page, raw) {
+			t.Errorf("report contains unescaped %q", raw)
+		}
+	}
+	for _, esc := range []string{"evil&lt;script&gt;", "&lt;b&gt;bold&lt;/b&gt; &amp; &#34;quoted&#34;", "x &lt; y", "&lt;i&gt;v&lt;/i&gt;"} {
+		if !strings.Contains(page, esc) {
+			t.Errorf("report lacks escaped %q", esc)
+		}
+	}
+	// One replication: a mean without a confidence interval; a missing metric is "–".
+	if !strings.Contains(page, `<td class="num">10.0</td>`) {
+		t.Error("a point with one replication should show its mean alone")
+	}
+	if !strings.Contains(page, `<td class="num">–</td>`) {
+		t.Error("a missing metric should show –")
+	}
+}
+
+func TestNoResult(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := Write(dir); !errors.Is(err, ErrNoResult) {
+		t.Errorf("Write(empty folder) error = %v, want ErrNoResult", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, File)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("Write(empty folder) left %s: %v", File, err)
+	}
+}
+
+func TestBadFigureLeavesNoReport(t *testing.T) {
+	dir := copyFolder(t, "run")
+	if err := os.WriteFile(filepath.Join(dir, "latency.svg"), []byte("not an svg"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Write(dir); err == nil || !strings.Contains(err.Error(), "latency.svg: no <svg> element") {
+		t.Errorf("Write(folder with a broken latency.svg) error = %v, want one naming the file", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, File)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a failed Write left %s: %v", File, err)
+	}
+}
+
+func TestInlineSVG(t *testing.T) {
+	for _, c := range []struct {
+		gloss   string
+		in      string
+		want    string // "" when an error is wanted
+		wantErr string
+	}{
+		// Happy paths.
+		{"plain svg is kept", `<svg viewBox="0 0 1 1"><rect/></svg>`, `<svg viewBox="0 0 1 1"><rect/></svg>`, ""},
+		{"prolog, doctype and comment go", "<?xml version=\"1.0\"?>\n<!DOCTYPE svg>\n<!-- c -->\n<svg viewBox=\"0 0 1 1\"/>\n", `<svg viewBox="0 0 1 1"/>`, ""},
+		{"ids and references get the prefix", `<svg viewBox="0 0 1 1"><clipPath id="c"/><g clip-path="url(#c)"/><use xlink:href="#c"/><use href='#c'/></svg>`,
+			`<svg viewBox="0 0 1 1"><clipPath id="p-c"/><g clip-path="url(#p-c)"/><use xlink:href="#p-c"/><use href='#p-c'/></svg>`, ""},
+		{"a viewBox is added to a pixel-sized root", `<svg width="40px" height="30"><rect/></svg>`, `<svg width="40px" height="30" viewBox="0 0 40 30"><rect/></svg>`, ""},
+		{"points are left alone", `<svg width="40pt" height="30pt"/>`, `<svg width="40pt" height="30pt"/>`, ""},
+		{"namespaces are not external references", `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" viewBox="0 0 1 1"/>`,
+			`<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" viewBox="0 0 1 1"/>`, ""},
+		{"text that reads like a handler is text", `<svg viewBox="0 0 1 1"><text>retries on = off</text></svg>`, `<svg viewBox="0 0 1 1"><text>retries on = off</text></svg>`, ""},
+
+		// Sad paths.
+		{"no svg element", "<html></html>", "", "no <svg> element"},
+		{"a script", `<svg><script>alert(1)</script></svg>`, "", "script"},
+		{"an event handler", `<svg onload="alert(1)"/>`, "", "event handler"},
+		{"an external image", `<svg><image href="https://example.com/x.png"/></svg>`, "", "external"},
+		{"an external font", `<svg><style>@import url(//fonts.example.com/x.css);</style></svg>`, "", "external"},
+	} {
+		got, err := inlineSVG([]byte(c.in), "p-")
+		if c.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+				t.Errorf("%s: inlineSVG(%q) error = %v, want one containing %q", c.gloss, c.in, err, c.wantErr)
+			}
+			continue
+		}
+		if err != nil || string(got) != c.want {
+			t.Errorf("%s: inlineSVG(%q) = %q, %v, want %q", c.gloss, c.in, got, err, c.want)
+		}
+	}
+}
+
+func TestFormat(t *testing.T) {
+	for _, c := range []struct {
+		gloss string
+		got   string
+		want  string
+	}{
+		{"rate", rate(1234.56), "1234.6"},
+		{"no value", rate(math.NaN()), "–"},
+		{"negative zero", fixed(math.Copysign(0, -1), 1), "0.0"},
+		{"rounds to zero", fixed(-0.01, 1), "0.0"},
+		{"amplification", ratio(1.94542), "1.945"},
+		{"share", share(0.0123), "1.2 %"},
+		{"microseconds", latency(850e-6), "850 µs"},
+		{"milliseconds, three figures", latency(0.00486605), "4.87 ms"},
+		{"tens of milliseconds", latency(0.0123), "12.3 ms"},
+		{"seconds", latency(1.25), "1.25 s"},
+		{"no latency", latency(math.Inf(1)), "–"},
+		{"latency ± in the mean's unit", latencyPair(0.0129, 0.0042).CI, "4.2 ms"},
+		{"duration", seconds(2500e6), "2.5 s"},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s: got %q, want %q", c.gloss, c.got, c.want)
+		}
+	}
+}

@@ -39,6 +39,7 @@ type Client struct {
 	freeOps    []*op
 	stats      Stats
 	attemptObs AttemptObserver
+	tracer     Tracer // nil: no tracing (see trace.go)
 }
 
 // AttemptObserver is told when each attempt ends (a reply, or the operation's deadline while it
@@ -180,6 +181,10 @@ func (c *Client) Execute(now sim.Time, s Spec, done Completion) {
 	c.policy.Begin(&o.st, s.Kind.Class(), o.deadline)
 	c.stats.OpsIssued++
 	c.stats.IssuedByKind[s.Kind]++
+	o.id = c.stats.OpsIssued
+	if c.tracer != nil {
+		c.tracer.OpIssued(now, o.traceOp())
+	}
 	o.selectServer(now)
 }
 

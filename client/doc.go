@@ -29,6 +29,10 @@
 // application's own deadline (Spec.Timeout) ends the operation the same way without CSOT's retry
 // semantics. A server still working on an abandoned attempt counts it as wasted work.
 //
+// A Tracer (SetTracer) hears each operation's steps as they happen — issue, checkout, attempt,
+// backoff, result — with their start times and outcomes, for the timelines results/trace writes;
+// without one the hooks cost a nil check and allocate nothing.
+//
 // # Applications
 //
 // A Group is an application tier: several clients and one Workload, open loop (arrivals that

@@ -1,6 +1,8 @@
 package client
 
 import (
+	"time"
+
 	"overloadsim/client/retry"
 	"overloadsim/client/selection"
 	"overloadsim/sim"
@@ -32,6 +34,7 @@ const (
 // connection back in, then decide, deprioritise, back off, and select again.
 type op struct {
 	c    *Client
+	id   uint64 // the operation's number within its client (Stats.OpsIssued when it was issued)
 	kind OpKind
 	done Completion
 
@@ -48,7 +51,9 @@ type op struct {
 	req      wire.Request
 
 	phase         phase
-	timer         sim.Timer // selection wait, checkout wait or backoff
+	since         sim.Time      // when the current checkout, attempt or backoff began (for the tracer)
+	backoff       time.Duration // the current backoff's planned sleep (for the tracer)
+	timer         sim.Timer     // selection wait, checkout wait or backoff
 	deadlineTimer sim.Timer
 	abandoned     bool // finished while its request was still on the wire: freed when the reply comes
 
@@ -66,6 +71,9 @@ func (o *op) HandleEvent(now sim.Time, kind int, _ any) {
 		o.reply(now)
 	case evBackoffDone:
 		o.timer = sim.Timer{}
+		if t := o.c.tracer; t != nil {
+			t.BackoffEnded(now, o.traceOp(), o.result.Retries, o.since, o.backoff)
+		}
 		o.selectServer(now)
 	case evSelectTimeout:
 		o.timer = sim.Timer{}
@@ -78,6 +86,9 @@ func (o *op) HandleEvent(now sim.Time, kind int, _ any) {
 	case evCheckoutTimeout:
 		o.timer = sim.Timer{}
 		o.server.pool.waiters.remove(o)
+		if t := o.c.tracer; t != nil {
+			t.CheckoutEnded(now, o.traceOp(), o.server.node.Address, o.since, TraceOutcome{TimedOut: true})
+		}
 		o.leaveServer()
 		o.c.stats.CheckoutFailed++
 		o.finish(now, retry.Failure{}, ErrTimeout) // WaitQueueTimeoutError is not retryable
@@ -102,6 +113,10 @@ func (o *op) useServer(now sim.Time, sv *serverView) {
 	o.server = sv
 	sv.inFlight++
 	o.phase = phCheckout
+	o.since = now
+	if t := o.c.tracer; t != nil {
+		t.CheckoutStarted(now, o.traceOp(), sv.node.Address)
+	}
 	sv.pool.checkout(now, o)
 }
 
@@ -121,6 +136,12 @@ func (o *op) gotConn(now sim.Time, pc *pconn) {
 	o.phase = phInFlight
 	o.result.Attempts++
 	c.stats.AttemptsStarted++
+	if t := c.tracer; t != nil {
+		addr := o.server.node.Address
+		t.CheckoutEnded(now, o.traceOp(), addr, o.since, TraceOutcome{OK: true})
+		t.AttemptSent(now, o.traceOp(), addr, o.result.Attempts)
+	}
+	o.since = now
 	o.req = wire.Request{
 		ID: c.stats.AttemptsStarted, Cmd: o.kind.Command(), Conn: &pc.conn,
 		Write:       o.kind.IsWrite(),
@@ -139,6 +160,9 @@ func (o *op) checkoutFailed(now sim.Time, f retry.Failure) {
 	o.conn = nil
 	o.c.stats.CheckoutFailed++
 	o.lastAddr = o.server.node.Address
+	if t := o.c.tracer; t != nil {
+		t.CheckoutEnded(now, o.traceOp(), o.lastAddr, o.since, TraceOutcome{Failure: f})
+	}
 	o.leaveServer()
 	o.failed(now, f)
 }
@@ -162,6 +186,11 @@ func (o *op) reply(now sim.Time) {
 			// writes.
 			f.Labels |= wire.RetryableWriteError
 		}
+	}
+	if t := c.tracer; t != nil {
+		t.AttemptEnded(now, o.traceOp(), sv.node.Address, o.result.Attempts, o.since, TraceOutcome{OK: r.OK(), Failure: f})
+	}
+	if !r.OK() {
 		// SDAM handles the error before the connection goes back: a clear it causes makes
 		// this connection stale, so the check-in closes it instead of handing it to a waiter
 		// (Retryable Reads prose test 1).
@@ -207,6 +236,10 @@ func (o *op) failed(now sim.Time, f retry.Failure) {
 	if d.Backoff > 0 {
 		c.stats.BackoffTotal += d.Backoff
 		o.phase = phBackoff
+		o.since, o.backoff = now, d.Backoff
+		if t := c.tracer; t != nil {
+			t.BackoffStarted(now, o.traceOp(), o.result.Retries, d.Backoff)
+		}
 		o.timer = c.loop.After(d.Backoff, o, evBackoffDone, nil)
 		return
 	}
@@ -231,8 +264,14 @@ func (o *op) timeout(now sim.Time) {
 		c.loop.Cancel(o.timer)
 	case phBackoff:
 		c.loop.Cancel(o.timer)
+		if t := c.tracer; t != nil {
+			t.BackoffEnded(now, o.traceOp(), o.result.Retries, o.since, o.backoff)
+		}
 	case phCheckout:
 		c.loop.Cancel(o.timer)
+		if t := c.tracer; t != nil {
+			t.CheckoutEnded(now, o.traceOp(), o.server.node.Address, o.since, TraceOutcome{TimedOut: true})
+		}
 		if o.conn != nil { // waiting for a connection being opened for it: the pool keeps it
 			o.conn.owner = nil
 			o.conn = nil
@@ -246,6 +285,9 @@ func (o *op) timeout(now sim.Time) {
 		c.stats.AttemptsFailed++
 		if c.attemptObs != nil {
 			c.attemptObs.AttemptDone(now, c, o.req.SentAt, false)
+		}
+		if t := c.tracer; t != nil {
+			t.AttemptEnded(now, o.traceOp(), o.server.node.Address, o.result.Attempts, o.since, TraceOutcome{TimedOut: true})
 		}
 		c.stats.CheckedIn++
 		o.server.pool.discard(now, o.conn)
@@ -270,6 +312,9 @@ func (o *op) finish(now sim.Time, f retry.Failure, class ErrClass) {
 	} else {
 		c.stats.OpsFailed++
 		c.stats.FailedByClass[class]++
+	}
+	if t := c.tracer; t != nil {
+		t.OpDone(now, o.traceOp(), r)
 	}
 	if o.done != nil {
 		o.done.OperationDone(now, r)

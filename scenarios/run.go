@@ -31,12 +31,21 @@ func ReplicationSeed(seed uint64, r int) uint64 {
 // warm-up, or MSER-5's for warmup: auto). The header names the tool, the scenario and its
 // canonical text, the run seed and every random stream the run used.
 func Run(sc *Scenario, seed uint64, replication int) (*results.Run, error) {
+	return RunWith(sc, seed, replication, nil)
+}
+
+// RunWith is Run with a hook: attach, when not nil, sees the built world before the loop runs
+// (to attach a tracer, say). It must not change the model.
+func RunWith(sc *Scenario, seed uint64, replication int, attach func(*World)) (*results.Run, error) {
 	runSeed := ReplicationSeed(seed, replication)
 	loop := sim.NewLoop()
 	rec := results.NewRecorder(loop, sc.Interval)
 	w, err := Build(sc, runSeed, loop, rec)
 	if err != nil {
 		return nil, err
+	}
+	if attach != nil {
+		attach(w)
 	}
 	rec.Start()
 	horizon := sim.Time(sc.Duration)

@@ -10,11 +10,13 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
 
 	"overloadsim/results"
+	"overloadsim/results/trace"
 	"overloadsim/scenarios"
 )
 
@@ -70,6 +72,7 @@ Examples:
   simulate run
   simulate run healthy --seed 7 --out out/healthy
   simulate run spike --set 'clients[0].driver.adaptiveRetries=false' --format json
+  simulate run spike --trace spike.json --trace-clients 2 --trace-window 10s:12s
   simulate run my-cluster.yaml --out results/today`,
 	flags: func(fs *pflag.FlagSet) func([]string, io.Writer, io.Writer) error {
 		seed := fs.Uint64("seed", 0, "random seed (default: the scenario's)")
@@ -77,10 +80,23 @@ Examples:
 		out := fs.String("out", "", "output folder (default: out/<scenario>)")
 		format := fs.String("format", "text", "summary on stdout: text, json or csv (the time series)")
 		plotToo := fs.Bool("plot", false, "also draw the figures next to the results")
+		traceFile := fs.String("trace", "", "write a Chrome/Perfetto trace-event JSON of a sample of operations to this file")
+		traceClients := fs.Int("trace-clients", trace.DefaultClients, "trace the first N clients of each group")
+		traceWindow := fs.String("trace-window", "", "trace only this virtual-time window, FROM:TO (e.g. 10s:20s; default: the whole run)")
 		return func(args []string, stdout, stderr io.Writer) error {
 			ref, err := scenarioArg(args)
 			if err != nil {
 				return err
+			}
+			var tw *trace.Writer
+			if *traceFile != "" {
+				from, to, err := trace.ParseWindow(*traceWindow)
+				if err != nil {
+					return usageErrorf("--trace-window: %v", err)
+				}
+				if tw, err = trace.New(trace.Config{Clients: *traceClients, From: from, To: to}); err != nil {
+					return usageErrorf("--trace-clients/--trace-window: %v", err)
+				}
 			}
 			if !slices.Contains([]string{"text", "json", "csv"}, *format) {
 				return usageErrorf("--format %q: must be text, json or csv", *format)
@@ -93,9 +109,24 @@ Examples:
 			if fs.Changed("seed") {
 				s = *seed
 			}
-			run, err := scenarios.Run(sc, s, 0)
+			run, err := scenarios.RunWith(sc, s, 0, func(w *scenarios.World) {
+				if tw != nil {
+					tw.Attach(w.Groups...)
+					tw.AddMetadata("scenario", sc.Name)
+					tw.AddMetadata("seed", strconv.FormatUint(w.Seed, 10))
+				}
+			})
 			if err != nil {
 				return err
+			}
+			if tw != nil {
+				if err := tw.WriteFile(*traceFile); err != nil {
+					return err
+				}
+				fmt.Fprintf(stderr, "wrote trace %s (%d events; open it in ui.perfetto.dev)\n", *traceFile, tw.Len())
+				if n := tw.Dropped(); n > 0 {
+					fmt.Fprintf(stderr, "trace: event cap reached, %d events dropped\n", n)
+				}
 			}
 			dir := *out
 			if dir == "" {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -121,5 +122,60 @@ func TestValidateReportsFileLine(t *testing.T) {
 		if !strings.Contains(errb.String(), want) {
 			t.Errorf("validate output lacks %q:\n%s", want, errb.String())
 		}
+	}
+}
+
+// TestRunTraceAndFigures: --trace writes a trace-event JSON with events for the sampled clients;
+// --plot draws the run's figures; report writes a self-contained report.html.
+func TestRunTraceAndFigures(t *testing.T) {
+	dir := t.TempDir()
+	tr := filepath.Join(dir, "trace.json")
+	out := filepath.Join(dir, "run")
+	runOK(t, "run", "healthy", "--set", "duration=5s", "--out", out, "--plot",
+		"--trace", tr, "--trace-clients", "1", "--trace-window", "1s:2s")
+	var doc struct {
+		TraceEvents []struct {
+			Name string `json:"name"`
+			Ph   string `json:"ph"`
+		} `json:"traceEvents"`
+	}
+	data, err := os.ReadFile(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatalf("trace is not JSON: %v", err)
+	}
+	attempts := 0
+	for _, e := range doc.TraceEvents {
+		if e.Name == "attempt" && e.Ph == "X" {
+			attempts++
+		}
+	}
+	if attempts == 0 {
+		t.Errorf("trace has %d events but no attempt slices", len(doc.TraceEvents))
+	}
+	for _, f := range []string{"timeseries.svg", "timeseries.png", "amplification.svg", "latency.svg", "servers.svg"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Errorf("--plot did not write %s", f)
+		}
+	}
+	if got := strings.TrimSpace(runOK(t, "report", out)); got != filepath.Join(out, "report.html") {
+		t.Errorf("report printed %q", got)
+	}
+	html, _ := os.ReadFile(filepath.Join(out, "report.html"))
+	if !bytes.Contains(html, []byte("<svg")) {
+		t.Errorf("report.html has no inline figure")
+	}
+	// Self-contained: no scripts, stylesheets or images fetched from elsewhere (an SVG's
+	// xmlns attribute names a URL but fetches nothing).
+	for _, ext := range []string{"<script", `<link`, `src="http`, `href="http`, "@import"} {
+		if bytes.Contains(html, []byte(ext)) {
+			t.Errorf("report.html contains %q", ext)
+		}
+	}
+	var o, e bytes.Buffer
+	if s := run([]string{"run", "healthy", "--trace", tr, "--trace-window", "5s:1s"}, &o, &e); s != exitUsage {
+		t.Errorf("a backwards --trace-window: exit %d, want 2\n%s", s, e.String())
 	}
 }

@@ -52,7 +52,14 @@ func secs(x float64) string {
 	if math.IsNaN(x) || x == 0 {
 		return "-"
 	}
-	return time.Duration(x * 1e9).Round(10 * time.Microsecond).String()
+	d := time.Duration(x * 1e9)
+	switch { // three or four significant digits, whatever the scale
+	case d >= time.Second:
+		return d.Round(time.Millisecond).String()
+	case d >= time.Millisecond:
+		return d.Round(10 * time.Microsecond).String()
+	}
+	return d.Round(10 * time.Nanosecond).String()
 }
 
 func failures(fs []results.ClassFailures) string {

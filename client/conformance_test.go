@@ -357,3 +357,19 @@ func TestOptionsValidation(t *testing.T) {
 		t.Errorf("New without nodes: %v", err)
 	}
 }
+
+// TestNoServerForRetry: Retryable Reads 3a / Retryable Writes: if no server can be selected for
+// the retry, the previous error is raised. An insert fails on the primary with
+// NotWritablePrimary; SDAM marks the primary Unknown and its monitor will not look again for
+// 500 ms (minHeartbeatFrequencyMS), longer than the 50 ms selection timeout, so the retry finds
+// no server and the application receives the NotWritablePrimary error, after one attempt.
+func TestNoServerForRetry(t *testing.T) {
+	o := opts("mongodb-2026-03", func(o *Options) { o.ServerSelectionTimeout = 50 * time.Millisecond })
+	e := newEnv(t, envConfig{nodes: replicaSet3(), kind: selection.ReplicaSet, opts: o, jitter: 0})
+	e.arm("a", failpoint.Config{Mode: failpoint.Times(1), FailCommands: []string{"insert"},
+		ErrorCode: int(wire.NotWritablePrimary)})
+	r := e.run(discovered, Spec{Kind: Insert})[0]
+	if r.OK || r.Attempts != 1 || r.Err.Code != wire.NotWritablePrimary || r.Class != ErrServer {
+		t.Errorf("ok=%v after %d attempts, error %v (%v); want NotWritablePrimary after 1", r.OK, r.Attempts, r.Err.Code, r.Class)
+	}
+}

@@ -57,9 +57,7 @@ type op struct {
 	deadlineTimer sim.Timer
 	abandoned     bool // finished while its request was still on the wire: freed when the reply comes
 
-	last    retry.Failure // the most recent failure
-	hasLast bool
-	result  Result
+	result Result
 
 	prev, next *op // intrusive list links (selection waiters, pool wait queue)
 }
@@ -78,8 +76,10 @@ func (o *op) HandleEvent(now sim.Time, kind int, _ any) {
 	case evSelectTimeout:
 		o.timer = sim.Timer{}
 		o.c.selWaiters.remove(o)
-		if o.hasLast { // Retryable Reads 3a: no server for the retry: raise the previous error
-			o.finish(now, o.last, classify(o.last))
+		// Retryable Reads 3a: no server for the retry: raise the previous error (as the
+		// policy's propagation rules keep it).
+		if f, ok := o.st.Err(); ok {
+			o.finish(now, f, classify(f))
 			return
 		}
 		o.finish(now, retry.Failure{}, ErrServerSelection)
@@ -219,7 +219,6 @@ func (o *op) reply(now sim.Time) {
 // failed asks the policy what to do after a failed attempt and does it.
 func (o *op) failed(now sim.Time, f retry.Failure) {
 	c := o.c
-	o.last, o.hasLast = f, true
 	d := c.policy.Failed(&o.st, f, now, c.jitter)
 	if !d.Retry {
 		if d.Why == retry.NoToken {
@@ -296,7 +295,7 @@ func (o *op) timeout(now sim.Time) {
 		o.abandoned = true
 	}
 	o.timer = sim.Timer{}
-	f := o.last
+	f, _ := o.st.Err() // the timeout carries the last error kept, if any
 	o.finish(now, f, ErrTimeout)
 }
 

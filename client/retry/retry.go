@@ -245,6 +245,12 @@ func (s *State) keep(f Failure) {
 	s.kept, s.hasKept = f, true
 }
 
+// Err returns the error the application receives if the operation ends now without another
+// decision from the policy (no server could be selected for the retry, or a deadline passed):
+// the error kept under the propagation rules, NoWritesPerformed included. ok is false before
+// the first failure.
+func (s *State) Err() (f Failure, ok bool) { return s.kept, s.hasKept }
+
 // stop ends the operation: the kept error propagates.
 func (s *State) stop(why GiveUp) Decision { return Decision{Why: why, Err: s.kept} }
 

@@ -177,6 +177,11 @@ func TestTracingAllocations(t *testing.T) {
 			}
 			w.loop.RunUntil(sim.Time(25 * time.Second))
 			attempts := w.attempts()
+			// Mallocs counts the whole process, the runtime's own occasional allocations
+			// included, so measure on one P (as testing.AllocsPerRun does) and require
+			// amortised zero: at most one allocation per 10 000 attempts. An allocation per
+			// attempt would be tens of thousands here.
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 			var m0, m1 runtime.MemStats
 			runtime.ReadMemStats(&m0)
 			for i := 0; i < 100_000; i++ {
@@ -187,8 +192,9 @@ func TestTracingAllocations(t *testing.T) {
 			if n == 0 {
 				t.Fatal("no attempts in 100 000 events")
 			}
-			if allocs := m1.Mallocs - m0.Mallocs; allocs != 0 {
-				t.Errorf("%d allocations over %d attempts (%.3f per attempt), want 0", allocs, n, float64(allocs)/float64(n))
+			if allocs := m1.Mallocs - m0.Mallocs; allocs > n/10_000 {
+				t.Errorf("%d allocations over %d attempts (%.5f per attempt), want amortised zero (≤ 1 per 10 000)",
+					allocs, n, float64(allocs)/float64(n))
 			}
 			if traced && nop.calls == 0 {
 				t.Error("the tracer heard nothing")

@@ -25,7 +25,7 @@ func NewBaseline(hdr Header, points []PointStats) Baseline {
 
 // WriteBaseline writes b to path atomically (temporary name, then rename).
 func WriteBaseline(path string, b Baseline) error {
-	return writeFileAtomic(path, func(w io.Writer) error { return writeJSON(w, b) })
+	return WriteFileAtomic(path, func(w io.Writer) error { return writeJSON(w, b) })
 }
 
 // LoadBaseline reads a baseline file (or a sweep.json).

@@ -96,7 +96,7 @@ func WriteRunDir(dir string, run *Run) error {
 		{SummaryFile, func(w io.Writer) error { return writeJSON(w, run.Summary) }},
 	}
 	for _, s := range steps {
-		if err := writeFileAtomic(filepath.Join(dir, s.name), s.write); err != nil {
+		if err := WriteFileAtomic(filepath.Join(dir, s.name), s.write); err != nil {
 			return err
 		}
 	}
@@ -135,10 +135,11 @@ func readJSON(path string, v any) error {
 	return nil
 }
 
-// writeFileAtomic writes path through write: into ".NAME.tmp" in the same folder, flushed and
+// WriteFileAtomic writes path through write: into ".NAME.tmp" in the same folder, flushed and
 // synced, then renamed to path. On any error the temporary file is removed and path is left as
-// it was.
-func writeFileAtomic(path string, write func(io.Writer) error) (err error) {
+// it was, so a file with its final name is always complete. Every output file of overloadsim
+// (results, figures, reports, traces) is written this way.
+func WriteFileAtomic(path string, write func(io.Writer) error) (err error) {
 	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {

@@ -276,16 +276,16 @@ func TestAtomicWriteFailingWriter(t *testing.T) {
 		}
 		return io.ErrShortWrite
 	}
-	if err := writeFileAtomic(path, failing); !errors.Is(err, errInjected) {
-		t.Fatalf("writeFileAtomic = %v, want the injected failure", err)
+	if err := WriteFileAtomic(path, failing); !errors.Is(err, errInjected) {
+		t.Fatalf("WriteFileAtomic = %v, want the injected failure", err)
 	}
 	if names := dirNames(t, dir); len(names) != 0 {
 		t.Errorf("after a failed write the folder holds %v, want nothing", names)
 	}
-	if err := writeFileAtomic(path, func(w io.Writer) error { _, err := io.WriteString(w, "complete\n"); return err }); err != nil {
+	if err := WriteFileAtomic(path, func(w io.Writer) error { _, err := io.WriteString(w, "complete\n"); return err }); err != nil {
 		t.Fatal(err)
 	}
-	if err := writeFileAtomic(path, failing); err == nil {
+	if err := WriteFileAtomic(path, failing); err == nil {
 		t.Fatal("second failing write succeeded")
 	}
 	if b, _ := os.ReadFile(path); string(b) != "complete\n" {

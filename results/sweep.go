@@ -114,10 +114,10 @@ func WriteSweepDir(dir string, hdr Header, points []PointStats) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("results: %w", err)
 	}
-	if err := writeFileAtomic(filepath.Join(dir, PointsFile), func(w io.Writer) error { return WritePoints(w, points) }); err != nil {
+	if err := WriteFileAtomic(filepath.Join(dir, PointsFile), func(w io.Writer) error { return WritePoints(w, points) }); err != nil {
 		return err
 	}
-	return writeFileAtomic(filepath.Join(dir, SweepFile), func(w io.Writer) error {
+	return WriteFileAtomic(filepath.Join(dir, SweepFile), func(w io.Writer) error {
 		return writeJSON(w, NewBaseline(hdr, points))
 	})
 }

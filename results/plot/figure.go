@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"image/color"
 	"io"
-	"os"
+	"overloadsim/results"
 	"path/filepath"
 
 	"gonum.org/v1/plot"
@@ -231,14 +231,14 @@ func writeFigures(dir string, figs []*figure) ([]string, error) {
 		if err != nil {
 			return names, fmt.Errorf("plot: %s.svg: %w", f.name, err)
 		}
-		if err := writeFileAtomic(filepath.Join(dir, f.name+".svg"), svg); err != nil {
+		if err := writeBytes(filepath.Join(dir, f.name+".svg"), svg); err != nil {
 			return names, err
 		}
 		png, err := f.png()
 		if err != nil {
 			return names, fmt.Errorf("plot: %s.png: %w", f.name, err)
 		}
-		if err := writeFileAtomic(filepath.Join(dir, f.name+".png"), png); err != nil {
+		if err := writeBytes(filepath.Join(dir, f.name+".png"), png); err != nil {
 			return names, err
 		}
 		names = append(names, f.name)
@@ -246,29 +246,10 @@ func writeFigures(dir string, figs []*figure) ([]string, error) {
 	return names, nil
 }
 
-// writeFileAtomic writes data to path through ".NAME.tmp" in the same folder, synced, then
-// renamed, so a file with its final name is always complete (as results does).
-func writeFileAtomic(path string, data []byte) (err error) {
-	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		return fmt.Errorf("plot: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-			err = fmt.Errorf("plot: writing %s: %w", path, err)
-		}
-	}()
-	if _, err = io.Copy(f, bytes.NewReader(data)); err != nil {
+// writeBytes writes data to path with results.WriteFileAtomic.
+func writeBytes(path string, data []byte) error {
+	return results.WriteFileAtomic(path, func(w io.Writer) error {
+		_, err := w.Write(data)
 		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	})
 }

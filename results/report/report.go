@@ -63,7 +63,7 @@ func Write(dir string) (path string, err error) {
 		return "", err
 	}
 	path = filepath.Join(dir, File)
-	if err := writeFileAtomic(path, b.Bytes()); err != nil {
+	if err := writeBytes(path, b.Bytes()); err != nil {
 		return "", err
 	}
 	return path, nil
@@ -533,29 +533,10 @@ func inlineSVG(data []byte, prefix string) (template.HTML, error) {
 	return template.HTML(s), nil // trusted: from the folder's own plotter, and checked above
 }
 
-// writeFileAtomic writes data to path through ".NAME.tmp" in the same folder (synced, then
-// renamed), removing the temporary file on error.
-func writeFileAtomic(path string, data []byte) (err error) {
-	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-			err = fmt.Errorf("report: writing %s: %w", path, err)
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
+// writeBytes writes data to path with results.WriteFileAtomic.
+func writeBytes(path string, data []byte) error {
+	return results.WriteFileAtomic(path, func(w io.Writer) error {
+		_, err := w.Write(data)
 		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	})
 }

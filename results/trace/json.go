@@ -5,8 +5,6 @@ import (
 	"cmp"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"time"
@@ -14,42 +12,18 @@ import (
 
 	"overloadsim/client"
 	"overloadsim/client/retry"
+	"overloadsim/results"
 	"overloadsim/sim"
 	"overloadsim/wire"
 )
 
-// WriteFile writes the trace to path (mode 0644) atomically: to a temporary file in the same
-// directory, synced, then renamed over path, so a reader never sees half a trace and a failed
-// write leaves any previous file as it was.
-func (w *Writer) WriteFile(path string) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("trace: %w", err)
-	}
-	closed := false
-	defer func() {
-		if err != nil {
-			if !closed {
-				f.Close()
-			}
-			os.Remove(f.Name())
-			err = fmt.Errorf("trace: writing %s: %w", path, err)
-		}
-	}()
-	if err = f.Chmod(0o644); err != nil {
+// WriteFile writes the trace to path (mode 0644) with results.WriteFileAtomic, so a reader
+// never sees half a trace and a failed write leaves any previous file as it was.
+func (w *Writer) WriteFile(path string) error {
+	return results.WriteFileAtomic(path, func(out io.Writer) error {
+		_, err := w.WriteTo(out)
 		return err
-	}
-	if _, err = w.WriteTo(f); err != nil {
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	closed = true
-	if err = f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
+	})
 }
 
 // countingWriter counts the bytes written through it.

@@ -3,10 +3,10 @@ package results
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"io"
 	"math"
 	"os"
+	"overloadsim/internal/golden"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -16,43 +16,6 @@ import (
 	"overloadsim/client"
 	"overloadsim/sim"
 )
-
-// update is the repository's one golden-file regeneration flag: go test ./results -update.
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
-
-// golden compares got with testdata/<test name>/<file>, or rewrites it under -update.
-func golden(t *testing.T, file string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", t.Name(), file)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./results -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-		for i := range max(len(gl), len(wl)) {
-			var g, w string
-			if i < len(gl) {
-				g = gl[i]
-			}
-			if i < len(wl) {
-				w = wl[i]
-			}
-			if g != w {
-				t.Fatalf("%s differs from the golden file at line %d:\ngot:  %s\nwant: %s\n(review, then go test ./results -update)", path, i+1, g, w)
-			}
-		}
-	}
-}
 
 // fixtureSeries is a hand-built series: groups "a" and "b", server "db", three one-second
 // intervals and a half one, a trigger from 1 s to 2 s.
@@ -127,7 +90,7 @@ func TestGoldenRun(t *testing.T) {
 		t.Errorf("folder holds %d files, want exactly run.json, timeseries.csv, summary.json", len(files))
 	}
 	for _, name := range []string{RunFile, TimeseriesFile, SummaryFile} {
-		golden(t, name, files[name])
+		golden.Check(t, filepath.Join("testdata", t.Name(), name), files[name])
 	}
 }
 
@@ -159,7 +122,7 @@ func TestGoldenSweep(t *testing.T) {
 	}
 	files := readDir(t, dir)
 	for _, name := range []string{PointsFile, SweepFile} {
-		golden(t, name, files[name])
+		golden.Check(t, filepath.Join("testdata", t.Name(), name), files[name])
 	}
 }
 

@@ -3,9 +3,9 @@ package scenarios
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
+	"overloadsim/internal/golden"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,27 +15,6 @@ import (
 	"overloadsim/results"
 	"overloadsim/sim"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
-
-// golden compares got with testdata/<name>.golden, or rewrites it with -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the output (run with -update and review the diff):\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
-}
 
 // TestInvalid reads every scenario in testdata/invalid (each starts with a comment saying what
 // it breaks) and compares the problems Parse reports with testdata/TestInvalid.golden.
@@ -67,7 +46,7 @@ func TestInvalid(t *testing.T) {
 			out.WriteString(err.Error() + "\n")
 		}
 	}
-	golden(t, t.Name(), out.Bytes())
+	golden.Check(t, filepath.Join("testdata", t.Name()+".golden"), out.Bytes())
 }
 
 const minimal = `
@@ -113,7 +92,7 @@ func TestDefaults(t *testing.T) {
 			t.Errorf("%d: %s = %v, want %v", i, c.gloss, c.got, c.want)
 		}
 	}
-	golden(t, t.Name(), []byte(sc.String()))
+	golden.Check(t, filepath.Join("testdata", t.Name()+".golden"), []byte(sc.String()))
 }
 
 // TestZeroIsNotDefault: a value the file gives is kept even when it is zero, so a zero that
@@ -209,7 +188,7 @@ sweep:
 	if again.String() != text {
 		t.Errorf("Parse(String()).String() differs:\n%s\nthen\n%s", text, again.String())
 	}
-	golden(t, t.Name(), []byte(text))
+	golden.Check(t, filepath.Join("testdata", t.Name()+".golden"), []byte(text))
 }
 
 // TestSet applies overrides: happy paths change the field (and only it), sad paths report the

@@ -3,14 +3,12 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
+	"overloadsim/internal/golden"
 	"path/filepath"
 	"strings"
 	"testing"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 func runOK(t *testing.T, args ...string) string {
 	t.Helper()
@@ -53,19 +51,7 @@ func TestRunDefaultDeterministic(t *testing.T) {
 			t.Errorf("%s differs between two runs of the same scenario and seed", f)
 		}
 	}
-	golden := filepath.Join("testdata", "spike-seed1-summary.json")
-	if *update {
-		if err := os.WriteFile(golden, fa["summary.json"], 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(fa["summary.json"], want) {
-		t.Errorf("summary.json of the default scenario at seed 1 differs from %s (review, then -update)", golden)
-	}
+	golden.Check(t, filepath.Join("testdata", "spike-seed1-summary.json"), fa["summary.json"])
 }
 
 // TestSweepWorkersIdentical: a sweep writes the same bytes with 1 worker and with 4.

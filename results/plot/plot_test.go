@@ -2,11 +2,11 @@ package plot
 
 import (
 	"bytes"
-	"flag"
 	"html"
 	"image/png"
 	"math"
 	"os"
+	"overloadsim/internal/golden"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -16,43 +16,6 @@ import (
 
 	"overloadsim/results"
 )
-
-// update is the repository's one golden-file regeneration flag: go test ./results/plot -update.
-var update = flag.Bool("update", false, "rewrite golden files")
-
-// golden compares got with testdata/<test name>/<file>, or rewrites it under -update.
-func golden(t *testing.T, file string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", t.Name(), file)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./results/plot -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-		for i := range max(len(gl), len(wl)) {
-			var g, w string
-			if i < len(gl) {
-				g = gl[i]
-			}
-			if i < len(wl) {
-				w = wl[i]
-			}
-			if g != w {
-				t.Fatalf("%s differs from the golden file at line %d:\ngot:  %s\nwant: %s\n(look at the PNG, then go test ./results/plot -update)", path, i+1, g, w)
-			}
-		}
-	}
-}
 
 // checkWritten checks the files WriteRunFigures or WriteSweepFigures wrote: the names in
 // order, each SVG equal to its golden file, each PNG 1200 × 800 px, no temporary files left.
@@ -66,7 +29,7 @@ func checkWritten(t *testing.T, dir string, names, want []string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		golden(t, n+".svg", svg)
+		golden.Check(t, filepath.Join("testdata", t.Name(), n+".svg"), svg)
 		f, err := os.Open(filepath.Join(dir, n+".png"))
 		if err != nil {
 			t.Fatal(err)

@@ -3,9 +3,9 @@ package report
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"math"
 	"os"
+	"overloadsim/internal/golden"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -13,8 +13,6 @@ import (
 
 	"overloadsim/results"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // copyFolder copies the fixed result folder testdata/name into a fresh temporary folder, so
 // that writing report.html never touches testdata.
@@ -56,22 +54,7 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden := filepath.Join("testdata", "TestGolden", name+".html")
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(golden, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("Write(%s) differs from %s (run with -update and review the diff)", name, golden)
-			}
+			golden.Check(t, filepath.Join("testdata", "TestGolden", name+".html"), got)
 
 			// A second report of the same folder is byte-identical, and no temporary file is
 			// left behind.

@@ -2,6 +2,7 @@ package client
 
 import (
 	"fmt"
+	"overloadsim/dist"
 	"strings"
 	"testing"
 	"time"
@@ -371,5 +372,27 @@ func TestNoServerForRetry(t *testing.T) {
 	r := e.run(discovered, Spec{Kind: Insert})[0]
 	if r.OK || r.Attempts != 1 || r.Err.Code != wire.NotWritablePrimary || r.Class != ErrServer {
 		t.Errorf("ok=%v after %d attempts, error %v (%v); want NotWritablePrimary after 1", r.OK, r.Attempts, r.Err.Code, r.Class)
+	}
+}
+
+// TestWaitQueueTimeout: CMAP: a checkout that waits in the pool's queue longer than
+// waitQueueTimeoutMS fails with a WaitQueueTimeoutError, which is not retryable: the operation
+// fails with a timeout having started no command.
+func TestWaitQueueTimeout(t *testing.T) {
+	o := opts("mongodb-2026-03", func(o *Options) { o.MaxPoolSize = 1; o.WaitQueueTimeout = 5 * time.Millisecond })
+	e := newEnv(t, envConfig{nodes: standalone(func(c *server.Config) { c.Service = dist.Const(100 * time.Millisecond) }),
+		kind: selection.Single, opts: o, jitter: 0})
+	res := e.run(discovered, Spec{Kind: Find}, Spec{Kind: Find})
+	var timedOut *Result
+	for i := range res {
+		if !res[i].OK {
+			timedOut = &res[i]
+		}
+	}
+	st := e.client.Snapshot()
+	if timedOut == nil || timedOut.Class != ErrTimeout || timedOut.Attempts != 0 || timedOut.Latency() != 5*time.Millisecond ||
+		st.CheckoutFailed != 1 || st.AttemptsStarted != 1 {
+		t.Errorf("results %+v, checkout failures %d, commands started %d; want one op timed out after 5ms in the queue, 1 command",
+			res, st.CheckoutFailed, st.AttemptsStarted)
 	}
 }

@@ -199,3 +199,53 @@ func TestConnectionQueueTimeout(t *testing.T) {
 		t.Errorf("third attempt established at %v, want 100ms (the returned token's slot)", got)
 	}
 }
+
+// TestAdmissionQueueOverflow: with a bounded worker queue, a command that finds every worker busy
+// and the queue full is rejected with AdmissionQueueOverflow (433), labelled
+// SystemOverloadedError only (error_codes.yml: 433 is in the SystemOverloadedError category but
+// not RetriableError; MODEL-FACTS §3).
+func TestAdmissionQueueOverflow(t *testing.T) {
+	loop := sim.NewLoop()
+	s, _ := New(loop, Config{Address: "n", Workers: 1, MaxQueueDepth: 2, Service: dist.Const(10 * time.Millisecond)}, 1)
+	p := newProbe(loop, s, true)
+	for i := 0; i < 5; i++ {
+		p.send(0, wire.Find, nil)
+	}
+	loop.Run()
+	checkQueues(t, s)
+	if p.byCode[wire.OK] != 3 || p.byCode[wire.AdmissionQueueOverflow] != 2 {
+		t.Fatalf("replies %v, want 3 OK (1 running + 2 queued) and 2 × 433", p.byCode)
+	}
+	for _, r := range p.replies {
+		if r.reply.Code == wire.AdmissionQueueOverflow && r.reply.Labels != wire.SystemOverloadedError {
+			t.Errorf("433 labels %v, want [SystemOverloadedError]", r.reply.Labels)
+		}
+	}
+	if st := s.Snapshot(loop.Now()); st.QueueOverflows != 2 {
+		t.Errorf("QueueOverflows = %d, want 2", st.QueueOverflows)
+	}
+}
+
+// TestDisconnect: a client closing a connection unregisters it (connections.current falls) and
+// the node answers anything later sent on it with a network error.
+func TestDisconnect(t *testing.T) {
+	loop := sim.NewLoop()
+	s, _ := New(loop, Config{Address: "n", HandshakeCost: -1}, 1)
+	p := newProbe(loop, s, true)
+	p.send(0, wire.Connect, nil)
+	loop.Run()
+	if n := s.Snapshot(loop.Now()).ConnectionsCurrent; n != 1 {
+		t.Fatalf("ConnectionsCurrent = %d after connecting, want 1", n)
+	}
+	p.send(loop.Now(), wire.Disconnect, nil)
+	loop.Run()
+	if n := s.Snapshot(loop.Now()).ConnectionsCurrent; n != 0 || !p.conn.Closed {
+		t.Fatalf("ConnectionsCurrent = %d, closed %v after disconnecting; want 0, true", n, p.conn.Closed)
+	}
+	p.send(loop.Now(), wire.Find, nil)
+	loop.Run()
+	if p.netErrs != 1 || len(p.replies) != 2 {
+		t.Errorf("%d replies, %d network errors; want the connect's OK and one network error (no reply to the disconnect)",
+			len(p.replies), p.netErrs)
+	}
+}

@@ -24,12 +24,14 @@ const (
 	FaultNetworkDelay                        // add delay to a node's links (removed after For)
 	FaultRequestLimiter                      // set the ingress request limiter (MongoTune-style)
 	FaultConnLimiter                         // set the connection-establishment limiter
+	FaultRebalance                           // a Couchbase rebalance: KV answers NotMyVbucket (for For)
 )
 
 var faultNames = map[FaultKind]string{
 	FaultFailPoint: "failPoint", FaultDown: "down", FaultUp: "up", FaultStepDown: "stepDown",
 	FaultCapacity: "capacity", FaultNetworkDelay: "networkDelay",
 	FaultRequestLimiter: "requestLimiter", FaultConnLimiter: "connLimiter",
+	FaultRebalance: "rebalance",
 }
 
 // String returns the fault kind's scenario name.
@@ -45,8 +47,8 @@ type Fault struct {
 	At   time.Duration // virtual time since the start of the run
 	Kind FaultKind
 	Node string // the node's address; for StepDown, empty means the current primary
-	// For makes FailPoint, Down, Capacity and NetworkDelay temporary: they are undone after it.
-	// 0 means permanent.
+	// For makes FailPoint, Down, Capacity, NetworkDelay and Rebalance temporary: they are undone
+	// after it. 0 means permanent.
 	For time.Duration
 
 	FailPoint      failpoint.Config     // FailPoint
@@ -209,6 +211,13 @@ func (c *Cluster) Schedule(faults []Fault) error {
 			if f.Workers == 0 && f.Speed == 0 {
 				bad(i, "workers", 0, "a capacity fault must change workers or speed")
 			}
+		case FaultRebalance:
+			if st.node != nil && st.node.cfg.Flavor != FlavorCouchbase {
+				bad(i, "kind", f.Kind, "a rebalance needs a couchbase node")
+			}
+			if f.For <= 0 {
+				bad(i, "for", f.For, "a rebalance must end: give its duration (> 0)")
+			}
 		case FaultRequestLimiter, FaultConnLimiter:
 			if st.node != nil {
 				probe := st.node.cfg
@@ -284,6 +293,8 @@ func (c *Cluster) apply(now sim.Time, st *faultState) {
 		}
 	case FaultNetworkDelay:
 		s.SetNetworkDelay(st.Delay)
+	case FaultRebalance:
+		s.SetRebalancing(true)
 	case FaultRequestLimiter:
 		_ = s.SetRequestLimiter(now, st.RequestLimiter)
 		temporary = false
@@ -310,6 +321,8 @@ func (c *Cluster) revert(now sim.Time, st *faultState) {
 		_ = s.SetSpeed(now, st.oldSpeed)
 	case FaultNetworkDelay:
 		s.SetNetworkDelay(0)
+	case FaultRebalance:
+		s.SetRebalancing(false)
 	}
 }
 

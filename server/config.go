@@ -78,6 +78,63 @@ type Config struct {
 	// RequestLimiter and ConnLimiter are the ingress limiters.
 	RequestLimiter RequestLimiterConfig
 	ConnLimiter    ConnLimiterConfig
+	// Flavor is the protocol the node speaks: MongoDB (the default) or Couchbase. It decides
+	// how the node says "overloaded" (see OverloadCode) and which faults apply to it.
+	Flavor Flavor
+	// Router makes the node a mongos: commands it admits are handed to the router, which sends
+	// them on to the shards, instead of executing on the node's workers. Required with role
+	// mongos, and only then.
+	Router Router
+}
+
+// Flavor is the protocol a node speaks.
+type Flavor uint8
+
+// Flavors.
+const (
+	FlavorMongoDB   Flavor = iota // mongod or mongos: MongoDB error codes and labels
+	FlavorCouchbase               // a Couchbase node: KV statuses, query errors, HTTP statuses
+)
+
+var flavorNames = [...]string{"mongodb", "couchbase"}
+
+// String returns the flavor's name as scenarios spell it.
+func (f Flavor) String() string {
+	if int(f) < len(flavorNames) {
+		return flavorNames[f]
+	}
+	return fmt.Sprintf("flavor(%d)", f)
+}
+
+// ParseFlavor returns the flavor called name.
+func ParseFlavor(name string) (Flavor, bool) {
+	for i, n := range flavorNames {
+		if n == name {
+			return Flavor(i), true
+		}
+	}
+	return 0, false
+}
+
+// OverloadCode is what a node of flavor f answers a command cmd that its ingress request limiter
+// (or, with code AdmissionQueueOverflow, its worker queue) turns away. A MongoDB node answers
+// code itself (462 or 433). A Couchbase node has no 462: its data service answers KV
+// TemporaryFailure (0x86, "temporary failure, try again"), its search service HTTP 429 Too Many
+// Requests, and its query service HTTP 503 "Request queue full"; a MongoDB command sent to a
+// Couchbase node gets code unchanged.
+func OverloadCode(f Flavor, cmd wire.Command, code wire.Code) wire.Code {
+	if f != FlavorCouchbase {
+		return code
+	}
+	switch cmd.Service() {
+	case wire.ServiceKV:
+		return wire.KVTemporaryFailure
+	case wire.ServiceSearch:
+		return wire.HTTPTooManyRequests
+	case wire.ServiceQuery:
+		return wire.QueryRequestQueueFull
+	}
+	return code
 }
 
 // Defaults used by EnsureDefaults.
@@ -119,8 +176,21 @@ func (c *Config) Validate() error {
 	}
 	switch c.Role {
 	case wire.Standalone, wire.Primary, wire.Secondary:
+		if c.Router != nil {
+			bad("router", "set", "only a mongos routes")
+		}
+	case wire.Mongos:
+		if c.Router == nil {
+			bad("router", "nil", "a mongos needs a router")
+		}
+		if c.Flavor != FlavorMongoDB {
+			bad("flavor", c.Flavor, "a mongos speaks mongodb")
+		}
 	default:
-		bad("role", c.Role, "must be standalone, primary or secondary")
+		bad("role", c.Role, "must be standalone, primary, secondary or mongos")
+	}
+	if int(c.Flavor) >= len(flavorNames) {
+		bad("flavor", c.Flavor, "must be mongodb or couchbase")
 	}
 	if c.Workers < 1 {
 		bad("workers", c.Workers, "must be ≥ 1")

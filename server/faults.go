@@ -124,6 +124,11 @@ func (s *Server) SetNetworkDelay(extra time.Duration) {
 	}
 }
 
+// SetRebalancing starts (true) or ends a Couchbase rebalance on the node: while it lasts the
+// node's vbuckets are moving, and KV requests are answered NotMyVbucket (0x07) before any work,
+// which the SDK retries without limit (an always-retry reason).
+func (s *Server) SetRebalancing(on bool) { s.rebalancing = on }
+
 // setRole changes the node's role (replica-set elections).
 func (s *Server) setRole(r wire.Role) { s.role = r }
 

@@ -34,6 +34,7 @@ const (
 	jsLimiterQueued          // waiting for its request-limiter reservation
 	jsQueued                 // waiting for a worker
 	jsRunning                // on a worker (executing, or paying a rejection's cost)
+	jsRouted                 // a mongos's command, with its router
 )
 
 // job is the node's record of one request while the node owns it. Jobs are pooled.
@@ -56,8 +57,9 @@ type job struct {
 	labelsGiven bool
 	closeConn   bool
 
-	prev, next *job // the node's list of live jobs, in arrival order
-	qnext      *job // worker queue link
+	prev, next *job   // the node's list of live jobs, in arrival order
+	qnext      *job   // worker queue link
+	gen        uint64 // bumped each time the record is reused, so stale RouteTokens are ignored
 }
 
 // fifo is an intrusive FIFO of jobs.
@@ -97,10 +99,11 @@ type Server struct {
 	fpRNG   *rand.Rand // failpoint activation draws
 	exempt  []string   // application exemption prefixes
 
-	role    wire.Role
-	down    bool
-	workers int
-	speed   float64 // service-speed factor: 0.5 halves the node's speed
+	role        wire.Role
+	down        bool
+	rebalancing bool // a Couchbase node moving vbuckets: KV commands answer NotMyVbucket
+	workers     int
+	speed       float64 // service-speed factor: 0.5 halves the node's speed
 
 	reqTB   *ratelimiter.TokenBucket // nil when the request limiter is off
 	connTB  *ratelimiter.TokenBucket // nil when the connection limiter is off
@@ -285,8 +288,9 @@ func (s *Server) exemptApp(app string) bool {
 // command, after ingress admission.
 func (s *Server) afterLimiter(now sim.Time, j *job) {
 	if s.fp != nil {
-		// Clients of this model are external drivers, never intra-cluster connections.
-		a := s.fp.Evaluate(j.req.Cmd, failpoint.Client{AppName: j.req.Conn.AppName}, s.fpRNG)
+		// A mongos's connections to a shard member are internal clients.
+		from := failpoint.Client{AppName: j.req.Conn.AppName, Internal: j.req.Conn.Internal}
+		a := s.fp.Evaluate(j.req.Cmd, from, s.fpRNG)
 		if a.Fire {
 			j.closeConn, j.code, j.labels, j.labelsGiven = a.Close, a.Code, a.Labels, a.LabelsGiven
 			if a.Block > 0 {
@@ -313,8 +317,19 @@ func (s *Server) afterFailPoint(now sim.Time, j *job) {
 		s.reply(now, j, j.code, s.labelsFor(j, j.code))
 		return
 	}
+	if s.rebalancing && j.req.Cmd.Service() == wire.ServiceKV {
+		// The vbucket map moves during a rebalance: a KV request that reaches a node no
+		// longer owning its vbucket is answered NotMyVbucket at once, before any work.
+		s.stats.NotMyVbucket++
+		s.reply(now, j, wire.KVNotMyVbucket, 0)
+		return
+	}
 	if code := s.roleError(j.req); code != wire.OK {
 		s.reply(now, j, code, s.labelsFor(j, code))
+		return
+	}
+	if s.cfg.Router != nil {
+		s.route(now, j)
 		return
 	}
 	s.enqueue(now, j)
@@ -323,7 +338,7 @@ func (s *Server) afterFailPoint(now sim.Time, j *job) {
 // roleError is what a node answers a command its role cannot serve.
 func (s *Server) roleError(req *wire.Request) wire.Code {
 	switch {
-	case s.role == wire.Standalone || s.role == wire.Primary:
+	case s.role == wire.Standalone || s.role == wire.Primary || s.role == wire.Mongos:
 		return wire.OK
 	case req.Write:
 		return wire.NotWritablePrimary
@@ -363,8 +378,10 @@ func ServerLabels(code wire.Code, write bool) wire.Labels {
 	return l
 }
 
-// rejectOverload answers j with an overload error; the rejection costs RejectCost of a worker.
+// rejectOverload answers j with an overload error (code, as the node's flavor spells it); the
+// rejection costs RejectCost of a worker.
 func (s *Server) rejectOverload(now sim.Time, j *job, code wire.Code) {
+	code = OverloadCode(s.cfg.Flavor, j.req.Cmd, code)
 	j.reject, j.code = true, code
 	if s.cfg.RejectCost < 0 {
 		s.reply(now, j, code, s.labelsFor(j, code))
@@ -597,6 +614,7 @@ func (s *Server) newJob(now sim.Time, req *wire.Request) *job {
 		j = &job{}
 	}
 	j.req, j.arrived, j.deadline = req, now, sim.Never
+	j.gen++
 	if req.MaxTime > 0 {
 		j.deadline = now.Add(req.MaxTime)
 	}
@@ -609,7 +627,7 @@ func (s *Server) newJob(now sim.Time, req *wire.Request) *job {
 
 func (s *Server) freeJob(j *job) {
 	j.prev.next, j.next.prev = j.next, j.prev
-	*j = job{}
+	*j = job{gen: j.gen}
 	s.freeJobs = append(s.freeJobs, j)
 }
 

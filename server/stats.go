@@ -45,6 +45,10 @@ type Stats struct {
 	FailPointErrors       uint64        // error replies a failpoint injected
 	ClosedByFailPoint     uint64        // connections a failpoint closed
 	InterruptedByStepDown uint64        // writes killed by a stepdown (11602)
+	NotMyVbucket          uint64        // KV requests a rebalancing Couchbase node turned away
+	Routed                uint64        // commands a mongos handed to its router
+	RoutedAnswered        uint64        // routed commands the router answered
+	RoutedErrors          uint64        // routed commands answered with an error
 	BusyTime              time.Duration // worker time spent, rejections included
 	RejectBusyTime        time.Duration // worker time spent rejecting
 	WastedBusyTime        time.Duration // rejections + work finished after its client gave up

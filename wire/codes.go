@@ -18,6 +18,7 @@ const (
 	HostUnreachable                     Code = 6
 	HostNotFound                        Code = 7
 	MaxTimeMSExpired                    Code = 50
+	FailedToSatisfyReadPreference       Code = 133
 	NetworkTimeout                      Code = 89
 	ShutdownInProgress                  Code = 91
 	WriteConflict                       Code = 112
@@ -43,6 +44,7 @@ var codeNames = map[Code]string{
 	HostUnreachable:                     "HostUnreachable",
 	HostNotFound:                        "HostNotFound",
 	MaxTimeMSExpired:                    "MaxTimeMSExpired",
+	FailedToSatisfyReadPreference:       "FailedToSatisfyReadPreference",
 	NetworkTimeout:                      "NetworkTimeout",
 	ShutdownInProgress:                  "ShutdownInProgress",
 	WriteConflict:                       "WriteConflict",
@@ -61,12 +63,16 @@ var codeNames = map[Code]string{
 	NotPrimaryOrSecondary:               "NotPrimaryOrSecondary",
 }
 
-// Known reports whether c is one of the codes this package names.
+// Known reports whether c is one of the MongoDB codes this package names (Couchbase statuses,
+// see CouchbaseStatus, are not).
 func (c Code) Known() bool { _, ok := codeNames[c]; return ok }
 
 // String returns MongoDB's codeName, or the number for a code this package does not name.
 func (c Code) String() string {
 	if n, ok := codeNames[c]; ok {
+		return n
+	}
+	if n, ok := c.couchbaseString(); ok {
 		return n
 	}
 	return strconv.Itoa(int(c))

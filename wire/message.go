@@ -30,6 +30,15 @@ const (
 	// Disconnect is not a MongoDB command either: the client closing a connection. It gets no
 	// reply.
 	Disconnect
+	// The Couchbase requests an SDK3 client sends (see Service): KV get, get-and-lock, upsert
+	// and unlock on the data service, a N1QL statement on the query service, and a full-text
+	// search request.
+	KVGet
+	KVGetAndLock
+	KVUpsert
+	KVUnlock
+	Query
+	Search
 	numCommands
 )
 
@@ -39,6 +48,8 @@ var commandNames = [numCommands]string{
 	FindAndModify: "findAndModify", Aggregate: "aggregate",
 	CommitTransaction: "commitTransaction", AbortTransaction: "abortTransaction",
 	Disconnect: "disconnect",
+	KVGet:      "kvGet", KVGetAndLock: "kvGetAndLock", KVUpsert: "kvUpsert", KVUnlock: "kvUnlock",
+	Query: "query", Search: "search",
 }
 
 // NumCommands is the number of Command values, for tables indexed by command.
@@ -67,6 +78,28 @@ const (
 	EvRequest         = 1 // arg is *Request
 	FirstInternalKind = 16
 )
+
+// ReadMode is a read preference mode as it travels to a mongos.
+type ReadMode uint8
+
+// Read preference modes.
+const (
+	ReadPrimary ReadMode = iota
+	ReadPrimaryPreferred
+	ReadSecondary
+	ReadSecondaryPreferred
+	ReadNearest
+)
+
+var readModeNames = [...]string{"primary", "primaryPreferred", "secondary", "secondaryPreferred", "nearest"}
+
+// String returns the mode's name as MongoDB spells it.
+func (m ReadMode) String() string {
+	if int(m) < len(readModeNames) {
+		return readModeNames[m]
+	}
+	return "readMode(" + strconv.Itoa(int(m)) + ")"
+}
 
 // Role is what a node is in its topology, as a hello reply reports it.
 type Role uint8
@@ -136,7 +169,12 @@ type Conn struct {
 	// Authenticated is false for monitoring and RTT connections, which never authenticate and
 	// are therefore exempt from the ingress request rate limiter (MODEL-FACTS §1.3).
 	Authenticated bool
-	Link          *Link
+	// Internal marks an intra-cluster connection (a mongos talking to a shard member, which
+	// identifies itself as an internal client in its handshake): failCommand failpoints skip
+	// its commands unless failInternalCommands is set. The ingress request limiter still applies
+	// to it, since its messages arrive through the member's session workflow like any other.
+	Internal bool
+	Link     *Link
 	// Closed is set by the node when it closes the connection (a closeConnection failpoint, a
 	// node going down); the client sees a network error and must not reuse it.
 	Closed bool
@@ -153,6 +191,10 @@ type Request struct {
 	Write bool
 	// SecondaryOK says the read preference lets a secondary serve this read.
 	SecondaryOK bool
+	// ReadPref is the read preference mode the driver forwards to a mongos with a read
+	// ($readPreference), which the mongos applies when it targets a shard member. The zero
+	// value is primary.
+	ReadPref ReadMode
 	// MaxTime is the server-side deadline (maxTimeMS) measured from arrival at the node; 0
 	// means none. Past it the node aborts the command with MaxTimeMSExpired.
 	MaxTime time.Duration

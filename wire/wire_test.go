@@ -91,3 +91,50 @@ func TestLink(t *testing.T) {
 		t.Error("Reply.OK")
 	}
 }
+
+// Couchbase statuses live in their own ranges: the same number means different things per
+// service (KV 0x86 is 134, MongoDB's ReadConcernMajorityNotAvailableYet), and Number gives back
+// the number on the wire.
+func TestCouchbaseStatus(t *testing.T) {
+	tests := []struct {
+		svc  Service
+		n    int
+		want Code
+		name string
+	}{
+		{ServiceKV, 0x86, KVTemporaryFailure, "KV TemporaryFailure (0x86)"},
+		{ServiceKV, 0x07, KVNotMyVbucket, "KV NotMyVbucket (0x07)"},
+		{ServiceKV, 0x09, KVLocked, "KV Locked (0x09)"},
+		{ServiceSearch, 429, HTTPTooManyRequests, "HTTP 429 TooManyRequests"},
+		{ServiceView, 302, HTTPFound, "HTTP 302 Found"},
+		{ServiceQuery, 4040, QueryPreparedStatementFailure4040, "query PreparedStatementFailure (4040)"},
+	}
+	for _, tc := range tests {
+		got, ok := CouchbaseStatus(tc.svc, tc.n)
+		if !ok || got != tc.want || got.Number() != tc.n || got.String() != tc.name {
+			t.Errorf("CouchbaseStatus(%v, %d) = %v (%d, %q), %v; want %v %q", tc.svc, tc.n, got, got.Number(), got.String(), ok, tc.want, tc.name)
+		}
+		if got.Known() || got.IsSystemOverloaded() || got.IsRetryableRead() {
+			t.Errorf("%v must mean nothing to MongoDB's rules", got)
+		}
+	}
+	for _, bad := range []struct {
+		svc Service
+		n   int
+	}{{ServiceMongoDB, 134}, {ServiceKV, 429}, {ServiceSearch, 0x86}, {ServiceKV, -1}, {ServiceKV, 1 << 30}} {
+		if c, ok := CouchbaseStatus(bad.svc, bad.n); ok {
+			t.Errorf("CouchbaseStatus(%v, %d) = %v, want none", bad.svc, bad.n, c)
+		}
+	}
+	if Code(134).Number() != 134 || KVTemporaryFailure == Code(134) {
+		t.Error("MongoDB codes keep their numbers and never equal a Couchbase status")
+	}
+	if s := CouchbaseStatuses(ServiceKV); len(s) != 6 || s[0] != KVNotMyVbucket {
+		t.Errorf("CouchbaseStatuses(kv) = %v", s)
+	}
+	for c := Command(0); int(c) < NumCommands; c++ {
+		if want := c >= KVGet; c.Service().Couchbase() != want {
+			t.Errorf("%v.Service() = %v", c, c.Service())
+		}
+	}
+}

@@ -133,8 +133,28 @@ func (c Config) Validate() error {
 				"unknown command; known: "+strings.Join(CommandNames(), ", "))
 		}
 	}
-	if c.ErrorCode != 0 && !knownCode(c.ErrorCode) {
-		bad("data.errorCode", c.ErrorCode, "not a code the model knows; allowed: "+describeCodes(ErrorCodes()))
+	if c.ErrorCode != 0 {
+		// errorCode means a MongoDB code for MongoDB commands and a status of the command's
+		// own service for Couchbase ones (a KV status byte, a query error, an HTTP status):
+		// it must be valid for every command listed.
+		for _, svc := range services(c.FailCommands) {
+			switch {
+			case svc == wire.ServiceMongoDB && !knownCode(c.ErrorCode):
+				bad("data.errorCode", c.ErrorCode, "not a code the model knows; allowed: "+describeCodes(ErrorCodes()))
+			case svc.Couchbase():
+				if _, ok := wire.CouchbaseStatus(svc, c.ErrorCode); !ok {
+					bad("data.errorCode", c.ErrorCode, "not a "+svc.String()+" status the model knows (failCommands has "+
+						svc.String()+" commands); allowed: "+describeStatuses(wire.CouchbaseStatuses(svc)))
+				}
+			}
+		}
+	}
+	if len(c.ErrorLabels) > 0 {
+		for _, svc := range services(c.FailCommands) {
+			if svc.Couchbase() {
+				bad("data.errorLabels", quotedSet(c.ErrorLabels), "error labels are MongoDB's: a "+svc.String()+" command carries none")
+			}
+		}
 	}
 	for i, name := range c.ErrorLabels {
 		if _, ok := wire.ParseLabel(name); !ok {
@@ -157,6 +177,36 @@ func (c Config) Validate() error {
 			"must set errorCode, closeConnection or blockConnection, or the failpoint never fires")
 	}
 	return errors.Join(errs...)
+}
+
+// services returns the services of the known commands among names, each once, in Service order;
+// MongoDB's alone when none is known.
+func services(names []string) []wire.Service {
+	var seen [8]bool
+	for _, name := range names {
+		if c, ok := lookupCommand(name); ok && int(c.Service()) < len(seen) {
+			seen[c.Service()] = true
+		}
+	}
+	var out []wire.Service
+	for i, ok := range seen {
+		if ok {
+			out = append(out, wire.Service(i))
+		}
+	}
+	if len(out) == 0 { // no known command: check the code as MongoDB's, the common case
+		out = append(out, wire.ServiceMongoDB)
+	}
+	return out
+}
+
+// describeStatuses formats Couchbase statuses as "134 (KV TemporaryFailure (0x86)), …".
+func describeStatuses(codes []wire.Code) string {
+	parts := make([]string, len(codes))
+	for i, c := range codes {
+		parts[i] = strconv.Itoa(c.Number()) + " (" + c.String() + ")"
+	}
+	return strings.Join(parts, ", ")
 }
 
 // describeCodes formats codes as "2 (BadValue), 6 (HostUnreachable), …".

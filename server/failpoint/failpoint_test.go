@@ -523,3 +523,44 @@ func BenchmarkEvaluate(b *testing.B) {
 		p.Evaluate(wire.Find, Client{}, r)
 	}
 }
+
+// Rule (model): for a Couchbase command, errorCode is a status of the command's own service — a
+// KV status byte, a query error number, an HTTP status — so one failpoint can fail a kvGet with
+// TemporaryFailure (0x86 = 134) and a MongoDB find with code 134 without confusing the two.
+func TestCouchbaseStatuses(t *testing.T) {
+	tests := []struct {
+		cmd  wire.Command
+		code int
+		want wire.Code
+	}{
+		{wire.KVGet, 0x86, wire.KVTemporaryFailure},
+		{wire.KVUpsert, 0x07, wire.KVNotMyVbucket},
+		{wire.Search, 429, wire.HTTPTooManyRequests},
+		{wire.Query, 4050, wire.QueryPreparedStatementFailure4050},
+	}
+	for _, tc := range tests {
+		p, err := New(Config{Mode: AlwaysOn(), FailCommands: []string{tc.cmd.String()}, ErrorCode: tc.code})
+		if err != nil {
+			t.Fatalf("New(%v, %d): %v", tc.cmd, tc.code, err)
+		}
+		if got := p.Evaluate(tc.cmd, Client{}, nil).Code; got != tc.want {
+			t.Errorf("Evaluate(%v) with errorCode %d = %v, want %v", tc.cmd, tc.code, got, tc.want)
+		}
+	}
+	p, _ := New(Config{Mode: AlwaysOn(), FailCommands: []string{"find", "kvGet"}, ErrorCode: 134})
+	if got := p.Evaluate(wire.Find, Client{}, nil).Code; got != wire.ReadConcernMajorityNotAvailableYet {
+		t.Errorf("find with errorCode 134 = %v, want MongoDB's 134", got)
+	}
+	if got := p.Evaluate(wire.KVGet, Client{}, nil).Code; got != wire.KVTemporaryFailure {
+		t.Errorf("kvGet with errorCode 134 = %v, want KV 0x86", got)
+	}
+	for _, bad := range []Config{
+		{Mode: AlwaysOn(), FailCommands: []string{"kvGet"}, ErrorCode: 462},
+		{Mode: AlwaysOn(), FailCommands: []string{"search"}, ErrorCode: 0x86},
+		{Mode: AlwaysOn(), FailCommands: []string{"kvGet"}, ErrorCode: 0x86, ErrorLabels: []string{"RetryableError"}},
+	} {
+		if err := bad.Validate(); err == nil {
+			t.Errorf("Validate(%v) = nil: a status of another service, or labels on a Couchbase command, must be refused", bad)
+		}
+	}
+}

@@ -46,6 +46,7 @@ type Point struct {
 
 	// Compiled from cfg when the mode is not off.
 	match        [wire.NumCommands]bool
+	errorCode    int // data.errorCode as given: a status number of each command's service
 	appName      string
 	failInternal bool
 	fired        Action // returned on a hit
@@ -96,6 +97,7 @@ func (p *Point) Configure(cfg Config) error {
 	if !cfg.CloseConnection {
 		a.Code = wire.Code(cfg.ErrorCode)
 	}
+	p.errorCode = cfg.ErrorCode
 	if cfg.HasErrorLabels || len(cfg.ErrorLabels) > 0 {
 		a.LabelsGiven = true
 		for _, name := range cfg.ErrorLabels {
@@ -131,7 +133,12 @@ func (p *Point) Evaluate(cmd wire.Command, from Client, r *rand.Rand) Action {
 		return Action{}
 	}
 	p.entered++
-	return p.fired
+	a := p.fired
+	if svc := cmd.Service(); svc.Couchbase() && a.Code != wire.OK {
+		// A Couchbase command's errorCode is a status of its service (Validate checked it).
+		a.Code, _ = wire.CouchbaseStatus(svc, p.errorCode)
+	}
+	return a
 }
 
 // panicNilRand is the message of the panic when an activationProbability failpoint is evaluated

@@ -11,7 +11,7 @@ import (
 
 // The lists the messages quote, written out here rather than taken from the code under test.
 const knownCommands = "abortTransaction, aggregate, commitTransaction, delete, find, findAndModify, " +
-	"findandmodify, getMore, hello, insert, isMaster, ismaster, killCursors, ping, update"
+	"findandmodify, getMore, hello, insert, isMaster, ismaster, killCursors, kvGet, kvGetAndLock, kvUnlock, kvUpsert, ping, query, search, update"
 
 const knownLabels = "SystemOverloadedError, RetryableError, NoWritesPerformed, RetryableWriteError, " +
 	"TransientTransactionError"

@@ -22,6 +22,24 @@
 //	                 retry, or retries until the CSOT deadline); overload labels mean nothing, so
 //	                 462 surfaces to the application
 //	none             never retries
+//	couchbase-besteffort  Couchbase SDK3 (RFC 0049): the RetryOrchestrator with the BestEffort
+//	                 strategy; retries until the request's timeout (KV 2.5 s, query and search 75 s)
+//	couchbase-failfast    the orchestrator with a FailFast strategy: only always-retry reasons
+//
+// # Couchbase SDK3
+//
+// The Couchbase policies speak to a Couchbase node's services, whose statuses (wire.Service)
+// ReasonOf maps to the RFC's RetryReason, by stage: a request that never left the client
+// (Failure.Dispatch) is SOCKET_NOT_AVAILABLE, one whose socket closed in flight
+// SOCKET_CLOSED_WHILE_IN_FLIGHT, a response by the "Response Code Retry List", anything else
+// UNKNOWN. The orchestrator runs the RFC's maybeRetry: an always-retry reason (KV_NOT_MY_VBUCKET,
+// KV_COLLECTION_OUTDATED, VIEWS_NO_ACTIVE_PARTITION) is retried after the controlled ladder 1,
+// 10, 50, 100, 500, then 1000 ms whatever the strategy; otherwise BestEffort retries a request
+// that is idempotent (Class.Idempotent) or whose reason allows non-idempotent retry, after
+// BestEffortBackoff (0, 1, 2, 4, … 256 ms, then 500 ms; no jitter, no attempt limit), and
+// FailFast never does. Every delay is capped at the request's deadline (Decision.Cancel: the
+// request is cancelled as a timeout when the capped delay ends). Each Decision names its Reason,
+// retried or not, for the client to log. The application receives the latest error.
 //
 // # Eligibility
 //

@@ -23,6 +23,9 @@ func Example() {
 		Labels: wire.SystemOverloadedError | wire.RetryableError | wire.NoWritesPerformed,
 	}
 	for _, name := range retry.Names() {
+		if retry.Couchbase(name) {
+			continue // Couchbase SDKs do not speak to MongoDB: see ExampleReasonOf
+		}
 		p, err := retry.New(name, retry.DefaultOptions())
 		if err != nil {
 			fmt.Println(err)
@@ -47,4 +50,52 @@ func Example() {
 	// mongodb-2026-07 3 attempts, backoffs [200ms 400ms], then MaxRetries: IngressRequestRateLimitExceeded
 	// mongodb-legacy  1 attempts, backoffs [], then NotRetryable: IngressRequestRateLimitExceeded
 	// none            1 attempts, backoffs [], then Disabled: IngressRequestRateLimitExceeded
+}
+
+// ExampleReasonOf shows Couchbase SDK3 retry handling for an upsert (not idempotent) and a get
+// (idempotent): a temporary failure is retried for both, a socket closed in flight only for the
+// get, and not-my-vbucket for both even under fail-fast, with the controlled backoff.
+func ExampleReasonOf() {
+	upsert := retry.Class{Service: wire.ServiceKV}
+	get := retry.Class{Service: wire.ServiceKV, Idempotent: true}
+	failures := []struct {
+		name string
+		f    retry.Failure
+	}{
+		{"0x86", retry.Failure{Code: wire.KVTemporaryFailure}},
+		{"closed", retry.Failure{Network: true}},
+		{"0x07", retry.Failure{Code: wire.KVNotMyVbucket}},
+	}
+	for _, name := range []string{retry.NameCouchbaseBestEffort, retry.NameCouchbaseFailFast} {
+		p, _ := retry.New(name, retry.DefaultOptions())
+		for _, c := range []struct {
+			op    string
+			class retry.Class
+		}{{"upsert", upsert}, {"get", get}} {
+			for _, fl := range failures {
+				var st retry.State
+				p.Begin(&st, c.class, sim.Time(2500*time.Millisecond))
+				d := p.Failed(&st, fl.f, 0, nil)
+				if !d.Retry {
+					fmt.Printf("%-20s %-6s %-6s %-29s fails\n", name, c.op, fl.name, d.Reason)
+					continue
+				}
+				d2 := p.Failed(&st, fl.f, sim.Time(d.Backoff), nil)
+				fmt.Printf("%-20s %-6s %-6s %-29s retries after %v, then %v\n", name, c.op, fl.name, d.Reason, d.Backoff, d2.Backoff)
+			}
+		}
+	}
+	// Output:
+	// couchbase-besteffort upsert 0x86   KV_TEMPORARY_FAILURE          retries after 0s, then 1ms
+	// couchbase-besteffort upsert closed SOCKET_CLOSED_WHILE_IN_FLIGHT fails
+	// couchbase-besteffort upsert 0x07   KV_NOT_MY_VBUCKET             retries after 1ms, then 10ms
+	// couchbase-besteffort get    0x86   KV_TEMPORARY_FAILURE          retries after 0s, then 1ms
+	// couchbase-besteffort get    closed SOCKET_CLOSED_WHILE_IN_FLIGHT retries after 0s, then 1ms
+	// couchbase-besteffort get    0x07   KV_NOT_MY_VBUCKET             retries after 1ms, then 10ms
+	// couchbase-failfast   upsert 0x86   KV_TEMPORARY_FAILURE          fails
+	// couchbase-failfast   upsert closed SOCKET_CLOSED_WHILE_IN_FLIGHT fails
+	// couchbase-failfast   upsert 0x07   KV_NOT_MY_VBUCKET             retries after 1ms, then 10ms
+	// couchbase-failfast   get    0x86   KV_TEMPORARY_FAILURE          fails
+	// couchbase-failfast   get    closed SOCKET_CLOSED_WHILE_IN_FLIGHT fails
+	// couchbase-failfast   get    0x07   KV_NOT_MY_VBUCKET             retries after 1ms, then 10ms
 }

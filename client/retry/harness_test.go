@@ -196,3 +196,15 @@ func ms(v ...int) []time.Duration {
 	}
 	return out
 }
+
+// mongoNames returns the MongoDB driver policies: the ones the Client Backpressure, Retryable
+// Reads and Retryable Writes tests apply to.
+func mongoNames() []string {
+	var out []string
+	for _, n := range Names() {
+		if !Couchbase(n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"overloadsim/ratelimiter"
 )
@@ -39,6 +40,10 @@ type Options struct {
 	// overload retries deprioritize the failed server outside sharded clusters too.
 	// mongodb-2026-07 only.
 	EnableOverloadRetargeting bool
+	// KVTimeout, QueryTimeout and SearchTimeout are a Couchbase SDK's per-request timeouts
+	// (kvTimeout 2.5 s, queryTimeout and searchTimeout 75 s); 0 means the default. Couchbase
+	// policies only.
+	KVTimeout, QueryTimeout, SearchTimeout time.Duration
 }
 
 // DefaultOptions returns the drivers' defaults: retryReads and retryWrites on, no CSOT, not
@@ -129,6 +134,17 @@ func (o *Options) validate(e *entry) error {
 	}
 	if o.EnableOverloadRetargeting && !e.reads(optRetargeting) {
 		bad("enableOverloadRetargeting", "true", onlyFor(optRetargeting))
+	}
+	for _, t := range []struct {
+		name string
+		v    time.Duration
+	}{{"kvTimeout", o.KVTimeout}, {"queryTimeout", o.QueryTimeout}, {"searchTimeout", o.SearchTimeout}} {
+		switch {
+		case t.v < 0:
+			bad(t.name, t.v.String(), "must be > 0 (0 = the default)")
+		case t.v > 0 && !e.reads(optCouchbase):
+			bad(t.name, t.v.String(), onlyFor(optCouchbase))
+		}
 	}
 	return errors.Join(errs...)
 }

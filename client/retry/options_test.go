@@ -26,9 +26,9 @@ func TestNew(t *testing.T) {
 		{"none", NameNone, nil, ""},
 		// Sad paths.
 		{"unknown name", "mongodb-2025-11", nil,
-			`retry: unknown policy "mongodb-2025-11" (known: mongodb-2026-03, mongodb-2026-07, mongodb-legacy, none)`},
+			`retry: unknown policy "mongodb-2025-11" (known: couchbase-besteffort, couchbase-failfast, mongodb-2026-03, mongodb-2026-07, mongodb-legacy, none)`},
 		{"names are case-sensitive", "MongoDB-2026-03", nil,
-			`retry: unknown policy "MongoDB-2026-03" (known: mongodb-2026-03, mongodb-2026-07, mongodb-legacy, none)`},
+			`retry: unknown policy "MongoDB-2026-03" (known: couchbase-besteffort, couchbase-failfast, mongodb-2026-03, mongodb-2026-07, mongodb-legacy, none)`},
 		{"negative maxAdaptiveRetries", NameMongoDB202607, func(o *Options) { o.MaxAdaptiveRetries = -1 },
 			"retry: mongodb-2026-07: maxAdaptiveRetries: -1: must be ≥ 0 (0 disables overload retries)"},
 		{"NaN capacity", NameMongoDB202603, func(o *Options) { o.AdaptiveRetries, o.RetryTokenCapacity = true, math.NaN() },
@@ -87,13 +87,13 @@ func TestNew(t *testing.T) {
 }
 
 func TestNames(t *testing.T) {
-	want := []string{NameMongoDB202603, NameMongoDB202607, NameLegacy, NameNone}
+	want := []string{NameCouchbaseBestEffort, NameCouchbaseFailFast, NameMongoDB202603, NameMongoDB202607, NameLegacy, NameNone}
 	got := Names()
 	if !slices.Equal(got, want) || !slices.IsSorted(got) {
 		t.Errorf("Names() = %v, want %v (sorted)", got, want)
 	}
 	got[0] = "changed"
-	if Names()[0] != NameMongoDB202603 {
+	if Names()[0] != NameCouchbaseBestEffort {
 		t.Error("Names() shares its slice with the registry")
 	}
 }

@@ -8,6 +8,12 @@ const (
 	NameMongoDB202607 = "mongodb-2026-07"
 	NameLegacy        = "mongodb-legacy"
 	NameNone          = "none"
+	// NameCouchbaseBestEffort is Couchbase SDK3's default: the RetryOrchestrator with the
+	// BestEffort strategy.
+	NameCouchbaseBestEffort = "couchbase-besteffort"
+	// NameCouchbaseFailFast is the orchestrator with the FailFast strategy a user writes
+	// (always-retry reasons are still retried).
+	NameCouchbaseFailFast = "couchbase-failfast"
 )
 
 // option is a set of the policy-specific options an entry reads.
@@ -17,6 +23,7 @@ const (
 	optAdaptive    option = 1 << iota // AdaptiveRetries and RetryTokenCapacity
 	optMaxAdaptive                    // MaxAdaptiveRetries
 	optRetargeting                    // EnableOverloadRetargeting
+	optCouchbase                      // KVTimeout, QueryTimeout, SearchTimeout
 )
 
 // entry registers one policy: its name, the policy-specific options it reads (the others must
@@ -35,6 +42,15 @@ var registry = []entry{
 	{NameMongoDB202607, optMaxAdaptive | optRetargeting, newMongoDB202607},
 	{NameLegacy, 0, newLegacy},
 	{NameNone, 0, newNone},
+	{NameCouchbaseBestEffort, optCouchbase, newCouchbaseBestEffort},
+	{NameCouchbaseFailFast, optCouchbase, newCouchbaseFailFast},
+}
+
+// Couchbase reports whether the policy called name is one of Couchbase SDK3's, whose requests go
+// to a Couchbase node's services rather than to MongoDB.
+func Couchbase(name string) bool {
+	e := lookup(name)
+	return e != nil && e.reads(optCouchbase)
 }
 
 func lookup(name string) *entry {

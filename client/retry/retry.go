@@ -48,6 +48,16 @@ type Class struct {
 	// off there (Retryable Reads 2a; Retryable Writes, "Executing Retryable Write Commands");
 	// overload retries are not.
 	InTransaction bool
+
+	// Service is the service the request goes to: MongoDB, or one of a Couchbase node's, whose
+	// statuses the Couchbase policies map to retry reasons.
+	Service wire.Service
+	// Idempotent is a Couchbase request's idempotent annotation (RFC 0049, "Idempotent
+	// Operation List"): KV get, a read-only query, search. Couchbase policies only.
+	Idempotent bool
+	// Unlock marks the KV unlock command, whose KV_LOCKED must surface as a CAS mismatch and
+	// never be retried.
+	Unlock bool
 }
 
 // writeLike reports whether errors propagate by the Retryable Writes rules (NoWritesPerformed):
@@ -85,6 +95,12 @@ type Failure struct {
 	// BaseBackoffMS is the reply's baseBackoffMS in milliseconds, 0 when absent. mongodb-2026-07
 	// uses it as the backoff base when it is > 0.
 	BaseBackoffMS int64
+	// Dispatch says the request never left the client: the checkout failed (no connection could
+	// be had, or PoolClearedError). Couchbase's "client dispatch" stage, retryable for every
+	// request.
+	Dispatch bool
+	// CircuitOpen says the endpoint's circuit breaker refused the request (client dispatch).
+	CircuitOpen bool
 }
 
 // Overloaded reports whether f is an overload error: it carries SystemOverloadedError.
@@ -181,6 +197,13 @@ type Decision struct {
 	// Err is, when Retry is false, the error the application receives, chosen by the error
 	// propagation rules (see State).
 	Err Failure
+	// Reason is the Couchbase retry reason the decision was made for, retried or not;
+	// ReasonNone from MongoDB policies.
+	Reason Reason
+	// Cancel says the retry's delay was capped to the request's deadline: when it ends the
+	// request has timed out, so it is cancelled then instead of being sent again (RFC 0049,
+	// "Capping the Retry Duration").
+	Cancel bool
 }
 
 // State is one operation's retry state: the spec's attempt and allowed_retries, whether an
@@ -207,6 +230,19 @@ type State struct {
 	overload bool // an overload error was seen: allowed is MAX_RETRIES for good
 	kept     Failure
 	hasKept  bool
+	reasons  uint32 // Couchbase: the retry reasons seen so far, a set of 1<<Reason
+}
+
+// Reasons returns the Couchbase retry reasons the operation was retried for so far (the RFC's
+// Request.retryReasons()), in Reason order.
+func (s *State) Reasons() []Reason {
+	var out []Reason
+	for r := range numReasons {
+		if s.reasons&(1<<r) != 0 {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // Attempt returns the spec's attempt: the number of retries so far. Like the pseudocode it is

@@ -104,7 +104,7 @@ func TestMaxAttempts(t *testing.T) {
 		NameLegacy:        {1, NotRetryable}, // code 2 is no retryable read code, no RetryableWriteError
 		NameNone:          {1, Disabled},
 	}
-	for _, name := range Names() {
+	for _, name := range mongoNames() {
 		for _, oc := range overloadClasses {
 			tr := run(t, mustNew(t, name, DefaultOptions()), oc.class, alwaysOn(specOverload), env{})
 			w := want[name]

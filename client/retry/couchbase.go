@@ -1,0 +1,179 @@
+package retry
+
+import (
+	"time"
+
+	"overloadsim/sim"
+	"overloadsim/wire"
+)
+
+// Couchbase SDK3 defaults (RFC 0049 and the JVM core's TimeoutConfig and BestEffortRetryStrategy,
+// POLICIES.md §7).
+const (
+	// DefaultKVTimeout is the KV request timeout (kvTimeout).
+	DefaultKVTimeout = 2500 * time.Millisecond
+	// DefaultQueryTimeout is the query request timeout (queryTimeout); search and views default
+	// to the same 75 s.
+	DefaultQueryTimeout = 75 * time.Second
+	// BestEffortMaxDelay is the upper bound of the reference exponential backoff: "Boundaries
+	// between 1ms and 500ms".
+	BestEffortMaxDelay = 500 * time.Millisecond
+)
+
+// controlledLadder is the orchestrator's "Controlled Backoff for Always Retry": 1, 10, 50, 100,
+// 500 ms for retry attempts 0–4, then 1000 ms.
+var controlledLadder = [...]time.Duration{
+	time.Millisecond, 10 * time.Millisecond, 50 * time.Millisecond, 100 * time.Millisecond, 500 * time.Millisecond,
+}
+
+// ControlledBackoff returns the orchestrator's delay for an always-retry reason, given the
+// retries the request has had so far (the switch on retryAttempt in RFC 0049).
+func ControlledBackoff(retryAttempts int) time.Duration {
+	if retryAttempts >= 0 && retryAttempts < len(controlledLadder) {
+		return controlledLadder[retryAttempts]
+	}
+	return time.Second
+}
+
+// BestEffortBackoff is the reference backoff calculator of the BestEffort strategy (the JVM
+// core's Backoff.exponential(1 ms, 500 ms, factor 2, not based on the previous value), as
+// POLICIES.md §7 states it): for the retry that follows n retries, 1 ms × (long)2^(n−1), held
+// at 500 ms once it reaches it. The integer truncation makes the first retry (n = 0, 2^−1 = 0.5)
+// immediate; then 1, 2, 4, … 256 ms, then 500 ms (2^9 = 512 is clamped) for good. No jitter.
+func BestEffortBackoff(retryAttempts int) time.Duration {
+	switch {
+	case retryAttempts <= 0:
+		return 0
+	case retryAttempts-1 >= 9: // 2^9 ms ≥ 500 ms, and larger shifts would overflow
+		return BestEffortMaxDelay
+	}
+	return min(BestEffortMaxDelay, time.Duration(1)<<(retryAttempts-1)*time.Millisecond)
+}
+
+// strategy is a Couchbase RetryStrategy: retryAfter answers a delay, or ok = false for
+// RetryAction.noRetry().
+type strategy interface {
+	retryAfter(st *State, r Reason) (d time.Duration, ok bool)
+}
+
+// bestEffort is the BestEffort strategy: retry if the request is idempotent or the reason
+// allows non-idempotent retry, after the reference backoff.
+type bestEffort struct{}
+
+func (bestEffort) retryAfter(st *State, r Reason) (time.Duration, bool) {
+	if st.class.Idempotent || r.AllowsNonIdempotentRetry() {
+		return BestEffortBackoff(st.retries), true
+	}
+	return 0, false
+}
+
+// failFast is the user-written FailFast strategy the RFC shows: never retry. The orchestrator
+// still retries always-retry reasons.
+type failFast struct{}
+
+func (failFast) retryAfter(*State, Reason) (time.Duration, bool) { return 0, false }
+
+// couchbase is a Couchbase SDK3 client's retry handling: the RetryOrchestrator with a
+// RetryStrategy. Per request it keeps the RFC's annotation in State: idempotent (Class), retry
+// attempts (State.Retries), the retry reasons so far (State.Reasons) and the request's
+// deadline, from the per-service timeout (RequestTimeout).
+type couchbase struct {
+	name     string
+	opts     Options
+	strategy strategy
+}
+
+func newCouchbaseBestEffort(o Options) Policy {
+	return &couchbase{name: NameCouchbaseBestEffort, opts: o, strategy: bestEffort{}}
+}
+
+func newCouchbaseFailFast(o Options) Policy {
+	return &couchbase{name: NameCouchbaseFailFast, opts: o, strategy: failFast{}}
+}
+
+func (p *couchbase) Name() string { return p.name }
+
+// Begin starts a request with its deadline (now + RequestTimeout, which the client computes).
+func (p *couchbase) Begin(st *State, c Class, deadline sim.Time) {
+	st.begin(c, deadline, false)
+}
+
+// Succeeded does nothing: Couchbase retry handling keeps no state across requests.
+func (p *couchbase) Succeeded(*State) {}
+
+// RequestTimeout is the per-request timeout of a request of class c: kvTimeout for the data
+// service, queryTimeout for query, searchTimeout for search, 75 s for views.
+func (p *couchbase) RequestTimeout(c Class) time.Duration {
+	return p.opts.requestTimeout(c)
+}
+
+// Failed is the RFC's RetryOrchestrator.maybeRetry, line by line:
+//
+//	if reason.alwaysRetry(): dispatch after controlledBackoff(retryAttempts);
+//	    incrementRetryAttempts; log; return
+//	action = strategy.retryAfter(request, reason)
+//	if action has a duration: incrementRetryAttempts; log;
+//	    dispatch after potentiallyCapDuration(duration)
+//	else: logNotRetried; fail the request
+//
+// "Log" is Decision.Reason, which the client counts per reason, retried or not. The pseudocode
+// caps only the strategy's delay; the JVM core caps the controlled backoff the same way, and so
+// does this: either way the request ends at its deadline, never later. A capped delay is the
+// time left to the deadline, and such a retry is cancelled when it fires (Decision.Cancel). f is
+// what the application receives if the request fails now: the latest error.
+func (p *couchbase) Failed(st *State, f Failure, now sim.Time, _ Jitter) Decision {
+	st.kept, st.hasKept = f, true
+	reason := ReasonOf(f, st.class)
+	var d time.Duration
+	if reason.AlwaysRetry() {
+		d = ControlledBackoff(st.retries)
+	} else {
+		var ok bool
+		if d, ok = p.strategy.retryAfter(st, reason); !ok {
+			why := NotRetryable
+			if p.strategy == (failFast{}) {
+				why = Disabled
+			}
+			dec := st.stop(why)
+			dec.Reason = reason
+			return dec
+		}
+	}
+	st.attempt++
+	st.reasons |= 1 << reason
+	dec := Decision{Backoff: d, Reason: reason}
+	if st.deadline != sim.Never && now.Add(d) >= st.deadline {
+		// Capping the Retry Duration: "it must be capped to that limit", and when it fires the
+		// request has timed out, so it is cancelled instead of being sent again.
+		dec.Backoff, dec.Cancel = max(st.deadline.Sub(now), 0), true
+	}
+	return st.grant(dec)
+}
+
+// requestTimeout returns the timeout for a request of class c, from the options or defaults.
+func (o *Options) requestTimeout(c Class) time.Duration {
+	pick := func(v, def time.Duration) time.Duration {
+		if v > 0 {
+			return v
+		}
+		return def
+	}
+	switch c.Service {
+	case wire.ServiceKV:
+		return pick(o.KVTimeout, DefaultKVTimeout)
+	case wire.ServiceQuery:
+		return pick(o.QueryTimeout, DefaultQueryTimeout)
+	case wire.ServiceSearch:
+		return pick(o.SearchTimeout, DefaultQueryTimeout)
+	}
+	return DefaultQueryTimeout // views, and anything else
+}
+
+// RequestTimeout returns the per-request timeout policy p gives a request of class c, and
+// whether p has one (the Couchbase policies; MongoDB's use timeoutMS instead).
+func RequestTimeout(p Policy, c Class) (time.Duration, bool) {
+	if t, ok := p.(interface{ RequestTimeout(Class) time.Duration }); ok {
+		return t.RequestTimeout(c), true
+	}
+	return 0, false
+}

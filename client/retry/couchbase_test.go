@@ -183,7 +183,9 @@ func TestOrchestratorTable(t *testing.T) {
 // lets BestEffort take one.
 type fixedStrategy time.Duration
 
-func (f fixedStrategy) retryAfter(*State, Reason) (time.Duration, bool) { return time.Duration(f), true }
+func (f fixedStrategy) retryAfter(*State, Reason) (time.Duration, bool) {
+	return time.Duration(f), true
+}
 
 // RFC 0049, "Capping the Retry Duration": "if a KV operation is 2s into its lifetime and a retry
 // duration asks for a 1s sleep and the overall KV timeout is 2.5s, it must be capped down to

@@ -133,7 +133,7 @@ type ErrClass uint8
 // Error classes.
 const (
 	ErrNone            ErrClass = iota
-	ErrOverload                 // the error carries SystemOverloadedError
+	ErrOverload                 // SystemOverloadedError, or a Couchbase service's overload status
 	ErrTimeout                  // the operation's deadline (timeoutMS or the application's) passed
 	ErrNetwork                  // a network error without the overload label
 	ErrServerSelection          // no suitable server within serverSelectionTimeoutMS
@@ -170,6 +170,9 @@ func (c *Client) Execute(now sim.Time, s Spec, done Completion) {
 	o.deadline, o.giveUp = sim.Never, sim.Never
 	if c.opts.Timeout > 0 {
 		o.deadline = now.Add(c.opts.Timeout)
+	}
+	if t, ok := retry.RequestTimeout(c.policy, s.Kind.Class()); ok {
+		o.deadline = now.Add(t) // a Couchbase SDK's per-request timeout (kvTimeout, …)
 	}
 	o.giveUp = o.deadline
 	if s.Timeout > 0 {

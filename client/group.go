@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"overloadsim/client/retry"
 	"overloadsim/client/workload"
 	"overloadsim/dist"
 	"overloadsim/sim"
@@ -154,6 +155,12 @@ func NewGroup(loop *sim.Loop, name string, clients []*Client, w Workload, seed u
 	}
 	if len(clients) == 0 {
 		return nil, fmt.Errorf("group %s: clients: none: need at least one", name)
+	}
+	for _, k := range w.Kinds {
+		policy := clients[0].policy.Name()
+		if k.Couchbase() != retry.Couchbase(policy) {
+			return nil, fmt.Errorf("group %s: mix: %s: a %s client cannot issue it (Couchbase requests need a couchbase-* policy, MongoDB operations a MongoDB one)", name, k, policy)
+		}
 	}
 	g := &Group{loop: loop, name: name, clients: clients, w: w, rng: sim.NewStream(seed, "group/"+name), obs: obs}
 	now := loop.Now()

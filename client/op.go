@@ -146,9 +146,12 @@ func (o *op) gotConn(now sim.Time, pc *pconn) {
 		ID: c.stats.AttemptsStarted, Cmd: o.kind.Command(), Conn: &pc.conn,
 		Write:       o.kind.IsWrite(),
 		SecondaryOK: c.opts.ReadPreference.Mode != selection.Primary,
+		ReadPref:    readModes[c.opts.ReadPreference.Mode], // forwarded to a mongos
 		GiveUpAt:    o.giveUp, ReplyTo: o, ReplyKind: evReply, SentAt: now,
 	}
-	if o.deadline != sim.Never { // CSOT sends the remaining time as maxTimeMS
+	if o.deadline != sim.Never && o.kind.Class().Service != wire.ServiceKV {
+		// CSOT sends the remaining time as maxTimeMS; a Couchbase SDK sends its query and search
+		// timeouts to the service too, but nothing with a KV request.
 		o.req.MaxTime = o.deadline.Sub(now)
 	}
 	c.loop.At(now.Add(pc.conn.Link.Delay()), o.server.node.Handler, wire.EvRequest, &o.req)
@@ -157,6 +160,7 @@ func (o *op) gotConn(now sim.Time, pc *pconn) {
 // checkoutFailed is the pool failing o's checkout: no command was sent, but for the retry policy
 // it is an attempt (Retryable Reads: PoolClearedError; CMAP: establishment errors).
 func (o *op) checkoutFailed(now sim.Time, f retry.Failure) {
+	f.Dispatch = true // nothing was sent: Couchbase's client-dispatch stage
 	o.conn = nil
 	o.c.stats.CheckoutFailed++
 	o.lastAddr = o.server.node.Address
@@ -220,6 +224,13 @@ func (o *op) reply(now sim.Time) {
 func (o *op) failed(now sim.Time, f retry.Failure) {
 	c := o.c
 	d := c.policy.Failed(&o.st, f, now, c.jitter)
+	if d.Reason != retry.ReasonNone { // Couchbase: every retry and non-retry is logged by reason
+		if d.Retry {
+			c.stats.RetriedByReason[d.Reason]++
+		} else {
+			c.stats.NotRetriedByReason[d.Reason]++
+		}
+	}
 	if !d.Retry {
 		if d.Why == retry.NoToken {
 			c.stats.RetriesRefusedNoToken++
@@ -232,12 +243,18 @@ func (o *op) failed(now sim.Time, f retry.Failure) {
 	if d.Deprioritize && o.lastAddr != "" && !contains(o.deprio, o.lastAddr) {
 		o.deprio = append(o.deprio, o.lastAddr)
 	}
-	if d.Backoff > 0 {
+	if d.Backoff > 0 || d.Cancel {
 		c.stats.BackoffTotal += d.Backoff
 		o.phase = phBackoff
 		o.since, o.backoff = now, d.Backoff
 		if t := c.tracer; t != nil {
 			t.BackoffStarted(now, o.traceOp(), o.result.Retries, d.Backoff)
+		}
+		if d.Cancel {
+			// The delay was capped to the deadline: the deadline timer, scheduled when the
+			// operation was issued and so first among events at that instant, cancels it.
+			c.stats.RetriesCancelled++
+			return
 		}
 		o.timer = c.loop.After(d.Backoff, o, evBackoffDone, nil)
 		return
@@ -323,10 +340,17 @@ func (o *op) finish(now sim.Time, f retry.Failure, class ErrClass) {
 	}
 }
 
+// readModes maps a read preference mode to the mode a request carries to a mongos.
+var readModes = [...]wire.ReadMode{
+	selection.Primary: wire.ReadPrimary, selection.PrimaryPreferred: wire.ReadPrimaryPreferred,
+	selection.Secondary: wire.ReadSecondary, selection.SecondaryPreferred: wire.ReadSecondaryPreferred,
+	selection.Nearest: wire.ReadNearest,
+}
+
 // classify returns the class of an error the application receives.
 func classify(f retry.Failure) ErrClass {
 	switch {
-	case f.Labels.Has(wire.SystemOverloadedError):
+	case f.Labels.Has(wire.SystemOverloadedError), f.Code.CouchbaseOverload():
 		return ErrOverload
 	case f.PoolCleared:
 		return ErrPoolCleared

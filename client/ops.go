@@ -23,6 +23,14 @@ const (
 	RunCommand // the generic runCommand helper, here runCommand({ping: 1})
 	CommitTransaction
 	AbortTransaction
+	// Couchbase SDK3 requests, for clients with a couchbase-* policy.
+	KVGet
+	KVGetAndLock
+	KVUpsert
+	KVUnlock
+	Query         // a N1QL statement that writes (readonly false)
+	QueryReadonly // a N1QL statement with readonly true
+	Search        // a full-text search request
 	numOpKinds
 )
 
@@ -36,6 +44,9 @@ const NumOpKinds = int(numOpKinds)
 //     and commit/abortTransaction (retried once, Transactions spec); aggregate with $out is not.
 //   - Client Backpressure rule 2.4: an overload retry needs retryWrites for writes, retryReads for
 //     reads, and both for runCommand, which for error propagation counts as a write (rule 6).
+//   - Couchbase RFC 0049, "Idempotent Operation List": a KV get (not get-and-lock), a query
+//     with readonly true, and every search request are idempotent; everything else is not.
+//     Couchbase requests never set Write: a Couchbase node has no primary to refuse them.
 var opInfo = [numOpKinds]struct {
 	name  string
 	cmd   wire.Command
@@ -51,7 +62,17 @@ var opInfo = [numOpKinds]struct {
 	RunCommand:        {"runCommand", wire.Ping, retry.Class{RunCommand: true}},
 	CommitTransaction: {"commitTransaction", wire.CommitTransaction, retry.Class{Write: true, RetryableWrite: true}},
 	AbortTransaction:  {"abortTransaction", wire.AbortTransaction, retry.Class{Write: true, RetryableWrite: true}},
+	KVGet:             {"kvGet", wire.KVGet, retry.Class{Service: wire.ServiceKV, Idempotent: true}},
+	KVGetAndLock:      {"kvGetAndLock", wire.KVGetAndLock, retry.Class{Service: wire.ServiceKV}},
+	KVUpsert:          {"kvUpsert", wire.KVUpsert, retry.Class{Service: wire.ServiceKV}},
+	KVUnlock:          {"kvUnlock", wire.KVUnlock, retry.Class{Service: wire.ServiceKV, Unlock: true}},
+	Query:             {"query", wire.Query, retry.Class{Service: wire.ServiceQuery}},
+	QueryReadonly:     {"queryReadonly", wire.Query, retry.Class{Service: wire.ServiceQuery, Idempotent: true}},
+	Search:            {"search", wire.Search, retry.Class{Service: wire.ServiceSearch, Idempotent: true}},
 }
+
+// Couchbase reports whether the operation is a Couchbase SDK request.
+func (k OpKind) Couchbase() bool { return opInfo[k].class.Service.Couchbase() }
 
 // String returns the operation's name as scenarios spell it.
 func (k OpKind) String() string {

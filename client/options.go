@@ -38,7 +38,7 @@ type Options struct {
 	// ReadPreference for reads (default primary).
 	ReadPreference selection.ReadPreference
 	// RetryPolicy names the retry policy: mongodb-2026-03 (default), mongodb-2026-07,
-	// mongodb-legacy, none.
+	// mongodb-legacy, none, couchbase-besteffort, couchbase-failfast.
 	RetryPolicy string
 	// AdaptiveRetries enables the 2026-03 retry token bucket (default false).
 	AdaptiveRetries bool
@@ -46,6 +46,9 @@ type Options struct {
 	MaxAdaptiveRetries int
 	// EnableOverloadRetargeting is the 2026-07 enableOverloadRetargeting (default false).
 	EnableOverloadRetargeting bool
+	// KVTimeout, QueryTimeout and SearchTimeout are a Couchbase SDK's per-request timeouts
+	// (0 = 2.5 s, 75 s, 75 s); couchbase-* policies only.
+	KVTimeout, QueryTimeout, SearchTimeout time.Duration
 }
 
 // DefaultPolicy is the retry policy when none is named.
@@ -116,5 +119,6 @@ func (o Options) retryOptions(kind selection.TopologyKind) retry.Options {
 		Sharded:         kind == selection.Sharded,
 		AdaptiveRetries: o.AdaptiveRetries, MaxAdaptiveRetries: o.MaxAdaptiveRetries,
 		EnableOverloadRetargeting: o.EnableOverloadRetargeting,
+		KVTimeout:                 o.KVTimeout, QueryTimeout: o.QueryTimeout, SearchTimeout: o.SearchTimeout,
 	}
 }

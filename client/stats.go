@@ -17,9 +17,13 @@ type Stats struct {
 	FailedByClass                      [NumErrClasses]uint64
 
 	AttemptsStarted, AttemptsSucceeded, AttemptsFailed uint64
-	Retries                                            uint64        // retries the policy allowed
-	RetriesRefusedNoToken                              uint64        // overload retries refused for want of a token
-	BackoffTotal                                       time.Duration // sum of backoff sleeps
+	Retries                                            uint64 // retries the policy allowed
+	RetriesRefusedNoToken                              uint64 // overload retries refused for want of a token
+	RetriesCancelled                                   uint64 // Couchbase: retries capped to the deadline, then cancelled
+	// RetriedByReason and NotRetriedByReason log a Couchbase policy's decisions by retry reason
+	// (RFC 0049: "log failed and succeeded retry attempts including the reason").
+	RetriedByReason, NotRetriedByReason [retry.NumReasons]uint64
+	BackoffTotal                        time.Duration // sum of backoff sleeps
 
 	CheckedOut, CheckedIn, CheckoutFailed uint64 // CMAP connection events
 	PoolClears                            uint64

@@ -116,6 +116,10 @@ func CouchbaseStatus(s Service, n int) (c Code, ok bool) {
 	return c, ok
 }
 
+// HTTPStatus returns the Code of HTTP status n as the search and view services answer it,
+// whether or not the model names it.
+func HTTPStatus(n int) Code { return httpBase + Code(n)&rangeMask }
+
 // CouchbaseStatuses returns the statuses of service s the model names, by number.
 func CouchbaseStatuses(s Service) []Code {
 	var out []Code
@@ -126,6 +130,12 @@ func CouchbaseStatuses(s Service) []Code {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// CouchbaseOverload reports whether c is how a Couchbase service says "overloaded, try later":
+// KV TemporaryFailure, search's HTTP 429, query's 503 "Request queue full".
+func (c Code) CouchbaseOverload() bool {
+	return c == KVTemporaryFailure || c == HTTPTooManyRequests || c == QueryRequestQueueFull
 }
 
 // Number returns the status number as it travels on the wire: the code itself for MongoDB

@@ -131,8 +131,10 @@ func (f Failure) String() string {
 		s = "PoolClearedError"
 	case f.Network:
 		s = "network error"
-	default:
+	case f.Code.Known() || f.Code == wire.OK:
 		s = f.Code.String() + "(" + strconv.Itoa(int(f.Code)) + ")"
+	default: // a Couchbase status names its number itself
+		s = f.Code.String()
 	}
 	if f.Labels != 0 {
 		s += " " + f.Labels.String()

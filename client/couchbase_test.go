@@ -1,0 +1,124 @@
+package client
+
+import (
+	"testing"
+	"time"
+
+	"overloadsim/client/retry"
+	"overloadsim/client/selection"
+	"overloadsim/client/workload"
+	"overloadsim/server"
+	"overloadsim/server/failpoint"
+	"overloadsim/wire"
+)
+
+// couchbaseEnv is one couchbase-besteffort (or -failfast) client against one Couchbase node.
+func couchbaseEnv(t *testing.T, policy string, delay time.Duration, mod func(*server.Config)) *env {
+	t.Helper()
+	opts := DefaultOptions()
+	opts.RetryPolicy = policy
+	return newEnv(t, envConfig{
+		nodes: standalone(func(c *server.Config) {
+			c.Flavor = server.FlavorCouchbase
+			if mod != nil {
+				mod(c)
+			}
+		}),
+		kind: selection.Single, opts: opts, delay: delay, jitter: -1,
+	})
+}
+
+// rejectAll is a request limiter whose capacity is below one token: every request is rejected
+// (MODEL-FACTS §1.2), here with KV TemporaryFailure since the node speaks Couchbase.
+func rejectAll(c *server.Config) {
+	c.RejectCost = -1
+	c.RequestLimiter = server.RequestLimiterConfig{Enabled: true, AdmissionRatePerSec: 1, AdmissionBurstCapacitySecs: 0.001}
+}
+
+// POLICIES.md §7 through a real node: a KV get that the node's limiter rejects on every attempt
+// (KV 0x86) is retried by BestEffort with 0, 1, 2, …, 256, 500, 500, 500 ms between attempts
+// until its 2.5 s timeout. With instant replies the retries start at 0, 1, 3, … 511, 1011, 1511,
+// 2011 ms: 14 attempts, the next retry capped to the deadline and cancelled, and the
+// application sees a timeout. A 40 ms round trip moves the 13th attempt's failure to 2031 ms, so
+// its retry would land at 2531 ms: 13 attempts.
+func TestCouchbaseTotalRejection(t *testing.T) {
+	for _, tc := range []struct {
+		delay    time.Duration
+		attempts int
+	}{{0, 14}, {20 * time.Millisecond, 13}} {
+		e := couchbaseEnv(t, retry.NameCouchbaseBestEffort, tc.delay, rejectAll)
+		r := e.run(discovered, Spec{Kind: KVGet})[0]
+		st := e.client.Snapshot()
+		if r.OK || r.Class != ErrTimeout || r.Attempts != tc.attempts || r.Latency() != retry.DefaultKVTimeout {
+			t.Errorf("delay %v: %+v (latency %v); want a timeout after %d attempts at exactly 2.5s", tc.delay, r, r.Latency(), tc.attempts)
+		}
+		if st.RetriesCancelled != 1 || st.RetriedByReason[retry.ReasonKVTemporaryFailure] != uint64(tc.attempts) {
+			t.Errorf("delay %v: cancelled %d, retried for KV_TEMPORARY_FAILURE %d; want 1 and %d (the cancelled one is logged too)",
+				tc.delay, st.RetriesCancelled, st.RetriedByReason[retry.ReasonKVTemporaryFailure], tc.attempts)
+		}
+		if r.Err.Code != wire.KVTemporaryFailure {
+			t.Errorf("the timeout carries %v, want the last error, KV TemporaryFailure", r.Err)
+		}
+	}
+}
+
+// RFC 0049: an upsert (not idempotent) whose socket closes in flight fails at once; a get is
+// retried. A temporary failure is retried for both. Fail-fast retries none of them.
+func TestCouchbaseStages(t *testing.T) {
+	closeOnce := failpoint.Config{Mode: failpoint.Times(1), FailCommands: []string{"kvGet", "kvUpsert"}, CloseConnection: true}
+	tempOnce := failpoint.Config{Mode: failpoint.Times(1), FailCommands: []string{"kvGet", "kvUpsert"}, ErrorCode: 0x86}
+	tests := []struct {
+		gloss    string
+		policy   string
+		fp       failpoint.Config
+		kind     OpKind
+		ok       bool
+		attempts int
+		reason   retry.Reason
+	}{
+		{"get, closed in flight: idempotent, retried", retry.NameCouchbaseBestEffort, closeOnce, KVGet, true, 2, retry.ReasonSocketClosedWhileInFlight},
+		{"upsert, closed in flight: may have been applied", retry.NameCouchbaseBestEffort, closeOnce, KVUpsert, false, 1, retry.ReasonSocketClosedWhileInFlight},
+		{"upsert, temporary failure: nothing changed", retry.NameCouchbaseBestEffort, tempOnce, KVUpsert, true, 2, retry.ReasonKVTemporaryFailure},
+		{"get, temporary failure, fail-fast", retry.NameCouchbaseFailFast, tempOnce, KVGet, false, 1, retry.ReasonKVTemporaryFailure},
+	}
+	for _, tc := range tests {
+		e := couchbaseEnv(t, tc.policy, 500*time.Microsecond, nil)
+		e.arm("db", tc.fp)
+		r := e.run(discovered, Spec{Kind: tc.kind})[0]
+		st := e.client.Snapshot()
+		if r.OK != tc.ok || r.Attempts != tc.attempts {
+			t.Errorf("%s: ok %v after %d attempts, want %v after %d", tc.gloss, r.OK, r.Attempts, tc.ok, tc.attempts)
+		}
+		if got := st.RetriedByReason[tc.reason] + st.NotRetriedByReason[tc.reason]; got != 1 {
+			t.Errorf("%s: %d decisions logged for %v, want 1", tc.gloss, got, tc.reason)
+		}
+	}
+}
+
+// A rebalance makes the node answer NotMyVbucket, an always-retry reason: even fail-fast retries
+// it, with the controlled ladder 1, 10, 50, 100, 500, 1000 ms, until the rebalance ends.
+func TestCouchbaseRebalance(t *testing.T) {
+	e := couchbaseEnv(t, retry.NameCouchbaseFailFast, 0, nil)
+	if err := e.cluster.Schedule([]server.Fault{{At: time.Duration(discovered), Kind: server.FaultRebalance, Node: "db", For: 600 * time.Millisecond}}); err != nil {
+		t.Fatal(err)
+	}
+	r := e.run(discovered, Spec{Kind: KVUpsert})[0]
+	// The first attempt waits 2 ms for its connection's handshake. Attempts at 2, 3, 13, 63,
+	// 163 ms fail; the retry 500 ms later (663 ms) finds the rebalance over (600 ms) and
+	// succeeds after the 1 ms service time.
+	if !r.OK || r.Attempts != 6 || r.Latency() != 664*time.Millisecond {
+		t.Errorf("%+v latency %v; want success on attempt 6 after 664ms", r, r.Latency())
+	}
+	if n := e.client.Snapshot().RetriedByReason[retry.ReasonKVNotMyVbucket]; n != 5 {
+		t.Errorf("%d retries for KV_NOT_MY_VBUCKET, want 5", n)
+	}
+}
+
+// A MongoDB policy cannot issue Couchbase requests, nor the reverse.
+func TestCouchbaseMixMismatch(t *testing.T) {
+	e := couchbaseEnv(t, retry.NameCouchbaseBestEffort, 0, nil)
+	mix, _ := workload.NewMix([]workload.Weight{{Kind: "find", Weight: 1}})
+	if _, err := NewGroup(e.loop, "g", []*Client{e.client}, Workload{Threads: 1, Mix: mix, Kinds: []OpKind{Find}}, 1, nil); err == nil {
+		t.Error("a couchbase-besteffort group issuing find must be refused")
+	}
+}

@@ -60,7 +60,10 @@ type Fault struct {
 	ConnLimiter    ConnLimiterConfig    // ConnLimiter
 }
 
-// ClusterConfig describes the nodes of a standalone or a replica set.
+// ClusterConfig describes the data nodes of a deployment: one standalone or several
+// independent ones, a replica set, or the shards of a sharded cluster (replica sets told apart
+// by Config.ReplSetName). A sharded cluster's mongos nodes are added with AddMongos once their
+// routers, which need the shards, exist.
 type ClusterConfig struct {
 	Nodes []Config
 	// ElectionTime is how long a replica set has no primary after a stepdown or after its
@@ -71,17 +74,41 @@ type ClusterConfig struct {
 // DefaultElectionTime is MongoDB's electionTimeoutMillis default.
 const DefaultElectionTime = 10 * time.Second
 
-// Cluster is a set of nodes on one loop — a standalone or a replica set — and the faults
-// scheduled against them.
+// ReplicaSet is one replica set of a cluster (a shard, in a sharded cluster) and its elections.
+type ReplicaSet struct {
+	name  string
+	nodes []*Server
+	// pendingElections counts scheduled elections not yet held.
+	pendingElections int
+}
+
+// Name returns the set's name (ReplSetName; empty for a cluster's only, unnamed set).
+func (r *ReplicaSet) Name() string { return r.name }
+
+// Nodes returns the set's members in configuration order.
+func (r *ReplicaSet) Nodes() []*Server { return r.nodes }
+
+// Primary returns the set's primary, or nil during an election.
+func (r *ReplicaSet) Primary() *Server {
+	for _, s := range r.nodes {
+		if !s.IsDown() && s.Role() == wire.Primary {
+			return s
+		}
+	}
+	return nil
+}
+
+// Cluster is the nodes of one deployment on one loop — standalones, a replica set, or a sharded
+// cluster's shards and mongos nodes — and the faults scheduled against them.
 type Cluster struct {
 	loop         *sim.Loop
 	nodes        []*Server
 	byAddr       map[string]*Server
-	replicaSet   bool
+	sets         []*ReplicaSet
+	setOf        map[*Server]*ReplicaSet
 	electionTime time.Duration
 	faults       []*faultState
-	// pendingElections counts scheduled elections not yet held.
-	pendingElections int
+	seed         uint64
 }
 
 type faultState struct {
@@ -91,6 +118,7 @@ type faultState struct {
 	oldW      int
 	oldSpeed  float64
 	successor string
+	set       *ReplicaSet // StepDown: the set that elects
 }
 
 // Cluster event kinds.
@@ -100,10 +128,12 @@ const (
 	evElection
 )
 
-// NewCluster builds the nodes of cfg on loop. A cluster with a primary or secondary is a replica
-// set, which must have exactly one primary at the start.
+// NewCluster builds the data nodes of cfg on loop. Primaries and secondaries form replica sets
+// by ReplSetName, each of which must start with exactly one primary; standalones stand alone
+// (several are independent deployments); mongos nodes come later, through AddMongos.
 func NewCluster(loop *sim.Loop, cfg ClusterConfig, seed uint64) (*Cluster, error) {
-	c := &Cluster{loop: loop, byAddr: map[string]*Server{}, electionTime: cfg.ElectionTime}
+	c := &Cluster{loop: loop, byAddr: map[string]*Server{}, setOf: map[*Server]*ReplicaSet{},
+		electionTime: cfg.ElectionTime, seed: seed}
 	if c.electionTime == 0 {
 		c.electionTime = DefaultElectionTime
 	}
@@ -114,8 +144,13 @@ func NewCluster(loop *sim.Loop, cfg ClusterConfig, seed uint64) (*Cluster, error
 	if c.electionTime < 0 {
 		errs = append(errs, fmt.Errorf("cluster: electionTime: %v: must be ≥ 0", cfg.ElectionTime))
 	}
-	primaries, standalones := 0, 0
+	sets := map[string]*ReplicaSet{}
+	standalones := 0
 	for i, nc := range cfg.Nodes {
+		if nc.Role == wire.Mongos {
+			errs = append(errs, fmt.Errorf("nodes[%d].role: mongos: add mongos nodes with AddMongos", i))
+			continue
+		}
 		s, err := New(loop, nc, seed)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("nodes[%d]: %w", i, err))
@@ -125,21 +160,40 @@ func NewCluster(loop *sim.Loop, cfg ClusterConfig, seed uint64) (*Cluster, error
 			errs = append(errs, fmt.Errorf("nodes[%d].address: %q: must be unique", i, s.Address()))
 			continue
 		}
-		switch s.Role() {
-		case wire.Primary:
-			primaries++
-		case wire.Standalone:
-			standalones++
-		}
 		c.nodes = append(c.nodes, s)
 		c.byAddr[s.Address()] = s
+		if s.Role() == wire.Standalone {
+			standalones++
+			if nc.ReplSetName != "" {
+				errs = append(errs, fmt.Errorf("nodes[%d].replSetName: %q: a standalone belongs to no replica set", i, nc.ReplSetName))
+			}
+			continue
+		}
+		rs := sets[nc.ReplSetName]
+		if rs == nil {
+			rs = &ReplicaSet{name: nc.ReplSetName}
+			sets[nc.ReplSetName] = rs
+			c.sets = append(c.sets, rs)
+		}
+		rs.nodes = append(rs.nodes, s)
+		c.setOf[s] = rs
 	}
-	c.replicaSet = standalones == 0 && len(c.nodes) > 0
-	switch {
-	case standalones > 0 && len(cfg.Nodes) > 1:
-		errs = append(errs, fmt.Errorf("cluster: nodes: %d standalones among %d nodes: a standalone must be alone (use primary/secondary roles for a replica set)", standalones, len(cfg.Nodes)))
-	case c.replicaSet && primaries != 1:
-		errs = append(errs, fmt.Errorf("cluster: nodes: %d primaries: a replica set starts with exactly one", primaries))
+	if standalones > 0 && len(c.sets) > 0 {
+		errs = append(errs, fmt.Errorf("cluster: nodes: %d standalones beside %d replica set(s): a standalone cannot join a replica set", standalones, len(c.sets)))
+	}
+	if _, unnamed := sets[""]; unnamed && len(c.sets) > 1 {
+		errs = append(errs, errors.New("cluster: nodes: primaries or secondaries without replSetName beside named replica sets: name every shard"))
+	}
+	for _, rs := range c.sets {
+		primaries := 0
+		for _, s := range rs.nodes {
+			if s.Role() == wire.Primary {
+				primaries++
+			}
+		}
+		if primaries != 1 {
+			errs = append(errs, fmt.Errorf("cluster: nodes: %d primaries in replica set %q: a replica set starts with exactly one", primaries, rs.name))
+		}
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
@@ -147,16 +201,48 @@ func NewCluster(loop *sim.Loop, cfg ClusterConfig, seed uint64) (*Cluster, error
 	return c, nil
 }
 
-// Nodes returns the nodes in configuration order.
+// AddMongos adds a mongos node (role mongos, with its Router) to the cluster, before faults are
+// scheduled. A mongos needs a cluster with replica sets to route to.
+func (c *Cluster) AddMongos(cfg Config) (*Server, error) {
+	if cfg.Role != wire.Mongos {
+		return nil, fmt.Errorf("mongos %q: role: %v: must be mongos", cfg.Address, cfg.Role)
+	}
+	if _, dup := c.byAddr[cfg.Address]; dup {
+		return nil, fmt.Errorf("mongos %q: address: must be unique", cfg.Address)
+	}
+	if len(c.sets) == 0 {
+		return nil, fmt.Errorf("mongos %q: the cluster has no replica set to route to", cfg.Address)
+	}
+	s, err := New(c.loop, cfg, c.seed)
+	if err != nil {
+		return nil, err
+	}
+	c.nodes = append(c.nodes, s)
+	c.byAddr[s.Address()] = s
+	return s, nil
+}
+
+// Nodes returns the nodes in configuration order, mongos nodes last.
 func (c *Cluster) Nodes() []*Server { return c.nodes }
 
 // Node returns the node with the given address, or nil.
 func (c *Cluster) Node(addr string) *Server { return c.byAddr[addr] }
 
-// Primary returns the current primary (or the standalone), or nil during an election.
+// ReplicaSets returns the cluster's replica sets (its shards, when sharded) in the order their
+// first member was configured.
+func (c *Cluster) ReplicaSets() []*ReplicaSet { return c.sets }
+
+// Primary returns the primary of the cluster's only replica set, or the first standalone that is
+// up; nil during an election, and for a cluster of several replica sets (ask each ReplicaSet).
 func (c *Cluster) Primary() *Server {
+	if len(c.sets) == 1 {
+		return c.sets[0].Primary()
+	}
+	if len(c.sets) > 1 {
+		return nil
+	}
 	for _, s := range c.nodes {
-		if !s.IsDown() && (s.Role() == wire.Primary || s.Role() == wire.Standalone) {
+		if !s.IsDown() && s.Role() == wire.Standalone {
 			return s
 		}
 	}
@@ -195,8 +281,17 @@ func (c *Cluster) Schedule(faults []Fault) error {
 			}
 			st.fp = p
 		case FaultStepDown:
-			if !c.replicaSet {
+			switch {
+			case st.node != nil:
+				if st.set = c.setOf[st.node]; st.set == nil {
+					bad(i, "node", fmt.Sprintf("%q", f.Node), "a stepdown needs a replica-set member")
+				}
+			case len(c.sets) == 1:
+				st.set = c.sets[0]
+			case len(c.sets) == 0:
 				bad(i, "kind", f.Kind, "a stepdown needs a replica set")
+			default:
+				bad(i, "node", `""`, fmt.Sprintf("name the member to step down: the cluster has %d replica sets", len(c.sets)))
 			}
 			if f.Successor != "" && c.byAddr[f.Successor] == nil {
 				bad(i, "successor", fmt.Sprintf("%q", f.Successor), "no such node")
@@ -253,7 +348,7 @@ func (c *Cluster) HandleEvent(now sim.Time, kind int, arg any) {
 	case evRevert:
 		c.revert(now, st)
 	case evElection:
-		c.elect(st.successor)
+		c.elect(st.set, st.successor)
 	}
 }
 
@@ -267,6 +362,7 @@ func (c *Cluster) apply(now sim.Time, st *faultState) {
 		wasPrimary := s.Role() == wire.Primary
 		s.GoDown(now)
 		if wasPrimary {
+			st.set = c.setOf[s]
 			c.scheduleElection(st, "")
 		}
 	case FaultUp:
@@ -275,7 +371,7 @@ func (c *Cluster) apply(now sim.Time, st *faultState) {
 	case FaultStepDown:
 		p := s
 		if p == nil {
-			p = c.Primary()
+			p = st.set.Primary()
 		}
 		if p == nil || p.Role() != wire.Primary {
 			return // nothing to step down (already electing, or the node is not primary)
@@ -327,39 +423,41 @@ func (c *Cluster) revert(now sim.Time, st *faultState) {
 }
 
 func (c *Cluster) bringUp(now sim.Time, s *Server) {
-	role := wire.Standalone
-	if c.replicaSet {
-		role = wire.Secondary
-	}
-	s.Up(now, role)
-	if c.replicaSet && c.Primary() == nil && !c.electing() {
-		c.elect("")
+	rs := c.setOf[s]
+	switch {
+	case s.cfg.Role == wire.Mongos:
+		s.Up(now, wire.Mongos)
+	case rs == nil:
+		s.Up(now, wire.Standalone)
+	default:
+		s.Up(now, wire.Secondary)
+		if rs.Primary() == nil && rs.pendingElections == 0 {
+			c.elect(rs, "")
+		}
 	}
 }
 
-func (c *Cluster) electing() bool { return c.pendingElections > 0 }
-
 func (c *Cluster) scheduleElection(st *faultState, successor string) {
 	st.successor = successor
-	c.pendingElections++
+	st.set.pendingElections++
 	c.loop.After(c.electionTime, c, evElection, st)
 }
 
 // elect makes successor (if up and a secondary) or else the first eligible secondary in
-// configuration order the primary. With no eligible member the set stays without a primary
-// until a member comes back up.
-func (c *Cluster) elect(successor string) {
-	if c.pendingElections > 0 {
-		c.pendingElections--
+// configuration order the primary of rs. With no eligible member the set stays without a
+// primary until a member comes back up.
+func (c *Cluster) elect(rs *ReplicaSet, successor string) {
+	if rs.pendingElections > 0 {
+		rs.pendingElections--
 	}
-	if c.Primary() != nil {
+	if rs.Primary() != nil {
 		return
 	}
-	if s := c.byAddr[successor]; s != nil && !s.IsDown() && s.Role() == wire.Secondary {
+	if s := c.byAddr[successor]; s != nil && c.setOf[s] == rs && !s.IsDown() && s.Role() == wire.Secondary {
 		s.setRole(wire.Primary)
 		return
 	}
-	for _, s := range c.nodes {
+	for _, s := range rs.nodes {
 		if !s.IsDown() && s.Role() == wire.Secondary {
 			s.setRole(wire.Primary)
 			return

@@ -43,9 +43,12 @@ type ConnLimiterConfig struct {
 type Config struct {
 	// Address names the node (host:port style); it also names the node's random streams.
 	Address string
-	// Role is standalone (default), primary or secondary. Replica-set roles change at run
-	// time through ReplicaSet.
+	// Role is standalone (default), primary, secondary or mongos. Replica-set roles change at
+	// run time through the Cluster's elections.
 	Role wire.Role
+	// ReplSetName names the replica set a primary or secondary belongs to: a shard of a sharded
+	// cluster. Empty for a standalone, a mongos, or the members of a cluster's only replica set.
+	ReplSetName string
 	// Workers is the number of commands that execute at once (execution tickets); ≥ 1, default 8.
 	Workers int
 	// MaxQueueDepth bounds the FIFO queue of commands waiting for a worker; beyond it a command

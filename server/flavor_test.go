@@ -1,6 +1,7 @@
 package server
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -141,5 +142,48 @@ func TestMongosRoutes(t *testing.T) {
 	loop.Run()
 	if len(p.replies) != 1 || !p.replies[0].reply.NetErr {
 		t.Fatalf("replies after going down: %+v, want one network error", p.replies)
+	}
+}
+
+// A sharded cluster's shards are replica sets told apart by replSetName; each holds its own
+// elections. Several standalones are independent deployments. A stepdown in a cluster of
+// several sets must name its member.
+func TestClusterShape(t *testing.T) {
+	loop := sim.NewLoop()
+	c, err := NewCluster(loop, ClusterConfig{ElectionTime: time.Second, Nodes: []Config{
+		{Address: "s0a", Role: wire.Primary, ReplSetName: "s0"}, {Address: "s0b", Role: wire.Secondary, ReplSetName: "s0"},
+		{Address: "s1a", Role: wire.Primary, ReplSetName: "s1"}, {Address: "s1b", Role: wire.Secondary, ReplSetName: "s1"},
+	}}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sets := c.ReplicaSets(); len(sets) != 2 || sets[0].Name() != "s0" || sets[1].Primary().Address() != "s1a" {
+		t.Fatalf("replica sets: %v", sets)
+	}
+	if _, err := c.AddMongos(Config{Address: "m", Role: wire.Mongos, Router: &echoRouter{loop: loop}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Schedule([]Fault{{Kind: FaultStepDown}}); err == nil || !strings.Contains(err.Error(), "name the member") {
+		t.Errorf("anonymous stepdown in a sharded cluster: %v", err)
+	}
+	if err := c.Schedule([]Fault{{Kind: FaultStepDown, Node: "m"}}); err == nil {
+		t.Error("stepping down a mongos must be refused")
+	}
+	if err := c.Schedule([]Fault{{At: time.Second, Kind: FaultDown, Node: "s1a", For: 5 * time.Second}}); err != nil {
+		t.Fatal(err)
+	}
+	loop.RunUntil(sim.Time(1500 * time.Millisecond))
+	if c.ReplicaSets()[1].Primary() != nil || c.ReplicaSets()[0].Primary() == nil {
+		t.Error("shard s1 electing; s0 must keep its primary")
+	}
+	loop.RunUntil(sim.Time(2500 * time.Millisecond))
+	if p := c.ReplicaSets()[1].Primary(); p == nil || p.Address() != "s1b" {
+		t.Errorf("after s1's election: primary %v, want s1b", p)
+	}
+	if _, err := NewCluster(sim.NewLoop(), ClusterConfig{Nodes: []Config{{Address: "x"}, {Address: "y"}}}, 1); err != nil {
+		t.Errorf("two independent standalones: %v", err)
+	}
+	if _, err := NewCluster(sim.NewLoop(), ClusterConfig{Nodes: []Config{{Address: "x"}, {Address: "y", Role: wire.Primary}}}, 1); err == nil {
+		t.Error("a standalone beside a replica set must be refused")
 	}
 }

@@ -84,9 +84,18 @@
 //     tokens (request-limiter tokens at the interval end; empty when the limiter is off), down (1
 //     if down at the interval end). A group row leaves the server columns empty and the other
 //     way round. Rows are in (time, kind, name) order; the last interval may be shorter.
+//   - shards.csv — runs with mongos nodes only: columns time, mongos, shard, then the mongos's
+//     per-shard statistics (serverStatus shardingStatistics.shards.<id>) as rates per second:
+//     attempted (numOperationsAttempted), retried_overload, retried_overload_ok,
+//     overload_retries, retargeted, overload_errors; backoff (seconds slept per second);
+//     amplification ((attempted + overload_retries) ÷ attempted); budget_balance (the shard's
+//     retry budget at the interval end; empty without a budget). Rows in (time, mongos, shard)
+//     order.
 //   - summary.json — Summary: warmup, measured, total and groups (GroupSummary: counts, rates,
-//     failures by class, latencySuccess and latencyFailure, retry tokens), servers
-//     (ServerSummary), recoveries (fault, start, end, preGoodput, outcome, seconds). Written last:
+//     failures by class, latencySuccess and latencyFailure, retry tokens; for Couchbase policies
+//     retryReasons, the retried and not-retried decisions by RFC 0049 reason, and
+//     retriesCancelled), servers (ServerSummary), recoveries (fault, start, end, preGoodput,
+//     outcome, seconds), and shards (ShardSummary, runs with mongos nodes only). Written last:
 //     its presence marks a finished run.
 //
 // A sweep folder (WriteSweepDir):

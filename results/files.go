@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"time"
 
@@ -80,7 +81,8 @@ func NewRun(hdr Header, s *Series) *Run {
 	return &Run{Header: hdr, Series: s, Summary: Summarize(s, hdr.Warmup)}
 }
 
-// WriteRunDir writes run.json, timeseries.csv and summary.json into dir (created if needed).
+// WriteRunDir writes run.json, timeseries.csv, shards.csv (runs with mongos nodes only) and
+// summary.json into dir (created if needed).
 // Each file is written under a temporary name and renamed into place, so a file with its final
 // name is always complete; summary.json is written last, so its presence marks a finished run.
 func WriteRunDir(dir string, run *Run) error {
@@ -94,6 +96,13 @@ func WriteRunDir(dir string, run *Run) error {
 		{RunFile, func(w io.Writer) error { return writeJSON(w, run.Header) }},
 		{TimeseriesFile, func(w io.Writer) error { return WriteTimeseries(w, run.Series) }},
 		{SummaryFile, func(w io.Writer) error { return writeJSON(w, run.Summary) }},
+	}
+	if len(run.Series.Shards) > 0 {
+		// Before summary.json, which marks a finished run.
+		steps = slices.Insert(steps, 2, struct {
+			name  string
+			write func(io.Writer) error
+		}{ShardsFile, func(w io.Writer) error { return WriteShards(w, run.Series) }})
 	}
 	for _, s := range steps {
 		if err := WriteFileAtomic(filepath.Join(dir, s.name), s.write); err != nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -112,6 +113,9 @@ func encodeValue(b *bytes.Buffer, v reflect.Value) error {
 			if !ok {
 				continue
 			}
+			if omitEmpty(f, v.Field(i)) {
+				continue
+			}
 			if !first {
 				b.WriteByte(',')
 			}
@@ -159,6 +163,21 @@ func encodeString(b *bytes.Buffer, s string) {
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(s)       // a string always encodes
 	b.Truncate(b.Len() - 1) // Encode's newline
+}
+
+// omitEmpty reports whether field f, tagged omitempty, holds an empty slice or a zero number.
+func omitEmpty(f reflect.StructField, v reflect.Value) bool {
+	_, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+	if !slices.Contains(strings.Split(opts, ","), "omitempty") {
+		return false
+	}
+	switch v.Kind() {
+	case reflect.Slice:
+		return v.Len() == 0
+	case reflect.Uint64, reflect.Int, reflect.Int64:
+		return v.IsZero()
+	}
+	return false
 }
 
 func jsonName(f reflect.StructField) (string, bool) {

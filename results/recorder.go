@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"overloadsim/client"
+	"overloadsim/client/retry"
 	"overloadsim/server"
 	"overloadsim/sim"
 )
@@ -32,6 +33,9 @@ type GroupInterval struct {
 	Backoff        time.Duration // backoff slept by the driver
 	CheckoutFailed uint64
 	PoolClears     uint64
+	// Couchbase policies' decisions by retry reason, and retries capped and cancelled.
+	RetriedByReason, NotRetriedByReason [retry.NumReasons]uint64
+	RetriesCancelled                    uint64
 
 	// Retry token bucket levels at End over the clients that have a bucket: the minimum, and
 	// the sum and count for the mean. TokensMin is NaN and TokensN 0 when no client has one.
@@ -130,7 +134,10 @@ type Series struct {
 	Interval time.Duration
 	Groups   []GroupInterval
 	Servers  []ServerInterval
-	Faults   []FaultWindow
+	// Shards holds each mongos's per-shard statistics, in (End, mongos, shard order) order;
+	// empty without mongos nodes.
+	Shards []ShardInterval
+	Faults []FaultWindow
 }
 
 // End returns the end of the last interval (0 for an empty series).
@@ -159,6 +166,7 @@ type Recorder struct {
 	byClient map[*client.Client]*groupRec
 	last     *groupRec // AppOperationDone's cache
 	nodes    []*nodeRec
+	routers  []*routerRec
 	faults   []FaultWindow
 	from     sim.Time // start of the interval being recorded
 	finished bool
@@ -168,6 +176,8 @@ type Recorder struct {
 type clientTotals struct {
 	driverOps, attempts, retries, refused, checkoutFailed, poolClears uint64
 	backoff                                                           time.Duration
+	cancelled                                                         uint64
+	retried, notRetried                                               [retry.NumReasons]uint64
 }
 
 type groupRec struct {
@@ -292,6 +302,11 @@ func sumClients(g *client.Group) clientTotals {
 		t.checkoutFailed += st.CheckoutFailed
 		t.poolClears += st.PoolClears
 		t.backoff += st.BackoffTotal
+		t.cancelled += st.RetriesCancelled
+		for i := range st.RetriedByReason {
+			t.retried[i] += st.RetriedByReason[i]
+			t.notRetried[i] += st.NotRetriedByReason[i]
+		}
 	}
 	return t
 }
@@ -314,6 +329,11 @@ func (r *Recorder) close(now sim.Time) {
 		}
 		for i := range st.FailedByClass {
 			row.FailedByClass[i] = st.FailedByClass[i] - gr.prev.FailedByClass[i]
+		}
+		row.RetriesCancelled = ct.cancelled - gr.prevC.cancelled
+		for i := range ct.retried {
+			row.RetriedByReason[i] = ct.retried[i] - gr.prevC.retried[i]
+			row.NotRetriedByReason[i] = ct.notRetried[i] - gr.prevC.notRetried[i]
 		}
 		for _, c := range gr.g.Clients() {
 			if tok := c.Snapshot().RetryTokens; !math.IsNaN(tok) {
@@ -346,6 +366,7 @@ func (r *Recorder) close(now sim.Time) {
 		})
 		n.prev = st
 	}
+	r.closeShards(from, now)
 	r.from = now
 }
 

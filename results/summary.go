@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"overloadsim/client"
+	"overloadsim/client/retry"
 	"overloadsim/sim"
 )
 
@@ -60,6 +61,20 @@ type GroupSummary struct {
 	// the lowest seen and the mean. NaN when no client has a bucket.
 	TokensMin  float64 `json:"retryTokensMin"`
 	TokensMean float64 `json:"retryTokensMean"`
+
+	// RetryReasons are a Couchbase policy's decisions by retry reason (RFC 0049 asks that every
+	// retry and non-retry be logged with its reason), in reason order; absent for MongoDB
+	// policies.
+	RetryReasons []ReasonCount `json:"retryReasons,omitempty"`
+	// RetriesCancelled counts Couchbase retries capped to the request's deadline and cancelled.
+	RetriesCancelled uint64 `json:"retriesCancelled,omitempty"`
+}
+
+// ReasonCount is how often a Couchbase policy retried, and declined to retry, for one reason.
+type ReasonCount struct {
+	Reason     string `json:"reason"`
+	Retried    uint64 `json:"retried"`
+	NotRetried uint64 `json:"notRetried"`
 }
 
 // ServerSummary is one server over the measured window.
@@ -116,6 +131,7 @@ type Summary struct {
 	Groups     []GroupSummary  `json:"groups"`   // by name
 	Servers    []ServerSummary `json:"servers"`  // by name
 	Recoveries []Recovery      `json:"recoveries"`
+	Shards     []ShardSummary  `json:"shards,omitempty"` // by mongos, then shard; runs with mongos nodes only
 }
 
 // groupAcc accumulates GroupIntervals.
@@ -137,6 +153,11 @@ func (a *groupAcc) add(g *GroupInterval) {
 	r.Attempts += g.Attempts
 	r.Retries += g.Retries
 	r.RetriesRefused += g.RetriesRefused
+	r.RetriesCancelled += g.RetriesCancelled
+	for i := range g.RetriedByReason {
+		r.RetriedByReason[i] += g.RetriedByReason[i]
+		r.NotRetriedByReason[i] += g.NotRetriedByReason[i]
+	}
 	if g.TokensN > 0 && (r.TokensN == 0 || g.TokensMin < r.TokensMin) {
 		r.TokensMin = g.TokensMin
 	}
@@ -166,6 +187,13 @@ func (a *groupAcc) summary(name string, secs float64) GroupSummary {
 	if r.TokensN > 0 {
 		gs.TokensMin, gs.TokensMean = r.TokensMin, r.TokensSum/float64(r.TokensN)
 	}
+	for i := range r.RetriedByReason {
+		if r.RetriedByReason[i]+r.NotRetriedByReason[i] > 0 {
+			gs.RetryReasons = append(gs.RetryReasons, ReasonCount{Reason: retry.Reason(i).String(),
+				Retried: r.RetriedByReason[i], NotRetried: r.NotRetriedByReason[i]})
+		}
+	}
+	gs.RetriesCancelled = r.RetriesCancelled
 	return gs
 }
 
@@ -252,6 +280,7 @@ func Summarize(s *Series, warmup time.Duration) Summary {
 			WastedShare: fratio(a.wastedBusy.Seconds(), a.capacity), MeanQueue: fratio(a.queue, ssecs),
 		})
 	}
+	sum.Shards = summarizeShards(s, from)
 	sum.Recoveries = Recoveries(s)
 	return sum
 }

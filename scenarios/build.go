@@ -9,6 +9,7 @@ import (
 	"overloadsim/results"
 	"overloadsim/server"
 	"overloadsim/server/failpoint"
+	"overloadsim/server/mongos"
 	"overloadsim/sim"
 	"overloadsim/wire"
 )
@@ -31,6 +32,8 @@ type World struct {
 	Clients [][]*client.Client
 	// Groups are the application groups, in scenario order.
 	Groups []*client.Group
+	// Routers are the mongos nodes' routers, in node order (sharded topologies only).
+	Routers []RouterNode
 	// Recorder is the recorder Build was given (nil if none).
 	Recorder *results.Recorder
 	// Streams names every random stream the world created, in creation order.
@@ -56,17 +59,25 @@ func Build(sc *Scenario, seed uint64, loop *sim.Loop, rec *results.Recorder) (*W
 	cfg := server.ClusterConfig{ElectionTime: sc.Topology.ElectionTime}
 	for i := range sc.Topology.Nodes {
 		n := &sc.Topology.Nodes[i]
-		cfg.Nodes = append(cfg.Nodes, n.serverConfig())
-		w.Streams = append(w.Streams, "server/"+n.Name+"/service", "server/"+n.Name+"/failpoint")
+		if n.Role != "mongos" {
+			cfg.Nodes = append(cfg.Nodes, n.serverConfig())
+			w.Streams = append(w.Streams, "server/"+n.Name+"/service", "server/"+n.Name+"/failpoint")
+		}
 	}
 	cluster, err := server.NewCluster(loop, cfg, seed)
 	if err != nil {
 		return nil, fmt.Errorf("scenarios: %s: %w", sc.Name, err)
 	}
 	w.Cluster = cluster
+	if err := w.addMongos(); err != nil {
+		return nil, err
+	}
 	if rec != nil {
 		for _, s := range cluster.Nodes() {
 			rec.AddNode(s)
+		}
+		for _, r := range w.Routers {
+			rec.AddRouter(r.Name, r.Router)
 		}
 	}
 
@@ -77,12 +88,13 @@ func Build(sc *Scenario, seed uint64, loop *sim.Loop, rec *results.Recorder) (*W
 		clients := make([]*client.Client, g.Count)
 		for i := range clients {
 			prefix := g.Name + "/" + strconv.Itoa(i)
-			nodes := make([]client.Node, len(sc.Topology.Nodes))
-			for ni := range sc.Topology.Nodes {
-				n := &sc.Topology.Nodes[ni]
+			hosts := sc.Topology.hosts(g)
+			nodes := make([]client.Node, len(hosts))
+			for hi, host := range hosts {
+				n := sc.node(host)
 				name := "link/" + prefix + "/" + n.Name
 				w.Streams = append(w.Streams, name)
-				nodes[ni] = client.Node{Address: n.Name, Handler: cluster.Node(n.Name),
+				nodes[hi] = client.Node{Address: n.Name, Handler: cluster.Node(n.Name),
 					Link: wire.NewLink(n.NetworkDelay.D, sim.NewStream(seed, name))}
 			}
 			name := "client/" + prefix
@@ -126,6 +138,62 @@ func Build(sc *Scenario, seed uint64, loop *sim.Loop, rec *results.Recorder) (*W
 		}
 	}
 	return w, nil
+}
+
+// addMongos builds each mongos node of a sharded topology: its router, which reaches every shard
+// member over a link of its own ("link/mongos/<mongos>/<member>", one-way delays from the
+// member's networkDelay) and draws from the router's streams, then the node itself.
+func (w *World) addMongos() error {
+	sc, seed := w.Scenario, w.Seed
+	if sc.Topology.Kind != "sharded" {
+		return nil
+	}
+	for i := range sc.Topology.Nodes {
+		m := &sc.Topology.Nodes[i]
+		if m.Role != "mongos" {
+			continue
+		}
+		var shards []mongos.Shard
+		for _, rs := range w.Cluster.ReplicaSets() {
+			sh := mongos.Shard{Name: rs.Name()}
+			for _, s := range rs.Nodes() {
+				name := "link/mongos/" + m.Name + "/" + s.Address()
+				w.Streams = append(w.Streams, name)
+				sh.Members = append(sh.Members, mongos.Member{Address: s.Address(), Node: s,
+					Link: wire.NewLink(sc.node(s.Address()).NetworkDelay.D, sim.NewStream(seed, name))})
+			}
+			shards = append(shards, sh)
+		}
+		r, err := mongos.New(w.Loop, sc.Topology.Router.config(m.Name), shards, seed)
+		if err != nil {
+			return fmt.Errorf("scenarios: %s: topology.router: %w", sc.Name, err)
+		}
+		w.Streams = append(w.Streams, r.Streams()...)
+		cfg := m.serverConfig()
+		cfg.Router = r
+		if _, err := w.Cluster.AddMongos(cfg); err != nil {
+			return fmt.Errorf("scenarios: %s: %w", sc.Name, err)
+		}
+		w.Streams = append(w.Streams, "server/"+m.Name+"/service", "server/"+m.Name+"/failpoint")
+		w.Routers = append(w.Routers, RouterNode{Name: m.Name, Router: r})
+	}
+	return nil
+}
+
+// RouterNode is a mongos node's name and its router.
+type RouterNode struct {
+	Name   string
+	Router *mongos.Router
+}
+
+// node returns the topology's node called name, or nil.
+func (s *Scenario) node(name string) *Node {
+	for i := range s.Topology.Nodes {
+		if s.Topology.Nodes[i].Name == name {
+			return &s.Topology.Nodes[i]
+		}
+	}
+	return nil
 }
 
 // workload is the group's workload as client.NewGroup takes it.

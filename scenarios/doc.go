@@ -65,17 +65,23 @@
 //
 // # topology
 //
-//	kind          standalone   standalone (one node) or replicaset (one primary at the start);
-//	                           sharded is not supported yet
+//	kind          standalone   standalone (one node, or several independent ones, each group
+//	                           naming its own with hosts), replicaset (one primary at the
+//	                           start), or sharded (mongos nodes and shards, each a replica set)
 //	electionTime  10s          a replica set's time without a primary after a stepdown or after
-//	                           its primary goes down; > 0
-//	nodes         [{name: db}] the mongods
+//	                           its primary goes down; > 0 (each shard elects on its own)
+//	nodes         [{name: db}] the mongods, mongos nodes and Couchbase nodes
+//	router        (sharded)    the mongos nodes' routing parameters (below)
 //
 // Each node (server.Config; MongoDB's parameter names where MongoDB has one):
 //
 //	name              (required)     the address: unique; letters, digits, . _ : -
-//	role              derived        standalone; in a replica set the first node is primary
-//	                                 unless another is, the rest secondary
+//	role              derived        standalone; in a replica set (or a shard) the first node is
+//	                                 primary unless another is, the rest secondary; mongos
+//	shard             —              sharded: the shard a primary or secondary belongs to
+//	flavor            mongodb        mongodb or couchbase (standalone only): a Couchbase node
+//	                                 answers overload with KV TemporaryFailure (0x86), search
+//	                                 HTTP 429 or query 503, and can rebalance
 //	workers           8              commands executing at once; ≥ 1
 //	maxQueueDepth     0              bound on the queue for a worker (433 beyond); 0 = none
 //	service           exp(1ms)       service time of every command
@@ -99,7 +105,29 @@
 //	ingressConnectionEstablishmentBurstCapacitySecs    DBL_MAX        > 0
 //	ingressConnectionEstablishmentMaxQueueDepth        0      ≥ 0
 //
-// The limiter defaults are MongoDB's: an enabled limiter is inert until given a rate.
+// The limiter defaults are MongoDB's: an enabled limiter is inert until given a rate. A
+// mongos node has the same fields: its limiters and failpoints act before it routes, and its
+// workers only pay rejection costs (routing itself is free).
+//
+// router, the mongos's server-internal client toward the shards (package server/mongos,
+// MODEL-FACTS §4), shared by every mongos:
+//
+//	defaultClientBaseBackoffMillis       100ms    backoff base; ≥ 0, whole ms
+//	defaultClientMaxBackoffMillis        10s      one backoff's cap; ≥ base
+//	defaultClientMaxRetryAttempts        3        retries after the first attempt; ≥ 0
+//	shardRetryTokenBucketCapacity        1000     each shard's retry budget; > 0
+//	shardRetryTokenReturnRate            0.1      tokens back per attempt not overloaded; > 0
+//	retryBudget                          true     false: DefaultRetryStrategy alone (a model
+//	                                              switch: the server always has the budget)
+//	overloadAwareServerSelectionEnabled  false    overload retries avoid failed members
+//	exhaustedRetryLabels   [SystemOverloadedError]  labels on the overload error returned once
+//	                                              retries run out; add RetryableError and
+//	                                              NoWritesPerformed and drivers retry again
+//	localThresholdMS                     15ms     host targeting's latency window
+//	heartbeatFrequencyMS                 10s      RTT pings to every shard member
+//
+// A mongos targets one shard per command, uniformly at random (single-shard operations on a
+// hashed shard key), and a member by the read preference the driver forwards.
 //
 // # clients
 //
@@ -107,11 +135,15 @@
 //
 //	name      (required)   unique; letters, digits, . _ -
 //	count     1            MongoClient instances; in [1, 100000]
+//	hosts     all nodes    the nodes its clients connect to: every mongos when sharded; exactly
+//	                       one in a standalone topology of several nodes; none in a replica set
 //	driver    defaults     MongoClient options (below)
 //	workload  (required)   an open or a closed loop (below)
 //	mix       {find: 1}    weight per operation: find, insert, update, delete, aggregate,
 //	                       aggregateOut, getMore, runCommand, commitTransaction,
-//	                       abortTransaction; weights ≥ 0 with a positive sum
+//	                       abortTransaction — or, for a couchbase-* policy, the Couchbase
+//	                       requests kvGet, kvGetAndLock, kvUpsert, kvUnlock, query,
+//	                       queryReadonly, search; weights ≥ 0 with a positive sum
 //	timeout   0s           the application's deadline per operation, retries included; 0 = none
 //	appRetry  see below    the application's own retries around the driver
 //
@@ -130,10 +162,14 @@
 //	minHeartbeatFrequencyMS    500ms; > 0
 //	readPreference             primary, primaryPreferred, secondary, secondaryPreferred, nearest
 //	readPreferenceTags         [] tag sets in order, e.g. [{dc: ny}, {}]; not with primary
-//	retryPolicy                mongodb-2026-03, mongodb-2026-07, mongodb-legacy or none
+//	retryPolicy                mongodb-2026-03, mongodb-2026-07, mongodb-legacy, none, or a
+//	                           Couchbase SDK3's couchbase-besteffort or couchbase-failfast
+//	                           (its hosts must be couchbase nodes)
 //	adaptiveRetries            false (mongodb-2026-03 only)
 //	maxAdaptiveRetries         2 (mongodb-2026-07 only; ≥ 0)
 //	enableOverloadRetargeting  false (mongodb-2026-07 only)
+//	kvTimeout                  2.5s (couchbase-* only): the KV request timeout
+//	queryTimeout, searchTimeout  75s (couchbase-* only)
 //
 // workload: an open loop — arrivals (poisson, the default, or fixed: evenly spaced) and rate,
 // the whole group's rate, handed to its clients in turn — or a closed loop — threads per client
@@ -158,20 +194,23 @@
 // # faults
 //
 // Each fault (server.Fault) has name (default "<kind> <node>"), at (in [0, duration)), kind,
-// node (a node's name; a stepDown without one steps down the current primary), for (undo after
-// it; 0s = permanent; only failPoint, down, capacity and networkDelay are undone), and its
-// kind's fields — and no other kind's:
+// node (a node's name; a stepDown without one steps down the replica set's current primary), for
+// (undo after it; 0s = permanent; only failPoint, down, capacity, networkDelay and rebalance are
+// undone), and its kind's fields — and no other kind's:
 //
 //	failPoint       mode: alwaysOn | off | {times: N} | {skip: N} | {activationProbability: P}
 //	                data: {failCommands: [find], errorCode: 462, errorLabels: […],
-//	                       closeConnection, blockConnection, blockTimeMS, appName}
-//	                (MongoDB's configureFailPoint for failCommand; see server/failpoint)
+//	                       closeConnection, blockConnection, blockTimeMS, appName,
+//	                       failInternalCommands (fail a mongos's commands to a shard too)}
+//	                (MongoDB's configureFailPoint for failCommand; see server/failpoint; on a
+//	                couchbase node errorCode is a status of the command's service, e.g. 0x86)
 //	down, up        —
 //	stepDown        successor: the member to elect (default the first eligible secondary)
 //	capacity        workers (new count), speed (factor, 0.5 = half the CPU); either or both
 //	networkDelay    delay: added to every one-way delay of the node's links; > 0
 //	requestLimiter  the ingressRequest… parameters to set; the others keep the node's values
 //	connLimiter     the ingressConnectionEstablishment… parameters, likewise
+//	rebalance       — (a couchbase node; for > 0): KV requests answer NotMyVbucket meanwhile
 //
 // Each fault is a trigger in the results, from at to at+for when undone, an instant for a
 // one-off change (up, stepDown, a limiter change, a failpoint with times), and to the end of
@@ -200,8 +239,9 @@
 // # Running
 //
 // [Build] wires a scenario onto a loop with one run seed: the cluster (streams
-// server/<node>/service and server/<node>/failpoint), per group count clients
-// (client/<group>/<i>), each with one link per node (link/<group>/<i>/<node>), the group
+// server/<node>/service and server/<node>/failpoint), each mongos's router (its links
+// link/mongos/<mongos>/<member> and its own mongos/<mongos>/… streams), per group count clients
+// (client/<group>/<i>), each with one link per host (link/<group>/<i>/<node>), the group
 // (group/<group>), the faults, and the recorder. [Run] builds, records every interval, runs to
 // the duration and summarises; its header records the canonical text, the run seed and the
 // seeds of every stream. Replication r of a run with seed S uses [ReplicationSeed](S, r): S
@@ -244,7 +284,8 @@
 // [Names] lists the embedded scenarios, [Source] gives one's text and [Default] names the one
 // simulate runs by default, spike. Each has a claim that its test asserts on its output:
 // healthy, spike, sustained-overload, rejection-cost-storm, connection-storm, stepdown,
-// retargeting, app-retries, capacity-drop, policy-comparison and legacy-vs-backpressure.
+// retargeting, app-retries, capacity-drop, policy-comparison, legacy-vs-backpressure,
+// couchbase-vs-mongodb, sharded-layered-retries and mongos-retargeting.
 //
 // Invariant: the same scenario and seed build the same world and so produce byte-identical
 // outputs. Nothing here reads the clock or starts goroutines; files are read only by Load,

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"overloadsim/client"
 	"overloadsim/results"
 	"overloadsim/sim"
 )
@@ -262,6 +263,68 @@ var libraryClaims = map[string]func(t *testing.T, runs []pointRun){
 		c.check(v07 > 1.5 && v07 < v03, "mongodb-2026-07: amplification %.3f, want in (1.5, %.3f)", v07, v03)
 		c.check(adaptive < 1.2, "mongodb-2026-03 with adaptive retries: amplification %.3f, want < 1.2", adaptive)
 		c.check(within(s.Total.Goodput, 1000, 0.03), "total goodput %.1f/s, want within 3%% of the limiter's 1000/s", s.Total.Goodput)
+	},
+	// Same limit, same load, one tier per SDK: only the retry handling differs.
+	"couchbase-vs-mongodb": func(t *testing.T, runs []pointRun) {
+		r := runs[0].run
+		c := claimer{t, "couchbase-vs-mongodb", r}
+		cb, mg := group(t, &r.Summary, "couchbase"), group(t, &r.Summary, "mongodb")
+		for _, g := range []results.GroupSummary{cb, mg} {
+			c.check(within(g.Goodput, 1000, 0.03), "%s: goodput %.1f/s, want within 3%% of the limiter's 1000/s", g.Name, g.Goodput)
+			c.check(within(float64(g.Failed), float64(g.Issued)/2, 0.1), "%s: %d of %d reads failed, want about half", g.Name, g.Failed, g.Issued)
+		}
+		c.check(mg.Amplification <= 3, "mongodb: amplification %.3f, want ≤ 3 (1 + maxAdaptiveRetries)", mg.Amplification)
+		c.check(cb.Amplification > 3*mg.Amplification, "couchbase: amplification %.3f, want > 3 × mongodb's %.3f", cb.Amplification, mg.Amplification)
+		c.check(cb.Failures[client.ErrTimeout-1].Count == cb.Failed && cb.Failure.P50 >= 2.5,
+			"couchbase: %d timeouts of %d failures, median failure %.3fs; want every failure a timeout at the 2.5s kvTimeout", cb.Failures[client.ErrTimeout-1].Count, cb.Failed, cb.Failure.P50)
+		c.check(mg.Failure.P999 < 1, "mongodb: p99.9 of failures %.3fs, want < 1s", mg.Failure.P999)
+		c.check(len(cb.RetryReasons) == 1 && cb.RetryReasons[0].Reason == "KV_TEMPORARY_FAILURE",
+			"couchbase: retry reasons %v, want KV_TEMPORARY_FAILURE alone", cb.RetryReasons)
+	},
+	// Two shards limited to 500/s each; the driver retries what a mongos gives up on.
+	"sharded-layered-retries": func(t *testing.T, runs []pointRun) {
+		perOp := map[string]float64{}
+		for _, p := range runs {
+			c := claimer{t, "sharded-layered-retries", p.run}
+			s := &p.run.Summary
+			attempts := 0.0
+			for _, n := range []string{"s0a", "s1a"} {
+				sv := serverOf(t, s, n)
+				attempts += float64(sv.Completed + sv.Rejections)
+			}
+			perOp[p.params] = attempts / float64(s.Total.Issued)
+			c.check(within(s.Total.Goodput, 1000, 0.03), "%s: goodput %.1f/s, want within 3%% of 1000/s", p.params, s.Total.Goodput)
+			c.check(len(s.Shards) == 4, "%s: %d mongos×shard summaries, want 4", p.params, len(s.Shards))
+		}
+		on, off := perOp["topology.router.retryBudget=true"], perOp["topology.router.retryBudget=false"]
+		c := claimer{t, "sharded-layered-retries", runs[0].run}
+		c.check(off > 7, "without the budget: %.3f shard attempts per operation, want > 7", off)
+		c.check(on < 3, "with the budget: %.3f shard attempts per operation, want < 3", on)
+	},
+	// One shard whose primary limits requests; primaryPreferred reads.
+	"mongos-retargeting": func(t *testing.T, runs []pointRun) {
+		for _, p := range runs {
+			c := claimer{t, "mongos-retargeting", p.run}
+			s := &p.run.Summary
+			g := s.Total
+			var retargeted uint64
+			for _, sh := range s.Shards {
+				retargeted += sh.Retargeted
+			}
+			switch p.params {
+			case "topology.router.overloadAwareServerSelectionEnabled=true":
+				c.check(g.Failed*1000 < g.Issued, "%s: %d of %d reads failed, want < 0.1%%", p.params, g.Failed, g.Issued)
+				c.check(retargeted > 0 && serverOf(t, s, "b").Completed > 0 && serverOf(t, s, "c").Completed > 0,
+					"%s: %d retries retargeted, secondaries served %d and %d; want retries on the secondaries", p.params,
+					retargeted, serverOf(t, s, "b").Completed, serverOf(t, s, "c").Completed)
+			case "topology.router.overloadAwareServerSelectionEnabled=false":
+				c.check(g.Failed*10 > g.Issued, "%s: %d of %d reads failed, want > 10%%", p.params, g.Failed, g.Issued)
+				c.check(retargeted == 0 && serverOf(t, s, "b").Completed == 0, "%s: %d retargeted, want every retry on the primary", p.params, retargeted)
+			default:
+				t.Fatalf("unexpected point %q", p.params)
+			}
+			c.check(g.Attempts == g.Issued, "%s: the driver made %d attempts for %d reads, want none retried (the mongos's 462 carries SystemOverloadedError alone)", p.params, g.Attempts, g.Issued)
+		}
 	},
 	// The sine peaks at 1350/s for about a second in every two.
 	"legacy-vs-backpressure": func(t *testing.T, runs []pointRun) {

@@ -10,6 +10,7 @@ import (
 	"overloadsim/client/selection"
 	"overloadsim/dist"
 	"overloadsim/server"
+	"overloadsim/server/mongos"
 	"overloadsim/wire"
 )
 
@@ -44,15 +45,45 @@ type Scenario struct {
 	src *source // where the scenario came from; nil for one built in code
 }
 
-// Topology is the servers: a standalone or a replica set.
+// Topology is the servers: standalones, a replica set, or a sharded cluster.
 type Topology struct {
-	// Kind is standalone (default) or replicaset. (sharded is not supported yet.)
+	// Kind is standalone (default), replicaset or sharded. A standalone topology may hold
+	// several nodes: independent deployments, each group naming the one it uses (hosts). A
+	// sharded topology has mongos nodes (role mongos) and shards, replica sets whose members
+	// name their shard.
 	Kind string `yaml:"kind"`
 	// ElectionTime is how long a replica set has no primary after a stepdown or after its
 	// primary goes down (default 10s, electionTimeoutMillis); > 0.
 	ElectionTime time.Duration `yaml:"electionTime"`
 	// Nodes are the servers; default one standalone node named db.
 	Nodes []Node `yaml:"nodes"`
+	// Router holds the mongos nodes' routing parameters (sharded only; every field defaults to
+	// the server's default).
+	Router *Router `yaml:"router"`
+}
+
+// Router is the server parameters of a mongos's internal client toward the shards (MODEL-FACTS
+// §4), shared by every mongos of the topology.
+type Router struct {
+	BaseBackoff      time.Duration `yaml:"defaultClientBaseBackoffMillis,ms"` // default 100ms; ≥ 0, whole ms
+	MaxBackoff       time.Duration `yaml:"defaultClientMaxBackoffMillis,ms"`  // default 10s; ≥ base, whole ms
+	MaxRetryAttempts int           `yaml:"defaultClientMaxRetryAttempts"`     // default 3; ≥ 0
+	// BudgetCapacity and BudgetReturnRate size each shard's retry budget
+	// (shardRetryTokenBucketCapacity 1000, shardRetryTokenReturnRate 0.1).
+	BudgetCapacity   float64 `yaml:"shardRetryTokenBucketCapacity"`
+	BudgetReturnRate float64 `yaml:"shardRetryTokenReturnRate"`
+	// RetryBudget switches the per-shard budget (AdaptiveRetryStrategy) on (default) or off
+	// (DefaultRetryStrategy alone): a model switch, not a server parameter.
+	RetryBudget bool `yaml:"retryBudget"`
+	// OverloadAwareServerSelection is overloadAwareServerSelectionEnabled (default false): an
+	// overload retry avoids the shard members that failed with an overload error.
+	OverloadAwareServerSelection bool `yaml:"overloadAwareServerSelectionEnabled"`
+	// ExhaustedLabels are the labels on the overload error a mongos returns once its retries
+	// are exhausted: [SystemOverloadedError] (default; drivers do not retry it) or
+	// [SystemOverloadedError, RetryableError, NoWritesPerformed] (drivers retry again).
+	ExhaustedLabels []string      `yaml:"exhaustedRetryLabels"`
+	LocalThreshold  time.Duration `yaml:"localThresholdMS,ms"`     // host targeting's latency window, default 15ms
+	Heartbeat       time.Duration `yaml:"heartbeatFrequencyMS,ms"` // RTT pings to shard members, default 10s
 }
 
 // Node is one mongod. Fields map to server.Config; the limiter fields carry MongoDB's server
@@ -60,9 +91,16 @@ type Topology struct {
 type Node struct {
 	// Name is the node's address: unique, letters, digits and . _ : - only.
 	Name string `yaml:"name"`
-	// Role is standalone, primary or secondary. Default: standalone in a standalone topology;
-	// in a replica set the first node is primary unless another is, the rest secondaries.
+	// Role is standalone, primary, secondary or mongos. Default: standalone in a standalone
+	// topology; in a replica set (or a shard) the first node is primary unless another is, the
+	// rest secondaries.
 	Role string `yaml:"role"`
+	// Shard names the shard (replica set) a data node of a sharded topology belongs to.
+	Shard string `yaml:"shard,omitzero"`
+	// Flavor is the protocol the node speaks: mongodb (default) or couchbase (standalone
+	// topologies only): overload answers KV TemporaryFailure or search HTTP 429, and it can
+	// rebalance.
+	Flavor string `yaml:"flavor,omitzero"`
 	// Workers is the number of commands that execute at once (default 8); ≥ 1.
 	Workers int `yaml:"workers"`
 	// MaxQueueDepth bounds the queue for a worker (433 AdmissionQueueOverflow beyond it);
@@ -125,6 +163,10 @@ type Group struct {
 	Name string `yaml:"name"`
 	// Count is the number of MongoClient instances (default 1); in [1, 100000].
 	Count int `yaml:"count"`
+	// Hosts are the nodes the group's clients connect to (a connection string's host list):
+	// default every node, or every mongos when sharded. A standalone topology of several nodes
+	// needs exactly one; a replica set's clients discover every member, so it takes none.
+	Hosts []string `yaml:"hosts,omitzero"`
 	// Driver holds the MongoClient options.
 	Driver Driver `yaml:"driver"`
 	// Workload says when operations are issued.
@@ -159,6 +201,11 @@ type Driver struct {
 	AdaptiveRetries           bool                `yaml:"adaptiveRetries"`             // 2026-03 only; default false
 	MaxAdaptiveRetries        int                 `yaml:"maxAdaptiveRetries"`          // 2026-07 only; default 2
 	EnableOverloadRetargeting bool                `yaml:"enableOverloadRetargeting"`   // 2026-07 only; default false
+	// Couchbase SDK per-request timeouts (couchbase-* policies only): 0 = kvTimeout 2.5s,
+	// queryTimeout 75s, searchTimeout 75s.
+	KVTimeout     time.Duration `yaml:"kvTimeout,omitzero"`
+	QueryTimeout  time.Duration `yaml:"queryTimeout,omitzero"`
+	SearchTimeout time.Duration `yaml:"searchTimeout,omitzero"`
 }
 
 // Workload says when a group issues operations: an open loop (arrivals and rate) or a closed
@@ -192,6 +239,7 @@ type AppRetry struct {
 var faultKinds = []server.FaultKind{
 	server.FaultFailPoint, server.FaultDown, server.FaultUp, server.FaultStepDown,
 	server.FaultCapacity, server.FaultNetworkDelay, server.FaultRequestLimiter, server.FaultConnLimiter,
+	server.FaultRebalance,
 }
 
 // Fault is one timed change to the servers. Only the fields of its kind may be given.
@@ -200,12 +248,14 @@ type Fault struct {
 	Name string `yaml:"name"`
 	// At is when it happens, since the start of the run; in [0, duration).
 	At time.Duration `yaml:"at"`
-	// Kind is failPoint, down, up, stepDown, capacity, networkDelay, requestLimiter or
-	// connLimiter.
+	// Kind is failPoint, down, up, stepDown, capacity, networkDelay, requestLimiter,
+	// connLimiter or rebalance (a couchbase node: KV answers NotMyVbucket for For).
 	Kind string `yaml:"kind"`
-	// Node is the node's name; required except for stepDown (default: the current primary).
+	// Node is the node's name; required except for stepDown in a replica set (default: the
+	// current primary).
 	Node string `yaml:"node,omitzero"`
-	// For undoes failPoint, down, capacity and networkDelay after it; 0s = permanent.
+	// For undoes failPoint, down, capacity and networkDelay after it (0s = permanent); a
+	// rebalance lasts For (> 0).
 	For time.Duration `yaml:"for"`
 
 	// Mode and Data are configureFailPoint's mode and data (failPoint).
@@ -255,6 +305,9 @@ type FailData struct {
 	BlockConnection bool     `yaml:"blockConnection,omitzero"` // delay the command by BlockTimeMS first
 	BlockTimeMS     int64    `yaml:"blockTimeMS,omitzero"`     // milliseconds; > 0 with BlockConnection
 	AppName         string   `yaml:"appName,omitzero"`         // only connections with this appName
+	// FailInternalCommands lets the failpoint fail a mongos's commands to a shard member too
+	// (intra-cluster connections are exempt by default).
+	FailInternalCommands bool `yaml:"failInternalCommands,omitzero"`
 }
 
 // Sweep varies parameters across runs: every combination of the parameters' values (the
@@ -325,6 +378,35 @@ func (d *Driver) setDefaults() {
 
 func (a *AppRetry) setDefaults() { *a = AppRetry{Attempts: 1, Backoff: "none"} }
 
+func (r *Router) setDefaults() { *r = *defaultRouter() }
+
+// defaultRouter returns the mongos routing parameters' server defaults.
+func defaultRouter() *Router {
+	c := mongos.DefaultConfig()
+	return &Router{
+		BaseBackoff: c.BaseBackoff, MaxBackoff: c.MaxBackoff, MaxRetryAttempts: c.MaxRetryAttempts,
+		BudgetCapacity: c.BudgetCapacity, BudgetReturnRate: c.BudgetReturnRate, RetryBudget: c.RetryBudget,
+		OverloadAwareServerSelection: c.OverloadAwareServerSelection, ExhaustedLabels: c.ExhaustedLabels.Names(),
+		LocalThreshold: c.LocalThreshold, Heartbeat: c.HeartbeatFrequency,
+	}
+}
+
+// config is the routing parameters as mongos.New takes them for the mongos called address.
+func (r *Router) config(address string) mongos.Config {
+	c := mongos.DefaultConfig()
+	c.Address = address
+	c.BaseBackoff, c.MaxBackoff, c.MaxRetryAttempts = r.BaseBackoff, r.MaxBackoff, r.MaxRetryAttempts
+	c.BudgetCapacity, c.BudgetReturnRate, c.RetryBudget = r.BudgetCapacity, r.BudgetReturnRate, r.RetryBudget
+	c.OverloadAwareServerSelection = r.OverloadAwareServerSelection
+	c.ExhaustedLabels = 0
+	for _, name := range r.ExhaustedLabels {
+		l, _ := wire.ParseLabel(name)
+		c.ExhaustedLabels |= l
+	}
+	c.LocalThreshold, c.HeartbeatFrequency = r.LocalThreshold, r.Heartbeat
+	return c
+}
+
 func (s *Sweep) setDefaults() { *s = Sweep{Replications: DefaultReplications} }
 
 // EnsureDefaults fills the defaults that depend on other fields: node roles, appNames, fault
@@ -340,18 +422,24 @@ func (s *Scenario) EnsureDefaults() {
 				nodes[i].Role = "standalone"
 			}
 		}
-	case "replicaset":
-		hasPrimary := false
+	case "replicaset", "sharded":
+		// Per replica set (per shard when sharded): the first member without a role is the
+		// primary unless another member is, the rest are secondaries.
+		hasPrimary := map[string]bool{}
 		for _, n := range nodes {
-			hasPrimary = hasPrimary || n.Role == "primary"
+			hasPrimary[n.Shard] = hasPrimary[n.Shard] || n.Role == "primary"
 		}
 		for i := range nodes {
 			if nodes[i].Role == "" {
+				sh := nodes[i].Shard
 				nodes[i].Role = "secondary"
-				if !hasPrimary {
-					nodes[i].Role, hasPrimary = "primary", true
+				if !hasPrimary[sh] {
+					nodes[i].Role, hasPrimary[sh] = "primary", true
 				}
 			}
+		}
+		if s.Topology.Kind == "sharded" && s.Topology.Router == nil {
+			s.Topology.Router = defaultRouter()
 		}
 	}
 	for i := range s.Clients {
@@ -416,8 +504,10 @@ func (s *Scenario) String() string {
 // serverConfig is the node as server.New takes it.
 func (n *Node) serverConfig() server.Config {
 	role, _ := wire.ParseRole(n.Role)
+	flavor, _ := server.ParseFlavor(n.flavor())
 	c := server.Config{
-		Address: n.Name, Role: role, Workers: n.Workers, MaxQueueDepth: n.MaxQueueDepth,
+		Address: n.Name, Role: role, ReplSetName: n.Shard, Flavor: flavor,
+		Workers: n.Workers, MaxQueueDepth: n.MaxQueueDepth,
 		Service: n.Service.D, USLSigma: n.USLSigma, USLKappa: n.USLKappa,
 		InFlightPenalty:             n.InFlightPenalty,
 		RejectCost:                  n.RejectCost,
@@ -443,6 +533,14 @@ func (n *Node) serverConfig() server.Config {
 		}
 	}
 	return c
+}
+
+// flavor returns the node's flavor, mongodb when not given.
+func (n *Node) flavor() string {
+	if n.Flavor == "" {
+		return server.FlavorMongoDB.String()
+	}
+	return n.Flavor
 }
 
 func (r RequestLimiter) config() server.RequestLimiterConfig {
@@ -478,13 +576,32 @@ func (d *Driver) options() client.Options {
 	o.AdaptiveRetries = d.AdaptiveRetries
 	o.MaxAdaptiveRetries = d.MaxAdaptiveRetries
 	o.EnableOverloadRetargeting = d.EnableOverloadRetargeting
+	o.KVTimeout, o.QueryTimeout, o.SearchTimeout = d.KVTimeout, d.QueryTimeout, d.SearchTimeout
 	return o
 }
 
 // topologyKind is the kind the clients see.
 func (t *Topology) topologyKind() selection.TopologyKind {
-	if t.Kind == "replicaset" {
+	switch t.Kind {
+	case "replicaset":
 		return selection.ReplicaSet
+	case "sharded":
+		return selection.Sharded
 	}
 	return selection.Single
+}
+
+// hosts returns the names of the nodes g's clients connect to: its hosts, or by default every
+// node (every mongos when sharded).
+func (t *Topology) hosts(g *Group) []string {
+	if len(g.Hosts) > 0 {
+		return g.Hosts
+	}
+	var out []string
+	for i := range t.Nodes {
+		if t.Kind != "sharded" || t.Nodes[i].Role == "mongos" {
+			out = append(out, t.Nodes[i].Name)
+		}
+	}
+	return out
 }

@@ -112,11 +112,15 @@ func validName(s, extra string) bool {
 func (v *validator) topology() {
 	t := &v.sc.Topology
 	switch t.Kind {
-	case "standalone", "replicaset":
-	case "sharded":
-		v.bad("topology.kind", t.Kind, "not supported yet; use standalone or replicaset")
+	case "standalone", "replicaset", "sharded":
 	default:
-		v.bad("topology.kind", strconv.Quote(t.Kind), "must be standalone or replicaset")
+		v.bad("topology.kind", strconv.Quote(t.Kind), "must be standalone, replicaset or sharded")
+	}
+	if t.Kind != "sharded" && t.Router != nil {
+		v.bad("topology.router", "(given)", "applies to a sharded topology only")
+	}
+	if t.Router != nil {
+		v.router(t.Router)
 	}
 	if t.ElectionTime <= 0 {
 		v.bad("topology.electionTime", t.ElectionTime.String(), "must be > 0")
@@ -124,7 +128,8 @@ func (v *validator) topology() {
 	if len(t.Nodes) == 0 {
 		v.bad("topology.nodes", "[]", "must list at least one node")
 	}
-	primaries := 0
+	primaries := map[string]int{} // by shard ("" outside sharded topologies)
+	mongoses := 0
 	seen := map[string]int{}
 	for i := range t.Nodes {
 		n := &t.Nodes[i]
@@ -138,15 +143,35 @@ func (v *validator) topology() {
 			seen[n.Name] = i + 1
 		}
 		switch {
-		case n.Role == "mongos":
-			v.bad(p+".role", n.Role, "not supported yet (sharded clusters come later)")
 		case t.Kind == "standalone" && n.Role != "standalone":
 			v.bad(p+".role", strconv.Quote(n.Role), "must be standalone in a standalone topology")
 		case t.Kind == "replicaset" && n.Role != "primary" && n.Role != "secondary":
 			v.bad(p+".role", strconv.Quote(n.Role), "must be primary or secondary in a replica set")
+		case t.Kind == "sharded" && n.Role != "primary" && n.Role != "secondary" && n.Role != "mongos":
+			v.bad(p+".role", strconv.Quote(n.Role), "must be mongos, primary or secondary in a sharded topology")
 		}
-		if n.Role == "primary" {
-			primaries++
+		switch {
+		case t.Kind != "sharded" && n.Shard != "":
+			v.bad(p+".shard", n.Shard, "applies to a sharded topology only")
+		case t.Kind == "sharded" && n.Role == "mongos" && n.Shard != "":
+			v.bad(p+".shard", n.Shard, "a mongos belongs to no shard")
+		case t.Kind == "sharded" && n.Role != "mongos" && !validName(n.Shard, "._-"):
+			v.bad(p+".shard", strconv.Quote(n.Shard), "every shard member names its shard (letters, digits and . _ -)")
+		}
+		switch n.flavor() {
+		case "mongodb":
+		case "couchbase":
+			if t.Kind != "standalone" {
+				v.bad(p+".flavor", n.Flavor, "a couchbase node stands alone: use topology.kind standalone")
+			}
+		default:
+			v.bad(p+".flavor", strconv.Quote(n.Flavor), "must be mongodb or couchbase")
+		}
+		switch n.Role {
+		case "primary":
+			primaries[n.Shard]++
+		case "mongos":
+			mongoses++
 		}
 		if n.Service.D == nil {
 			v.bad(p+".service", "null", "must be a distribution such as exp(1ms)")
@@ -176,16 +201,49 @@ func (v *validator) topology() {
 			v.bad(p+".externalClientBaseBackoffMS", n.ExternalClientBaseBackoffMS.String(), "must be ≥ 0 (0 = off)")
 		}
 		cfg := n.serverConfig()
-		cfg.Role = wire.Standalone          // roles are checked above, against the topology kind
-		cfg.ExternalClientBaseBackoffMS = 0 // checked above, in the scenario's unit
+		cfg.Role, cfg.Flavor = wire.Standalone, 0 // checked above, against the topology kind
+		cfg.ExternalClientBaseBackoffMS = 0       // checked above, in the scenario's unit
 		v.reattribute(cfg.Validate(), "server "+strconv.Quote(n.Name)+": ", p, map[string]string{"address": "name"})
 	}
-	if t.Kind == "standalone" && len(t.Nodes) > 1 {
-		v.bad("topology.nodes", fmt.Sprintf("%d nodes", len(t.Nodes)), "a standalone topology has exactly one node (use kind: replicaset)")
+	switch t.Kind {
+	case "replicaset":
+		if len(t.Nodes) > 0 && primaries[""] != 1 {
+			v.bad("topology.nodes", fmt.Sprintf("%d primaries", primaries[""]), "a replica set starts with exactly one primary")
+		}
+	case "sharded":
+		if mongoses == 0 {
+			v.bad("topology.nodes", "no mongos", "a sharded topology needs at least one node with role mongos")
+		}
+		shards := map[string]bool{}
+		for i := range t.Nodes {
+			if n := &t.Nodes[i]; n.Role != "mongos" && n.Shard != "" {
+				shards[n.Shard] = true
+			}
+		}
+		if len(shards) == 0 && mongoses > 0 {
+			v.bad("topology.nodes", "no shard", "a sharded topology needs at least one shard member (primary or secondary with a shard)")
+		}
+		for _, sh := range sortedKeys(shards) {
+			if primaries[sh] != 1 {
+				v.bad("topology.nodes", fmt.Sprintf("%d primaries in shard %s", primaries[sh], sh), "every shard starts with exactly one primary")
+			}
+		}
 	}
-	if t.Kind == "replicaset" && len(t.Nodes) > 0 && primaries != 1 {
-		v.bad("topology.nodes", fmt.Sprintf("%d primaries", primaries), "a replica set starts with exactly one primary")
+}
+
+// router checks the mongos routing parameters.
+func (v *validator) router(r *Router) {
+	p := "topology.router"
+	cfg := r.config("mongos")
+	for _, l := range r.ExhaustedLabels {
+		if _, ok := wire.ParseLabel(l); !ok {
+			v.bad(p+".exhaustedRetryLabels", strconv.Quote(l), "unknown error label; known: "+strings.Join(wire.LabelNames(), ", "))
+		}
 	}
+	if !cfg.ExhaustedLabels.Has(wire.SystemOverloadedError) {
+		v.bad(p+".exhaustedRetryLabels", "["+strings.Join(r.ExhaustedLabels, ", ")+"]", "must include SystemOverloadedError: it is an overload error whatever else it says")
+	}
+	v.reattribute(cfg.Validate(), "mongos: ", p, nil)
 }
 
 // serviceCommands lists the commands serviceByCommand accepts.
@@ -224,6 +282,53 @@ func (v *validator) clients() {
 		}
 		v.driver(g, p+".driver", kind)
 		v.workload(g, p)
+		v.hosts(g, p)
+	}
+}
+
+// hosts checks a group's host list, and that its clients speak the protocol of the nodes they
+// reach and of the operations they issue.
+func (v *validator) hosts(g *Group, p string) {
+	t := &v.sc.Topology
+	switch {
+	case t.Kind == "replicaset" && len(g.Hosts) > 0:
+		v.bad(p+".hosts", "["+strings.Join(g.Hosts, ", ")+"]", "a replica set's clients discover every member: leave hosts out")
+	case t.Kind == "standalone" && len(t.Nodes) > 1 && len(g.Hosts) != 1:
+		v.bad(p+".hosts", "["+strings.Join(g.Hosts, ", ")+"]", fmt.Sprintf("name exactly one node: the standalone topology has %d independent nodes (%s)",
+			len(t.Nodes), strings.Join(nodeNames(v.sc), ", ")))
+		if len(g.Hosts) == 0 {
+			return // which node it meant is unknown: its protocol cannot be checked
+		}
+	}
+	seen := map[string]bool{}
+	for i, h := range g.Hosts {
+		hp := fmt.Sprintf("%s.hosts[%d]", p, i)
+		n := v.sc.node(h)
+		switch {
+		case n == nil:
+			v.bad(hp, h, "no such node; nodes: "+strings.Join(nodeNames(v.sc), ", "))
+		case seen[h]:
+			v.bad(hp, h, "listed twice")
+		case t.Kind == "sharded" && n.Role != "mongos":
+			v.bad(hp, h, "a sharded cluster's clients connect to mongos nodes only")
+		}
+		seen[h] = true
+	}
+	couchbase := retry.Couchbase(g.Driver.RetryPolicy)
+	want := map[bool]string{true: "couchbase", false: "mongodb"}[couchbase]
+	for _, h := range t.hosts(g) {
+		if n := v.sc.node(h); n != nil && n.flavor() != want && (n.Flavor == "" || n.Flavor == "mongodb" || n.Flavor == "couchbase") {
+			v.bad(p+".driver.retryPolicy", g.Driver.RetryPolicy, fmt.Sprintf("a %s client cannot talk to node %s, which speaks %s", want, n.Name, n.flavor()))
+		}
+	}
+	for _, kind := range sortedKeys(g.Mix) {
+		if k, ok := client.ParseOpKind(kind); ok && k.Couchbase() != couchbase {
+			rule := "a MongoDB operation: it needs a MongoDB retry policy"
+			if k.Couchbase() {
+				rule = "a Couchbase request: it needs a couchbase-* retry policy"
+			}
+			v.bad(p+".mix."+kind, kind, rule+" (retryPolicy "+g.Driver.RetryPolicy+")")
+		}
 	}
 }
 
@@ -453,9 +558,21 @@ func (v *validator) faults() {
 			if f.Delay <= 0 {
 				v.bad(p+".delay", f.Delay.String(), "must be > 0")
 			}
+		case server.FaultRebalance:
+			if node != nil && node.flavor() != "couchbase" {
+				v.bad(p+".node", f.Node, "a rebalance needs a node with flavor couchbase")
+			}
+			if f.For <= 0 {
+				v.bad(p+".for", f.For.String(), "a rebalance lasts a while: must be > 0")
+			}
 		case server.FaultStepDown:
-			if s.Topology.Kind != "replicaset" {
-				v.bad(p+".kind", f.Kind, "a stepdown needs topology.kind replicaset")
+			switch {
+			case s.Topology.Kind != "replicaset" && s.Topology.Kind != "sharded":
+				v.bad(p+".kind", f.Kind, "a stepdown needs topology.kind replicaset or sharded")
+			case s.Topology.Kind == "sharded" && f.Node == "":
+				v.bad(p+".node", `""`, "name the shard primary to step down: a sharded cluster has one per shard")
+			case node != nil && node.Role == "mongos":
+				v.bad(p+".node", f.Node, "a mongos has no replica-set role to step down from")
 			}
 			if f.Successor != "" && nodes[f.Successor] == nil {
 				v.bad(p+".successor", f.Successor, "no such node; nodes: "+strings.Join(nodeNames(s), ", "))
@@ -512,6 +629,7 @@ func (f *Fault) failPoint() failpoint.Config {
 		c.ErrorLabels, c.HasErrorLabels = d.ErrorLabels, d.ErrorLabels != nil
 		c.CloseConnection, c.BlockConnection, c.BlockTimeMS = d.CloseConnection, d.BlockConnection, d.BlockTimeMS
 		c.AppName = d.AppName
+		c.FailInternalCommands = d.FailInternalCommands
 	}
 	return c
 }

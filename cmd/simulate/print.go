@@ -12,7 +12,8 @@ import (
 
 // printSummary writes the human summary of a run: per group and in total, goodput against
 // offered load, amplification, latency, failures by class; per server, utilisation and the share
-// of capacity spent on rejections; and recovery after each fault.
+// of capacity spent on rejections; per mongos and shard, the routing layer's overload retries;
+// a Couchbase policy's retries by reason; and recovery after each fault.
 func printSummary(w io.Writer, run *results.Run) {
 	h, s := run.Header, run.Summary
 	fmt.Fprintf(w, "%s (seed %d): %s\n", h.Scenario, h.Seed, h.Claim)
@@ -32,6 +33,25 @@ func printSummary(w io.Writer, run *results.Run) {
 		fmt.Fprintf(w, "%-16s %9.3f %9.1f %9.1f %9.3f %9.3f\n", sv.Name, sv.Utilisation, sv.Throughput,
 			sv.RejectionRate, sv.RejectShare, sv.WastedShare)
 	}
+	if len(s.Shards) > 0 {
+		fmt.Fprintf(w, "\n%-16s %-10s %9s %9s %9s %9s %7s %9s\n", "mongos", "shard", "routed", "ovlErrs", "ovlRetry", "retarget", "ampl", "budgetMin")
+		for _, sh := range s.Shards {
+			fmt.Fprintf(w, "%-16s %-10s %9d %9d %9d %9d %7.3f %9s\n", sh.Mongos, sh.Shard, sh.Attempted, sh.OverloadErrors,
+				sh.OverloadRetries, sh.Retargeted, sh.Amplification, balance(sh.BalanceMin))
+		}
+	}
+	var reasons []string
+	for _, g := range s.Groups {
+		for _, r := range g.RetryReasons {
+			reasons = append(reasons, fmt.Sprintf("%s: %s retried %d, not retried %d", g.Name, r.Reason, r.Retried, r.NotRetried))
+		}
+		if g.RetriesCancelled > 0 {
+			reasons = append(reasons, fmt.Sprintf("%s: %d retries capped to the request timeout and cancelled", g.Name, g.RetriesCancelled))
+		}
+	}
+	if len(reasons) > 0 {
+		fmt.Fprintf(w, "\nretry reasons (Couchbase)\n  %s\n", strings.Join(reasons, "\n  "))
+	}
 	if len(s.Recoveries) > 0 {
 		fmt.Fprintln(w)
 		for _, r := range s.Recoveries {
@@ -45,6 +65,14 @@ func printSummary(w io.Writer, run *results.Run) {
 			}
 		}
 	}
+}
+
+// balance formats a retry budget balance: "-" without a budget (+Inf, or NaN in JSON).
+func balance(x float64) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f", x)
 }
 
 // secs formats a latency in seconds with a unit that fits it.

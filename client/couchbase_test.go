@@ -9,6 +9,7 @@ import (
 	"overloadsim/client/workload"
 	"overloadsim/server"
 	"overloadsim/server/failpoint"
+	"overloadsim/sim"
 	"overloadsim/wire"
 )
 
@@ -120,5 +121,25 @@ func TestCouchbaseMixMismatch(t *testing.T) {
 	mix, _ := workload.NewMix([]workload.Weight{{Kind: "find", Weight: 1}})
 	if _, err := NewGroup(e.loop, "g", []*Client{e.client}, Workload{Threads: 1, Mix: mix, Kinds: []OpKind{Find}}, 1, nil); err == nil {
 		t.Error("a couchbase-besteffort group issuing find must be refused")
+	}
+}
+
+// RFC 0049, NODE_NOT_AVAILABLE: while the client knows no usable node (the node was down when
+// its monitor first looked), a Couchbase request does not wait for server selection; the
+// orchestrator retries it (the reason allows non-idempotent retry) until the monitor finds the
+// node back, within the 2.5 s timeout.
+func TestCouchbaseNodeNotAvailable(t *testing.T) {
+	e := couchbaseEnv(t, retry.NameCouchbaseBestEffort, 0, nil)
+	if err := e.cluster.Schedule([]server.Fault{{Kind: server.FaultDown, Node: "db", For: time.Second}}); err != nil {
+		t.Fatal(err)
+	}
+	r := e.run(discovered, Spec{Kind: KVUpsert})[0]
+	st := e.client.Snapshot()
+	if !r.OK || r.Attempts != 1 || st.RetriedByReason[retry.ReasonNodeNotAvailable] != uint64(r.Retries) {
+		t.Errorf("%+v, NODE_NOT_AVAILABLE retries %d: want one attempt, sent once the monitor found the node, every retry before it for NODE_NOT_AVAILABLE",
+			r, st.RetriedByReason[retry.ReasonNodeNotAvailable])
+	}
+	if done := r.Done; done < sim.Time(time.Second) || done > sim.Time(2*time.Second) {
+		t.Errorf("done at %v: want after the 1s outage, within the monitor's next checks", done)
 	}
 }

@@ -103,6 +103,14 @@ func (o *op) selectServer(now sim.Time) {
 		o.useServer(now, sv)
 		return
 	}
+	if o.kind.Couchbase() {
+		// A Couchbase SDK does not wait for a server: the request goes to the orchestrator as
+		// NODE_NOT_AVAILABLE and is retried after its backoff, or fails (RFC 0049).
+		o.c.requestChecks(now)
+		o.lastAddr = ""
+		o.failed(now, retry.Failure{Dispatch: true, NoNode: true})
+		return
+	}
 	o.phase = phSelecting
 	o.c.selWaiters.push(o)
 	o.timer = o.c.loop.At(now.Add(o.c.opts.ServerSelectionTimeout), o, evSelectTimeout, nil)

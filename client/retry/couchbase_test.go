@@ -82,6 +82,7 @@ func TestReasonOf(t *testing.T) {
 		c     Class
 		want  Reason
 	}{
+		{"client dispatch: no node", Failure{Dispatch: true, NoNode: true}, kvUpsert, ReasonNodeNotAvailable},
 		{"client dispatch: no socket", noSocket, kvUpsert, ReasonSocketNotAvailable},
 		{"client dispatch: pool cleared", Failure{PoolCleared: true}, kvUpsert, ReasonSocketNotAvailable},
 		{"client dispatch: circuit breaker open", Failure{CircuitOpen: true, Dispatch: true}, kvGet, ReasonCircuitBreakerOpen},

@@ -104,9 +104,11 @@ var viewsTemporary = map[int]bool{300: true, 301: true, 303: true, 307: true, 40
 // ReasonOf returns the reason a failed attempt of a Couchbase request of class c is handed to the
 // orchestrator with: the RFC's stage rules and its "Response Code Retry List".
 //
-//   - Client dispatch (the request never left the client): a checkout that found no usable
-//     socket is SOCKET_NOT_AVAILABLE, one refused by an open circuit breaker CIRCUIT_BREAKER_OPEN.
-//     Both allow non-idempotent retry: nothing reached the server.
+//   - Client dispatch (the request never left the client): no usable node at all is
+//     NODE_NOT_AVAILABLE, a checkout that found no usable socket SOCKET_NOT_AVAILABLE, one
+//     refused by an open circuit breaker CIRCUIT_BREAKER_OPEN. All allow non-idempotent retry:
+//     nothing reached the server. (A Couchbase node offers every service, so the model never
+//     meets SERVICE_NOT_AVAILABLE, and it has no circuit breaker; both map all the same.)
 //   - Network time: the socket closed while the request was in flight is
 //     SOCKET_CLOSED_WHILE_IN_FLIGHT, which does not: the server may have applied it.
 //   - Response received: by the request's service. KV: NotMyVbucket 0x07, CollectionOutdated
@@ -121,6 +123,8 @@ var viewsTemporary = map[int]bool{300: true, 301: true, 303: true, 307: true, 40
 // badarg) are not modelled: the model's replies carry no text.
 func ReasonOf(f Failure, c Class) Reason {
 	switch {
+	case f.NoNode:
+		return ReasonNodeNotAvailable
 	case f.CircuitOpen:
 		return ReasonCircuitBreakerOpen
 	case f.Dispatch || f.PoolCleared:

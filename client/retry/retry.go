@@ -101,6 +101,9 @@ type Failure struct {
 	Dispatch bool
 	// CircuitOpen says the endpoint's circuit breaker refused the request (client dispatch).
 	CircuitOpen bool
+	// NoNode says no node could take the request: server selection found none usable (all down
+	// or unknown). Couchbase's NODE_NOT_AVAILABLE, at client dispatch.
+	NoNode bool
 }
 
 // Overloaded reports whether f is an overload error: it carries SystemOverloadedError.

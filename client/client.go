@@ -60,6 +60,7 @@ type serverView struct {
 	inFlight int // operationCount
 	pool     *pool
 	mon      *monitor
+	breaker  *breaker // a Couchbase endpoint's circuit breaker; nil when disabled
 }
 
 // New returns a client of the servers in nodes, forming a topology of the given kind. Its random
@@ -87,6 +88,9 @@ func New(loop *sim.Loop, opts Options, kind selection.TopologyKind, nodes []Node
 	c.selWaiters.init()
 	for _, n := range nodes {
 		sv := &serverView{c: c, node: n}
+		if opts.CircuitBreaker.Enabled {
+			sv.breaker = newBreaker(opts.CircuitBreaker, loop.Now())
+		}
 		sv.pool = newPool(sv)
 		sv.mon = newMonitor(sv)
 		c.servers = append(c.servers, sv)

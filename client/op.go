@@ -56,6 +56,7 @@ type op struct {
 	timer         sim.Timer     // selection wait, checkout wait or backoff
 	deadlineTimer sim.Timer
 	abandoned     bool // finished while its request was still on the wire: freed when the reply comes
+	tracked       bool // the current attempt passed its endpoint's circuit breaker
 
 	result Result
 
@@ -139,6 +140,19 @@ func (o *op) leaveServer() {
 // gotConn is the pool handing o a connection: the attempt goes on the wire.
 func (o *op) gotConn(now sim.Time, pc *pconn) {
 	c := o.c
+	if b := o.server.breaker; b != nil {
+		// The endpoint's circuit breaker sits where the request is written to the socket.
+		if !b.allows(now) {
+			// Open (or half-open with its canary out): the request goes back to the
+			// orchestrator as CIRCUIT_BREAKER_OPEN without being sent (client dispatch).
+			o.conn = nil
+			o.server.pool.checkin(now, pc)
+			o.checkoutFailed(now, retry.Failure{CircuitOpen: true})
+			return
+		}
+		b.track()
+		o.tracked = true
+	}
 	c.stats.CheckedOut++
 	o.conn = pc
 	o.phase = phInFlight
@@ -169,6 +183,7 @@ func (o *op) gotConn(now sim.Time, pc *pconn) {
 // it is an attempt (Retryable Reads: PoolClearedError; CMAP: establishment errors).
 func (o *op) checkoutFailed(now sim.Time, f retry.Failure) {
 	f.Dispatch = true // nothing was sent: Couchbase's client-dispatch stage
+	o.tracked = false
 	o.conn = nil
 	o.c.stats.CheckoutFailed++
 	o.lastAddr = o.server.node.Address
@@ -217,6 +232,10 @@ func (o *op) reply(now sim.Time) {
 		sv.pool.checkin(now, pc)
 	}
 	o.lastAddr = sv.node.Address
+	if o.tracked && sv.breaker != nil {
+		sv.breaker.markSuccess(now) // a response, whatever it says (the default completion callback)
+	}
+	o.tracked = false
 	o.leaveServer()
 	if r.OK() {
 		c.stats.AttemptsSucceeded++
@@ -315,6 +334,9 @@ func (o *op) timeout(now sim.Time) {
 		}
 		c.stats.CheckedIn++
 		o.server.pool.discard(now, o.conn)
+		if b := o.server.breaker; b != nil && o.tracked {
+			b.markFailure(now) // the request timed out: the one failure the breaker counts
+		}
 		o.conn = nil
 		o.leaveServer()
 		o.abandoned = true

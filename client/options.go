@@ -49,6 +49,9 @@ type Options struct {
 	// KVTimeout, QueryTimeout and SearchTimeout are a Couchbase SDK's per-request timeouts
 	// (0 = 2.5 s, 75 s, 75 s); couchbase-* policies only.
 	KVTimeout, QueryTimeout, SearchTimeout time.Duration
+	// CircuitBreaker is a Couchbase SDK's per-endpoint circuit breaker (disabled by default, as
+	// the SDK ships it); couchbase-* policies only.
+	CircuitBreaker CircuitBreaker
 }
 
 // DefaultPolicy is the retry policy when none is named.
@@ -108,6 +111,12 @@ func (o Options) Validate(kind selection.TopologyKind) error {
 		errs = append(errs, err)
 	}
 	if _, err := retry.New(o.RetryPolicy, o.retryOptions(kind)); err != nil {
+		errs = append(errs, err)
+	}
+	if o.CircuitBreaker.Enabled && !retry.Couchbase(o.RetryPolicy) {
+		bad("circuitBreaker.enabled", true, "applies only to couchbase-* policies (retryPolicy "+o.RetryPolicy+")")
+	}
+	if err := o.CircuitBreaker.Validate(); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)

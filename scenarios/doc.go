@@ -170,6 +170,11 @@
 //	enableOverloadRetargeting  false (mongodb-2026-07 only)
 //	kvTimeout                  2.5s (couchbase-* only): the KV request timeout
 //	queryTimeout, searchTimeout  75s (couchbase-* only)
+//	circuitBreaker             absent = off (couchbase-* only): {enabled: true, volumeThreshold:
+//	                           20, errorThresholdPercentage: 50, sleepWindow: 5s, rollingWindow:
+//	                           1m} — the SDK's per-endpoint breaker; only timeouts count as
+//	                           failures, and a refused request is retried as
+//	                           CIRCUIT_BREAKER_OPEN
 //
 // workload: an open loop — arrivals (poisson, the default, or fixed: evenly spaced) and rate,
 // the whole group's rate, handed to its clients in turn — or a closed loop — threads per client

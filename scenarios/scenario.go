@@ -206,6 +206,24 @@ type Driver struct {
 	KVTimeout     time.Duration `yaml:"kvTimeout,omitzero"`
 	QueryTimeout  time.Duration `yaml:"queryTimeout,omitzero"`
 	SearchTimeout time.Duration `yaml:"searchTimeout,omitzero"`
+	// CircuitBreaker is a Couchbase SDK's per-endpoint circuit breaker (couchbase-* only): off
+	// when absent, as the SDK ships it; a block given starts from the breaker's own defaults.
+	CircuitBreaker *CircuitBreaker `yaml:"circuitBreaker"`
+}
+
+// CircuitBreaker is client.CircuitBreaker with the SDK's names.
+type CircuitBreaker struct {
+	Enabled                  bool          `yaml:"enabled"`                  // default true
+	VolumeThreshold          int           `yaml:"volumeThreshold"`          // default 20; ≥ 1
+	ErrorThresholdPercentage int           `yaml:"errorThresholdPercentage"` // default 50; in [1, 100]
+	SleepWindow              time.Duration `yaml:"sleepWindow"`              // default 5s; > 0
+	RollingWindow            time.Duration `yaml:"rollingWindow"`            // default 1m; > 0
+}
+
+func (c *CircuitBreaker) setDefaults() {
+	d := client.DefaultCircuitBreaker()
+	*c = CircuitBreaker{Enabled: d.Enabled, VolumeThreshold: d.VolumeThreshold,
+		ErrorThresholdPercentage: d.ErrorThresholdPercentage, SleepWindow: d.SleepWindow, RollingWindow: d.RollingWindow}
 }
 
 // Workload says when a group issues operations: an open loop (arrivals and rate) or a closed
@@ -577,6 +595,10 @@ func (d *Driver) options() client.Options {
 	o.MaxAdaptiveRetries = d.MaxAdaptiveRetries
 	o.EnableOverloadRetargeting = d.EnableOverloadRetargeting
 	o.KVTimeout, o.QueryTimeout, o.SearchTimeout = d.KVTimeout, d.QueryTimeout, d.SearchTimeout
+	if cb := d.CircuitBreaker; cb != nil {
+		o.CircuitBreaker = client.CircuitBreaker{Enabled: cb.Enabled, VolumeThreshold: cb.VolumeThreshold,
+			ErrorThresholdPercentage: cb.ErrorThresholdPercentage, SleepWindow: cb.SleepWindow, RollingWindow: cb.RollingWindow}
+	}
 	return o
 }
 

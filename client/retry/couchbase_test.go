@@ -281,6 +281,16 @@ func TestCouchbaseOptions(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "adaptiveRetries") || !strings.Contains(err.Error(), "queryTimeout: -1s") {
 		t.Errorf("Validate = %v, want both adaptiveRetries and queryTimeout named", err)
 	}
+	for _, mod := range []func(*Options){
+		func(o *Options) { o.CSOT = true },
+		func(o *Options) { o.RetryReads = false },
+	} {
+		o := DefaultOptions()
+		mod(&o)
+		if err := o.Validate(NameCouchbaseBestEffort); err == nil {
+			t.Errorf("%s: a MongoDB option couchbase-besteffort would ignore must be refused", o)
+		}
+	}
 	if !Couchbase(NameCouchbaseFailFast) || Couchbase(NameMongoDB202607) || Couchbase("nope") {
 		t.Error("Couchbase(name)")
 	}

@@ -135,6 +135,15 @@ func (o *Options) validate(e *entry) error {
 	if o.EnableOverloadRetargeting && !e.reads(optRetargeting) {
 		bad("enableOverloadRetargeting", "true", onlyFor(optRetargeting))
 	}
+	if e.reads(optCouchbase) {
+		// MongoDB's options mean nothing to a Couchbase SDK: refuse a setting it would ignore.
+		if o.CSOT {
+			bad("timeoutMS", "set", "a MongoDB option: "+e.name+" times requests out by kvTimeout, queryTimeout and searchTimeout")
+		}
+		if !o.RetryReads || !o.RetryWrites {
+			bad("retryReads/retryWrites", "false", "MongoDB options that "+e.name+" ignores: idempotency decides what it retries")
+		}
+	}
 	for _, t := range []struct {
 		name string
 		v    time.Duration

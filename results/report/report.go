@@ -110,7 +110,14 @@ type runView struct {
 	Groups      []groupRow
 	Total       groupRow
 	Servers     []serverRow
+	Shards      []shardRow // runs with mongos nodes only
 	Recoveries  []recoveryRow
+}
+
+type shardRow struct {
+	Mongos, Shard                                       string
+	Routed, OverloadErrors, OverloadRetries, Retargeted string
+	Amplification, Backoff, BalanceMin                  string
 }
 
 type groupRow struct {
@@ -268,6 +275,14 @@ func runPage(h results.Header, s results.Summary) *view {
 			Name: sv.Name, Utilisation: share(sv.Utilisation), RejectShare: share(sv.RejectShare),
 			WastedShare: share(sv.WastedShare), Throughput: rate(sv.Throughput),
 			RejectionRate: rate(sv.RejectionRate), MeanQueue: fixed(sv.MeanQueue, 1),
+		})
+	}
+	for _, sh := range s.Shards {
+		rv.Shards = append(rv.Shards, shardRow{
+			Mongos: sh.Mongos, Shard: sh.Shard, Routed: strconv.FormatUint(sh.Attempted, 10),
+			OverloadErrors: strconv.FormatUint(sh.OverloadErrors, 10), OverloadRetries: strconv.FormatUint(sh.OverloadRetries, 10),
+			Retargeted: strconv.FormatUint(sh.Retargeted, 10), Amplification: ratio(sh.Amplification),
+			Backoff: fixed(sh.Backoff, 1), BalanceMin: fixed(sh.BalanceMin, 1),
 		})
 	}
 	for _, r := range s.Recoveries {

@@ -287,3 +287,32 @@ func TestFormat(t *testing.T) {
 		}
 	}
 }
+
+// A run with mongos nodes gets a table of each mongos's traffic to each shard, with the
+// summary's numbers; a run without has none (the golden reports above).
+func TestShardsTable(t *testing.T) {
+	s := results.Summary{Shards: []results.ShardSummary{
+		{Mongos: "m1", Shard: "s0", Attempted: 1000, OverloadErrors: 300, OverloadRetries: 250, Retargeted: 7,
+			Amplification: 1.25, Backoff: 12.5, BalanceMin: 0.3},
+		{Mongos: "m1", Shard: "s1", Attempted: 10, Amplification: 1, BalanceMin: math.Inf(1)},
+	}}
+	v := runPage(results.Header{Scenario: "x"}, s)
+	var b bytes.Buffer
+	if err := page.Execute(&b, v); err != nil {
+		t.Fatal(err)
+	}
+	html := b.String()
+	for _, want := range []string{`<table id="shards">`, "<td class=\"num\">1000</td>", "<td class=\"num\">1.250</td>",
+		"<td class=\"num\">12.5</td>", "<td class=\"num\">0.3</td>", "<td class=\"num\">" + noValue + "</td></tr>"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	b.Reset()
+	if err := page.Execute(&b, runPage(results.Header{}, results.Summary{})); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), `id="shards"`) {
+		t.Error("a run without mongos nodes shows a shards table")
+	}
+}

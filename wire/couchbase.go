@@ -99,7 +99,7 @@ var couchbaseNames = map[Code]string{
 // query error number or an HTTP status. ok is false for ServiceMongoDB and for numbers the
 // model does not name.
 func CouchbaseStatus(s Service, n int) (c Code, ok bool) {
-	if n <= 0 || Code(n) > rangeMask {
+	if n <= 0 || n > int(rangeMask) {
 		return 0, false
 	}
 	switch s {

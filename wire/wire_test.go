@@ -121,7 +121,7 @@ func TestCouchbaseStatus(t *testing.T) {
 	for _, bad := range []struct {
 		svc Service
 		n   int
-	}{{ServiceMongoDB, 134}, {ServiceKV, 429}, {ServiceSearch, 0x86}, {ServiceKV, -1}, {ServiceKV, 1 << 30}} {
+	}{{ServiceMongoDB, 134}, {ServiceKV, 429}, {ServiceSearch, 0x86}, {ServiceKV, -1}, {ServiceKV, 1 << 30}, {ServiceKV, 1<<32 + 0x86}} {
 		if c, ok := CouchbaseStatus(bad.svc, bad.n); ok {
 			t.Errorf("CouchbaseStatus(%v, %d) = %v, want none", bad.svc, bad.n, c)
 		}

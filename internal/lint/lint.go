@@ -17,7 +17,7 @@ import (
 
 // ModelPackages are the directories (relative to the module root) whose code runs inside a
 // simulation and must therefore be deterministic. Sub-packages are included.
-var ModelPackages = []string{"sim", "server", "ratelimiter", "client", "scenarios", "wire", "dist", "internal/mmc"}
+var ModelPackages = []string{"sim", "server", "ratelimiter", "client", "scenarios", "wire", "dist", "internal/mmc", "internal/rtt"}
 
 // Finding is one violation: where it is and what to do instead.
 type Finding struct {

@@ -3,6 +3,7 @@ package mongos
 import (
 	"time"
 
+	"overloadsim/internal/rtt"
 	"overloadsim/server"
 	"overloadsim/sim"
 	"overloadsim/wire"
@@ -24,8 +25,7 @@ type member struct {
 	link *wire.Link
 
 	// replica set monitor (RTT pinger)
-	rtt      time.Duration // EWMA of ping round trips
-	hasRTT   bool
+	rtt      rtt.Average // of ping round trips
 	pingConn wire.Conn
 	ping     wire.Request
 	pinging  bool
@@ -64,37 +64,17 @@ func (m *member) HandleEvent(now sim.Time, kind int, _ any) {
 		if m.ping.Reply.NetErr {
 			// The member is unreachable: its average is cleared, as SDAM clears a server's
 			// RTT when it becomes unavailable, and the next sample starts afresh.
-			m.rtt, m.hasRTT = 0, false
+			m.rtt.Reset()
 			return
 		}
-		m.addRTT(now.Sub(m.ping.SentAt))
+		m.rtt.Add(now.Sub(m.ping.SentAt))
 	}
-}
-
-// addRTT folds one round trip into the average: the first sample as is, then
-// avg = 0.2·sample + 0.8·avg, in integer nanoseconds with (sample − avg)/5 rounded to nearest.
-func (m *member) addRTT(sample time.Duration) {
-	if !m.hasRTT {
-		m.rtt, m.hasRTT = sample, true
-		return
-	}
-	d := sample - m.rtt
-	q, rem := d/5, d%5
-	switch {
-	case rem >= 3:
-		q++
-	case rem <= -3:
-		q--
-	}
-	m.rtt += q
 }
 
 // rttValue is the member's average RTT for the latency window; 0 before the first sample.
 func (m *member) rttValue() time.Duration {
-	if !m.hasRTT {
-		return 0
-	}
-	return m.rtt
+	v, _ := m.rtt.Value()
+	return v
 }
 
 // role is the member's role as targeting sees it: Unknown when it is down. A standalone member

@@ -144,23 +144,6 @@ func TestLatencyWindow(t *testing.T) {
 	}
 }
 
-// SDAM's RTT average, which the replica set monitor keeps: the first sample as is, then
-// 0.2·sample + 0.8·average.
-func TestRTTAverage(t *testing.T) {
-	var m member
-	for _, tc := range []struct{ sample, want time.Duration }{
-		{10 * time.Millisecond, 10 * time.Millisecond},
-		{20 * time.Millisecond, 12 * time.Millisecond},
-		{12 * time.Millisecond, 12 * time.Millisecond},
-		{2 * time.Millisecond, 10 * time.Millisecond},
-	} {
-		m.addRTT(tc.sample)
-		if m.rtt != tc.want {
-			t.Errorf("after %v: average %v, want %v", tc.sample, m.rtt, tc.want)
-		}
-	}
-}
-
 // The pinger's hellos are unauthenticated: exempt from the member's request limiter even when it
 // rejects everything, so RTTs stay known during an overload.
 func TestPingsExemptFromLimiter(t *testing.T) {
@@ -170,14 +153,14 @@ func TestPingsExemptFromLimiter(t *testing.T) {
 	if st.Errors != 0 || st.NetErrors != 0 || st.AttemptedAdmissions != 0 {
 		t.Errorf("member stats %+v: pings must be answered and not admitted", st)
 	}
-	if m := w.router.shards[0].members[0]; !m.hasRTT || m.rtt != 2*time.Millisecond {
-		t.Errorf("RTT = %v (known %v), want 2ms", m.rtt, m.hasRTT)
+	if v, ok := w.router.shards[0].members[0].rtt.Value(); !ok || v != 2*time.Millisecond {
+		t.Errorf("RTT = %v (known %v), want 2ms", v, ok)
 	}
 	// A member that goes down loses its average; the next ping after it comes back starts anew.
 	w.shards[0][0].GoDown(w.loop.Now())
 	w.run(10 * time.Second)
-	if m := w.router.shards[0].members[0]; m.hasRTT {
-		t.Errorf("RTT still known (%v) after a failed ping", m.rtt)
+	if v, ok := w.router.shards[0].members[0].rtt.Value(); ok {
+		t.Errorf("RTT still known (%v) after a failed ping", v)
 	}
 }
 

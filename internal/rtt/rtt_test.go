@@ -1,4 +1,4 @@
-package selection
+package rtt
 
 import (
 	"math"
@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 )
+
+const ms = time.Millisecond
 
 // TestRTT steps an average through symbolic samples x1, x2, … and checks each value against
 // the formula of server-selection.md, Calculation of Average Round Trip Times: the first
@@ -33,7 +35,7 @@ func TestRTT(t *testing.T) {
 		{gloss: "x10 = 9ns: 0.2·9 + 0.8·1 = 2.6ns rounds to 3ns", add: 9, want: 3, wantOK: true},
 		{gloss: "x11 = 0: 0.8·3 = 2.4ns rounds to 2ns", add: 0, want: 2, wantOK: true},
 	}
-	var avg RTT
+	var avg Average
 	if v, ok := avg.Value(); v != 0 || ok {
 		t.Fatalf("zero RTT: Value() = %v, %v, want 0, false", v, ok)
 	}
@@ -55,7 +57,7 @@ func TestRTT(t *testing.T) {
 func TestRTTMatchesRealEWMA(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 22))
 	for seq := range 1000 {
-		var avg RTT
+		var avg Average
 		var exact float64
 		for n := range 200 {
 			x := time.Duration(r.Int64N(int64(time.Second)))
@@ -78,7 +80,7 @@ func TestRTTMatchesRealEWMA(t *testing.T) {
 // TestRTTExtremes checks that samples at the ends of the Duration range neither overflow nor
 // leave the range of the samples.
 func TestRTTExtremes(t *testing.T) {
-	var avg RTT
+	var avg Average
 	for i := range 100 {
 		x := time.Duration(0)
 		if i%2 == 0 {
@@ -97,6 +99,6 @@ func TestRTTNegativeSamplePanics(t *testing.T) {
 			t.Errorf("Add(-1ns) panicked with %v, want %q", got, panicNegativeRTT)
 		}
 	}()
-	var avg RTT
+	var avg Average
 	avg.Add(-1)
 }

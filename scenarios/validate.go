@@ -315,10 +315,18 @@ func (v *validator) hosts(g *Group, p string) {
 		seen[h] = true
 	}
 	couchbase := retry.Couchbase(g.Driver.RetryPolicy)
-	want := map[bool]string{true: "couchbase", false: "mongodb"}[couchbase]
+	want := server.FlavorMongoDB
+	if couchbase {
+		want = server.FlavorCouchbase
+	}
 	for _, h := range t.hosts(g) {
-		if n := v.sc.node(h); n != nil && n.flavor() != want && (n.Flavor == "" || n.Flavor == "mongodb" || n.Flavor == "couchbase") {
-			v.bad(p+".driver.retryPolicy", g.Driver.RetryPolicy, fmt.Sprintf("a %s client cannot talk to node %s, which speaks %s", want, n.Name, n.flavor()))
+		n := v.sc.node(h)
+		if n == nil {
+			continue // reported above
+		}
+		// An unknown flavor is reported with the node.
+		if f, ok := server.ParseFlavor(n.flavor()); ok && f != want {
+			v.bad(p+".driver.retryPolicy", g.Driver.RetryPolicy, fmt.Sprintf("a %s client cannot talk to node %s, which speaks %s", want, n.Name, f))
 		}
 	}
 	for _, kind := range sortedKeys(g.Mix) {

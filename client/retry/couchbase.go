@@ -81,14 +81,15 @@ type couchbase struct {
 	name     string
 	opts     Options
 	strategy strategy
+	refused  GiveUp // why the strategy's noRetry gives up: NotRetryable, or Disabled for fail-fast
 }
 
 func newCouchbaseBestEffort(o Options) Policy {
-	return &couchbase{name: NameCouchbaseBestEffort, opts: o, strategy: bestEffort{}}
+	return &couchbase{name: NameCouchbaseBestEffort, opts: o, strategy: bestEffort{}, refused: NotRetryable}
 }
 
 func newCouchbaseFailFast(o Options) Policy {
-	return &couchbase{name: NameCouchbaseFailFast, opts: o, strategy: failFast{}}
+	return &couchbase{name: NameCouchbaseFailFast, opts: o, strategy: failFast{}, refused: Disabled}
 }
 
 func (p *couchbase) Name() string { return p.name }
@@ -130,11 +131,7 @@ func (p *couchbase) Failed(st *State, f Failure, now sim.Time, _ Jitter) Decisio
 	} else {
 		var ok bool
 		if d, ok = p.strategy.retryAfter(st, reason); !ok {
-			why := NotRetryable
-			if p.strategy == (failFast{}) {
-				why = Disabled
-			}
-			dec := st.stop(why)
+			dec := st.stop(p.refused)
 			dec.Reason = reason
 			return dec
 		}

@@ -192,7 +192,7 @@ func (f fixedStrategy) retryAfter(*State, Reason) (time.Duration, bool) {
 // duration asks for a 1s sleep and the overall KV timeout is 2.5s, it must be capped down to
 // 500ms", and the request is cancelled then instead of being sent again.
 func TestCapping(t *testing.T) {
-	p := &couchbase{name: "test", strategy: fixedStrategy(time.Second)}
+	p := &couchbase{name: "test", strategy: fixedStrategy(time.Second), refused: NotRetryable}
 	var st State
 	p.Begin(&st, kvGet, sim.Time(2500*time.Millisecond))
 	d := p.Failed(&st, kvTempFail, sim.Time(2*time.Second), nil)

@@ -7,6 +7,7 @@ import (
 	"overloadsim/client/retry"
 	"overloadsim/client/selection"
 	"overloadsim/client/workload"
+	"overloadsim/dist"
 	"overloadsim/server"
 	"overloadsim/server/failpoint"
 	"overloadsim/sim"
@@ -141,5 +142,28 @@ func TestCouchbaseNodeNotAvailable(t *testing.T) {
 	}
 	if done := r.Done; done < sim.Time(time.Second) || done > sim.Time(2*time.Second) {
 		t.Errorf("done at %v: want after the 1s outage, within the monitor's next checks", done)
+	}
+}
+
+// A Couchbase SDK sends its query (and search) timeout to the service, which stops the work when
+// it passes; a KV request carries none, so the data service finishes work the SDK gave up on.
+func TestCouchbaseServerTimeouts(t *testing.T) {
+	for _, tc := range []struct {
+		kind    OpKind
+		expired uint64 // commands the node aborted at their server-side deadline
+	}{{KVGet, 0}, {QueryReadonly, 1}} {
+		opts := DefaultOptions()
+		opts.RetryPolicy = retry.NameCouchbaseFailFast
+		opts.KVTimeout, opts.QueryTimeout = time.Second, time.Second
+		e := newEnv(t, envConfig{nodes: standalone(func(c *server.Config) {
+			c.Flavor = server.FlavorCouchbase
+			c.Service = dist.Const(3 * time.Second)
+		}), opts: opts, jitter: -1})
+		r := e.run(discovered, Spec{Kind: tc.kind})[0]
+		e.loop.RunUntil(discovered + sim.Time(5*time.Second)) // let the node finish or abort
+		st := e.cluster.Node("db").Snapshot(e.loop.Now())
+		if r.OK || r.Class != ErrTimeout || st.MaxTimeExpired != tc.expired || st.Completed != 1-tc.expired {
+			t.Errorf("%v: %+v; node aborted %d and completed %d, want a timeout, %d aborted", tc.kind, r, st.MaxTimeExpired, st.Completed, tc.expired)
+		}
 	}
 }

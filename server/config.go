@@ -129,13 +129,8 @@ func OverloadCode(f Flavor, cmd wire.Command, code wire.Code) wire.Code {
 	if f != FlavorCouchbase {
 		return code
 	}
-	switch cmd.Service() {
-	case wire.ServiceKV:
-		return wire.KVTemporaryFailure
-	case wire.ServiceSearch:
-		return wire.HTTPTooManyRequests
-	case wire.ServiceQuery:
-		return wire.QueryRequestQueueFull
+	if c, ok := wire.OverloadStatus(cmd.Service()); ok {
+		return c
 	}
 	return code
 }

@@ -132,10 +132,29 @@ func CouchbaseStatuses(s Service) []Code {
 	return out
 }
 
-// CouchbaseOverload reports whether c is how a Couchbase service says "overloaded, try later":
-// KV TemporaryFailure, search's HTTP 429, query's 503 "Request queue full".
+// OverloadStatus is how Couchbase service s says "overloaded, try later": the data service's KV
+// TemporaryFailure (0x86), the search service's HTTP 429 Too Many Requests, the query service's
+// HTTP 503 "Request queue full". ok is false for MongoDB and the view service.
+func OverloadStatus(s Service) (c Code, ok bool) {
+	switch s {
+	case ServiceKV:
+		return KVTemporaryFailure, true
+	case ServiceSearch:
+		return HTTPTooManyRequests, true
+	case ServiceQuery:
+		return QueryRequestQueueFull, true
+	}
+	return 0, false
+}
+
+// CouchbaseOverload reports whether c is a Couchbase service's overload status (OverloadStatus).
 func (c Code) CouchbaseOverload() bool {
-	return c == KVTemporaryFailure || c == HTTPTooManyRequests || c == QueryRequestQueueFull
+	for s := ServiceKV; s < numServices; s++ {
+		if o, ok := OverloadStatus(s); ok && o == c {
+			return true
+		}
+	}
+	return false
 }
 
 // Number returns the status number as it travels on the wire: the code itself for MongoDB

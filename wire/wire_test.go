@@ -138,3 +138,26 @@ func TestCouchbaseStatus(t *testing.T) {
 		}
 	}
 }
+
+// Each Couchbase service that can be overloaded has one status for it, and only those statuses
+// count as overload.
+func TestOverloadStatus(t *testing.T) {
+	for _, tc := range []struct {
+		svc  Service
+		want Code
+		ok   bool
+	}{{ServiceKV, KVTemporaryFailure, true}, {ServiceSearch, HTTPTooManyRequests, true},
+		{ServiceQuery, QueryRequestQueueFull, true}, {ServiceView, 0, false}, {ServiceMongoDB, 0, false}} {
+		if c, ok := OverloadStatus(tc.svc); c != tc.want || ok != tc.ok {
+			t.Errorf("OverloadStatus(%v) = %v, %v; want %v, %v", tc.svc, c, ok, tc.want, tc.ok)
+		}
+		if tc.ok && !tc.want.CouchbaseOverload() {
+			t.Errorf("%v.CouchbaseOverload() = false", tc.want)
+		}
+	}
+	for _, c := range []Code{KVLocked, HTTPFound, IngressRequestRateLimitExceeded} {
+		if c.CouchbaseOverload() {
+			t.Errorf("%v.CouchbaseOverload() = true", c)
+		}
+	}
+}

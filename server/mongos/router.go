@@ -182,9 +182,6 @@ func (r *Router) stream(seed uint64, what string) *rand.Rand {
 // run header.
 func (r *Router) Streams() []string { return append([]string(nil), r.streams...) }
 
-// Config returns the router's configuration.
-func (r *Router) Config() Config { return r.cfg }
-
 // Stats returns each shard's statistics, in configuration order, with the budget balance as of
 // now.
 func (r *Router) Stats() []ShardStats {

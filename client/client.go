@@ -82,7 +82,7 @@ func New(loop *sim.Loop, opts Options, kind selection.TopologyKind, nodes []Node
 	policy, _ := retry.New(opts.RetryPolicy, opts.retryOptions(kind)) // validated above
 	c := &Client{
 		loop: loop, opts: opts, kind: kind, policy: policy, name: name,
-		rng: sim.NewStream(seed, name),
+		rng: loop.NewStream(seed, name),
 	}
 	c.jitter = c.rng
 	c.selWaiters.init()

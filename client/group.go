@@ -162,7 +162,7 @@ func NewGroup(loop *sim.Loop, name string, clients []*Client, w Workload, seed u
 			return nil, fmt.Errorf("group %s: mix: %s: a %s client cannot issue it (Couchbase requests need a couchbase-* policy, MongoDB operations a MongoDB one)", name, k, policy)
 		}
 	}
-	g := &Group{loop: loop, name: name, clients: clients, w: w, rng: sim.NewStream(seed, "group/"+name), obs: obs}
+	g := &Group{loop: loop, name: name, clients: clients, w: w, rng: loop.NewStream(seed, "group/"+name), obs: obs}
 	now := loop.Now()
 	if w.Arrivals != nil {
 		g.scheduleArrival(now)

@@ -76,6 +76,7 @@ type Loop struct {
 	dead    int // cancelled entries still in the heap
 	fired   uint64
 	stopped bool
+	streams []namedSource // the streams handed out by NewStream, for Branch
 }
 
 // NewLoop returns an empty loop at time 0.

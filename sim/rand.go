@@ -44,3 +44,31 @@ func NewStream(seed uint64, name string) *rand.Rand {
 	s1, s2 := StreamSeeds(seed, name)
 	return rand.New(rand.NewPCG(s1, s2))
 }
+
+// namedSource is one stream a Loop handed out: its name and the generator behind it.
+type namedSource struct {
+	name string
+	pcg  *rand.PCG
+}
+
+// NewStream returns the random stream named name in the run seeded by seed — the same numbers
+// as the package-level NewStream(seed, name) — and remembers it, so that Branch can re-derive
+// it. Components that live on a loop take their streams here.
+func (l *Loop) NewStream(seed uint64, name string) *rand.Rand {
+	s1, s2 := StreamSeeds(seed, name)
+	pcg := rand.NewPCG(s1, s2)
+	l.streams = append(l.streams, namedSource{name, pcg})
+	return rand.New(pcg)
+}
+
+// Branch re-derives every stream the loop has handed out from key, as if the run had been
+// seeded with key: stream "name" continues with the numbers of NewStream(key, name). Everything
+// before the call is unchanged, so a run replayed to the same instant and branched with
+// different keys continues along independent trajectories from an identical past — how a
+// rare-event estimator splits one trajectory into many without snapshots. Call it between
+// events (between RunUntil calls), never from a handler.
+func (l *Loop) Branch(key uint64) {
+	for _, s := range l.streams {
+		s.pcg.Seed(StreamSeeds(key, s.name))
+	}
+}

@@ -85,3 +85,32 @@ func TestStreamSeedsDerivation(t *testing.T) {
 		}
 	}
 }
+
+// TestLoopBranch: a loop's streams give the package-level NewStream's numbers, and Branch(key)
+// continues every one of them with the numbers of NewStream(key, name), leaving what was drawn
+// before untouched — the contract a splitting estimator replays trajectories by.
+func TestLoopBranch(t *testing.T) {
+	l := NewLoop()
+	a, b := l.NewStream(7, "client/app/0"), l.NewStream(7, "server/db/service")
+	wantA, wantB := NewStream(7, "client/app/0"), NewStream(7, "server/db/service")
+	for i := 0; i < 5; i++ {
+		if x, y := a.Uint64(), wantA.Uint64(); x != y {
+			t.Fatalf("draw %d of a loop stream: %d, want NewStream's %d", i, x, y)
+		}
+		b.Uint64()
+		wantB.Uint64()
+	}
+	l.Branch(99)
+	branchA, branchB := NewStream(99, "client/app/0"), NewStream(99, "server/db/service")
+	for i := 0; i < 5; i++ {
+		if x, y := a.Uint64(), branchA.Uint64(); x != y {
+			t.Fatalf("draw %d after Branch(99): %d, want NewStream(99, name)'s %d", i, x, y)
+		}
+		if x, y := b.Uint64(), branchB.Uint64(); x != y {
+			t.Fatalf("second stream, draw %d after Branch(99): %d, want %d", i, x, y)
+		}
+	}
+	if a.Uint64() == wantA.Uint64() {
+		t.Error("after Branch the stream still follows the run seed's numbers")
+	}
+}

@@ -175,7 +175,7 @@ func New(loop *sim.Loop, cfg Config, shards []Shard, seed uint64) (*Router, erro
 func (r *Router) stream(seed uint64, what string) *rand.Rand {
 	name := "mongos/" + r.cfg.Address + "/" + what
 	r.streams = append(r.streams, name)
-	return sim.NewStream(seed, name)
+	return r.loop.NewStream(seed, name)
 }
 
 // Streams returns the names of the random streams the router created, in creation order, for a

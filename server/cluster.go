@@ -25,13 +25,14 @@ const (
 	FaultRequestLimiter                      // set the ingress request limiter (MongoTune-style)
 	FaultConnLimiter                         // set the connection-establishment limiter
 	FaultRebalance                           // a Couchbase rebalance: KV answers NotMyVbucket (for For)
+	FaultPause                               // a stop-the-world pause of a node's process (for For; see Server.Pause)
 )
 
 var faultNames = map[FaultKind]string{
 	FaultFailPoint: "failPoint", FaultDown: "down", FaultUp: "up", FaultStepDown: "stepDown",
 	FaultCapacity: "capacity", FaultNetworkDelay: "networkDelay",
 	FaultRequestLimiter: "requestLimiter", FaultConnLimiter: "connLimiter",
-	FaultRebalance: "rebalance",
+	FaultRebalance: "rebalance", FaultPause: "pause",
 }
 
 // String returns the fault kind's scenario name.
@@ -48,7 +49,7 @@ type Fault struct {
 	Kind FaultKind
 	Node string // the node's address; for StepDown, empty means the current primary
 	// For makes FailPoint, Down, Capacity, NetworkDelay and Rebalance temporary: they are undone
-	// after it. 0 means permanent.
+	// after it. 0 means permanent. A Pause lasts For, which must be > 0.
 	For time.Duration
 
 	FailPoint      failpoint.Config     // FailPoint
@@ -313,6 +314,10 @@ func (c *Cluster) Schedule(faults []Fault) error {
 			if f.For <= 0 {
 				bad(i, "for", f.For, "a rebalance must end: give its duration (> 0)")
 			}
+		case FaultPause:
+			if f.For <= 0 {
+				bad(i, "for", f.For, "a pause must end: give its duration (> 0)")
+			}
 		case FaultRequestLimiter, FaultConnLimiter:
 			if st.node != nil {
 				probe := st.node.cfg
@@ -391,6 +396,11 @@ func (c *Cluster) apply(now sim.Time, st *faultState) {
 		s.SetNetworkDelay(st.Delay)
 	case FaultRebalance:
 		s.SetRebalancing(true)
+	case FaultPause:
+		// The node ends its own pause (overlapping pauses extend one another), so there is
+		// nothing to revert.
+		_ = s.Pause(now, st.For) // For > 0: validated by Schedule
+		temporary = false
 	case FaultRequestLimiter:
 		_ = s.SetRequestLimiter(now, st.RequestLimiter)
 		temporary = false

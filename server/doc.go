@@ -44,5 +44,29 @@
 // (Little's law in sample-path form), which the tests check on every queue.
 //
 // Faults are data (Fault): failpoints, node down/up, stepdown and election, capacity and
-// speed changes, network delay, and runtime limiter changes, scheduled by a Cluster.
+// speed changes, network delay, runtime limiter changes and pauses, scheduled by a Cluster.
+//
+// # Pauses
+//
+// A pause (Server.Pause, FaultPause) is a stop-the-world freeze of the node's process — a long
+// GC, a VM or container stall — for a fixed time. The node neither works nor answers:
+//
+//	work on a worker      frozen; at resume it runs for the time it had left, so it ends
+//	                      exactly the pause's length later (maxTimeMS deadlines are wall-clock:
+//	                      one that passed meanwhile aborts the command at resume)
+//	messages that arrive  held: requests, connects, hellos and heartbeats, disconnects
+//	its own timers        held when they fall due: limiter-queue admissions, handshakes,
+//	                      failpoint blocks, a queued connect's timeout
+//	connections           stay open; nothing is sent, so clients see silence and time out
+//	                      by their own rules
+//
+// At resume everything held goes through the normal path above, at that instant, in the order
+// it arrived or fell due: the limiters, failpoint and role in force at resume decide its fate.
+// Paused time counts as neither busy nor capacity, so utilisation stays the share of the
+// capacity the node really had that it used (a node that is down is treated the same way).
+// Overlapping pauses of one node merge: a pause begun while paused extends it to the later
+// end. Going down ends a pause (the held messages get network errors); a node that is down
+// cannot be paused. A mongos's router keeps running during its node's pause; its answers are
+// held like messages. Nothing about a pause costs anything when no pause is active: the node
+// checks one flag per event.
 package server

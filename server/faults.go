@@ -93,21 +93,28 @@ func (s *Server) SetWorkers(now sim.Time, n int) error {
 func (s *Server) Workers() int { return s.workers }
 
 // SetSpeed sets the service-speed factor at now (1 = nominal, 0.5 = a CPU cut to half). Work in
-// progress speeds up or slows down from now on: its remaining time is rescaled.
+// progress speeds up or slows down from now on: its remaining time is rescaled. During a pause
+// the remaining time is the time left when the pause began, and work stays frozen.
 func (s *Server) SetSpeed(now sim.Time, f float64) error {
 	if !(f > 0) || math.IsInf(f, 0) {
 		return fmt.Errorf("server %q: speed: %v: must be a finite number > 0", s.cfg.Address, f)
 	}
 	old := s.speed
 	s.speed = f
+	from := now
+	if s.paused {
+		from = s.pauseStart // frozen work has not progressed since
+	}
 	for j := s.live.next; j != &s.live; j = j.next {
 		if j.state != jsRunning || j.reject {
 			continue
 		}
-		s.loop.Cancel(j.timer)
-		rest := float64(j.natural.Sub(now)) * old / f
-		j.natural = now.Add(time.Duration(rest))
-		s.scheduleFinish(j)
+		rest := float64(j.natural.Sub(from)) * old / f
+		j.natural = from.Add(time.Duration(rest))
+		if !s.paused {
+			s.loop.Cancel(j.timer)
+			s.scheduleFinish(now, j)
+		}
 	}
 	return nil
 }
@@ -140,6 +147,18 @@ func (s *Server) StepDown(now sim.Time) {
 		return
 	}
 	s.role = wire.Secondary
+	if s.paused {
+		// A paused node learns of the new term only when it runs again: its writes are
+		// interrupted at resume (their replies cannot leave a paused node anyway).
+		s.stepDownDue = true
+		return
+	}
+	s.interruptWrites(now)
+	s.startWork(now)
+}
+
+// interruptWrites fails every write executing on the node with InterruptedDueToReplStateChange.
+func (s *Server) interruptWrites(now sim.Time) {
 	for j := s.live.next; j != &s.live; {
 		next := j.next
 		if j.state == jsRunning && !j.reject && j.req.Write {
@@ -150,14 +169,20 @@ func (s *Server) StepDown(now sim.Time) {
 		}
 		j = next
 	}
-	s.startWork(now)
 }
 
 // GoDown takes the node down at now: every connection is reset, so every request it holds is
-// answered with a network error, and until Up it refuses new connections and requests.
+// answered with a network error, and until Up it refuses new connections and requests. Going
+// down ends a pause: the process is gone, so the messages held for it get network errors and
+// its held timers are dropped with the jobs they belonged to.
 func (s *Server) GoDown(now sim.Time) {
 	if s.down {
 		return
+	}
+	paused := s.paused
+	if paused {
+		s.unpause(now)
+		s.stepDownDue = false
 	}
 	s.integrate(now)
 	for j := s.live.next; j != &s.live; {
@@ -192,6 +217,17 @@ func (s *Server) GoDown(now sim.Time) {
 	clear(s.conns)
 	s.conns = s.conns[:0]
 	s.down = true
+	if paused {
+		held := s.held
+		s.held = nil
+		for i, h := range held {
+			held[i] = heldEvent{}
+			if h.kind == wire.EvRequest {
+				s.arrive(now, h.arg.(*wire.Request)) // refused: the node is down
+			}
+		}
+		s.held = held[:0]
+	}
 }
 
 // Up brings the node back at now with role r: a fresh process, so its limiters start full.
@@ -206,4 +242,108 @@ func (s *Server) Up(now sim.Time, r wire.Role) {
 	s.reqTB, s.connTB = nil, nil
 	_ = s.SetRequestLimiter(now, s.cfg.RequestLimiter)
 	_ = s.SetConnLimiter(now, s.cfg.ConnLimiter)
+}
+
+// Pause stops the node for d from now: a stop-the-world pause of the whole process (a long GC,
+// a VM or container freeze). While paused the node does nothing and says nothing:
+//
+//   - commands on a worker freeze and, at resume, run for the time they had left, so each ends
+//     exactly the pause's length later (a maxTimeMS deadline is wall-clock time: one that
+//     passed meanwhile aborts the command at resume);
+//   - every message that reaches it (requests, connects, hellos, disconnects) and every timer
+//     of its own that falls due (a limiter queue's admission, a handshake's end, a failpoint's
+//     block, a connect's timeout) is held, and at resume all of them go through the node's
+//     normal path at that instant, in the order they arrived or fell due — so the limiters,
+//     failpoint and roles they meet are the ones in force at resume;
+//   - connections stay open and nothing is sent: clients see only silence, and time out by
+//     their own rules;
+//   - paused time counts as neither busy nor capacity (see integrate).
+//
+// Pauses of one node may overlap: a pause that starts while the node is paused extends it to
+// the later of the two ends, so overlapping pauses act as their union. A node that is down
+// has nothing to pause; GoDown ends a pause. Faults applied meanwhile change the node's state
+// at once (limiters, failpoint, workers, speed, role) but act only at resume: a stepdown's
+// interrupted writes are answered then. A mongos's router is not paused; its answers wait.
+func (s *Server) Pause(now sim.Time, d time.Duration) error {
+	if d <= 0 {
+		return fmt.Errorf("server %q: pause: %v: must be > 0", s.cfg.Address, d)
+	}
+	if s.down {
+		return nil
+	}
+	until := now.Add(d)
+	if s.paused {
+		if until > s.pauseUntil {
+			s.loop.Cancel(s.resumeTimer)
+			s.pauseUntil = until
+			s.resumeTimer = s.loop.At(until, s, evResume, nil)
+		}
+		return nil
+	}
+	s.integrate(now) // close the integrals before paused time stops counting
+	s.paused, s.pauseStart, s.pauseUntil = true, now, until
+	for j := s.live.next; j != &s.live; j = j.next {
+		if j.state == jsRunning {
+			// Its end is unknown until the pause's is; its work so far is busy time.
+			s.loop.Cancel(j.timer)
+			j.timer = sim.Timer{}
+			s.accountBusy(now, j)
+		}
+	}
+	s.resumeTimer = s.loop.At(until, s, evResume, nil)
+	return nil
+}
+
+// hold keeps an event that reached the paused node for its resume, or resumes it.
+func (s *Server) hold(now sim.Time, kind int, arg any) {
+	switch kind {
+	case evResume:
+		s.resume(now)
+		return
+	case wire.EvRequest:
+		s.stats.HeldMessages++
+	default:
+		arg.(*job).timer = sim.Timer{} // it fired; the job waits in held instead
+	}
+	s.held = append(s.held, heldEvent{kind, arg})
+}
+
+// resume ends the pause at now: frozen work carries on for the time it had left, a stepdown
+// that came meanwhile interrupts its writes, then everything held is handled in order.
+func (s *Server) resume(now sim.Time) {
+	s.unpause(now)
+	for j := s.live.next; j != &s.live; j = j.next {
+		if j.state == jsRunning {
+			s.scheduleFinish(now, j)
+		}
+	}
+	if s.stepDownDue {
+		s.stepDownDue = false
+		s.interruptWrites(now)
+	}
+	held := s.held
+	s.held = nil // nothing can be held while draining; keep the backing array for the next pause
+	for i, h := range held {
+		held[i] = heldEvent{}
+		s.HandleEvent(now, h.kind, h.arg)
+	}
+	s.held = held[:0]
+	s.startWork(now) // workers added during the pause
+}
+
+// unpause clears the paused state at now and moves frozen work past the pause: its natural end
+// by the pause's length, its busy time to start again at now.
+func (s *Server) unpause(now sim.Time) {
+	s.integrate(now)
+	s.loop.Cancel(s.resumeTimer)
+	s.resumeTimer = sim.Timer{}
+	s.paused = false
+	length := now.Sub(s.pauseStart)
+	s.stats.PausedTime += length
+	for j := s.live.next; j != &s.live; j = j.next {
+		if j.state == jsRunning {
+			j.natural = j.natural.Add(length)
+			j.start = now
+		}
+	}
 }

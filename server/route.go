@@ -31,6 +31,18 @@ func (t RouteToken) Done(now sim.Time, r wire.Reply) {
 	if s == nil || j.gen != t.gen || j.state != jsRouted {
 		return
 	}
+	if s.paused {
+		// A paused mongos sends nothing: the answer waits, in order with everything else that
+		// reached the node, until it resumes. A routed job's own outcome fields are unused.
+		j.code, j.labels, j.closeConn = r.Code, r.Labels, r.NetErr
+		s.held = append(s.held, heldEvent{evRouteDone, j})
+		return
+	}
+	s.answerRouted(now, j, r)
+}
+
+// answerRouted replies to the routed command j with the router's answer r.
+func (s *Server) answerRouted(now sim.Time, j *job, r wire.Reply) {
 	s.stats.RoutedAnswered++
 	switch {
 	case r.NetErr:

@@ -22,6 +22,8 @@ const (
 	evLimiterAdmit
 	evFinish
 	evObserve
+	evResume    // the end of a pause
+	evRouteDone // a router's answer that reached a paused mongos, held until it resumes
 )
 
 type jobState uint8
@@ -90,6 +92,12 @@ func (q *fifo) pop() *job {
 	return j
 }
 
+// heldEvent is a message or timer that reached a paused node, kept for its resume.
+type heldEvent struct {
+	kind int
+	arg  any // *wire.Request for a message, *job for a timer; a pointer, so no allocation
+}
+
 // Server is one node. Create it with New; it receives wire.EvRequest events from clients.
 type Server struct {
 	cfg     Config
@@ -101,7 +109,13 @@ type Server struct {
 
 	role        wire.Role
 	down        bool
-	rebalancing bool // a Couchbase node moving vbuckets: KV commands answer NotMyVbucket
+	paused      bool     // stopped the world: see Pause
+	pauseStart  sim.Time // when the current pause began
+	pauseUntil  sim.Time // when it ends
+	resumeTimer sim.Timer
+	stepDownDue bool        // a stepdown came while paused: its writes are interrupted at resume
+	held        []heldEvent // what arrived or fired while paused, in that order; reused
+	rebalancing bool        // a Couchbase node moving vbuckets: KV commands answer NotMyVbucket
 	workers     int
 	speed       float64 // service-speed factor: 0.5 halves the node's speed
 
@@ -138,8 +152,8 @@ func New(loop *sim.Loop, cfg Config, seed uint64) (*Server, error) {
 	s := &Server{
 		cfg:     cfg,
 		loop:    loop,
-		svcRNG:  sim.NewStream(seed, "server/"+cfg.Address+"/service"),
-		fpRNG:   sim.NewStream(seed, "server/"+cfg.Address+"/failpoint"),
+		svcRNG:  loop.NewStream(seed, "server/"+cfg.Address+"/service"),
+		fpRNG:   loop.NewStream(seed, "server/"+cfg.Address+"/failpoint"),
 		exempt:  cfg.RequestLimiter.ApplicationExemptions,
 		role:    cfg.Role,
 		workers: cfg.Workers,
@@ -169,13 +183,20 @@ func (s *Server) Address() string { return s.cfg.Address }
 // Role returns the node's current role.
 func (s *Server) Role() wire.Role { return s.role }
 
-// Down reports whether the node is down.
+// IsDown reports whether the node is down.
 func (s *Server) IsDown() bool { return s.down }
+
+// IsPaused reports whether the node is in a pause (see Pause).
+func (s *Server) IsPaused() bool { return s.paused }
 
 // HandleEvent implements sim.Handler: requests from clients and the node's own timers.
 func (s *Server) HandleEvent(now sim.Time, kind int, arg any) {
 	if kind == evObserve {
 		s.observe(now)
+		return
+	}
+	if s.paused { // one predictable branch when no pause is active
+		s.hold(now, kind, arg)
 		return
 	}
 	if kind == wire.EvRequest {
@@ -204,6 +225,8 @@ func (s *Server) HandleEvent(now sim.Time, kind int, arg any) {
 		s.afterLimiter(now, j)
 	case evFinish:
 		s.finish(now, j)
+	case evRouteDone:
+		s.answerRouted(now, j, wire.Reply{Code: j.code, Labels: j.labels, NetErr: j.closeConn})
 	default:
 		panic(fmt.Sprintf("server: unknown event kind %d", kind))
 	}
@@ -410,7 +433,7 @@ func (s *Server) enqueue(now sim.Time, j *job) {
 
 // startWork hands free workers to waiting jobs, rejections first.
 func (s *Server) startWork(now sim.Time) {
-	for s.busy < s.workers && !s.down {
+	for s.busy < s.workers && !s.down && !s.paused {
 		var j *job
 		switch {
 		case s.rejects.n > 0:
@@ -453,15 +476,17 @@ func (s *Server) run(now sim.Time, j *job) {
 		d = time.Duration(float64(base)*slow) + time.Duration(n)*s.cfg.InFlightPenalty
 	}
 	j.natural = now.Add(time.Duration(float64(d) / s.speed))
-	s.scheduleFinish(j)
+	s.scheduleFinish(now, j)
 }
 
-func (s *Server) scheduleFinish(j *job) {
+// scheduleFinish sets j's end at its natural end or its maxTimeMS deadline, whichever is first,
+// and not before now (a deadline can pass while the node is paused).
+func (s *Server) scheduleFinish(now sim.Time, j *job) {
 	at := j.natural
 	if !j.reject && j.deadline < at {
 		at = j.deadline
 	}
-	j.timer = s.loop.At(at, s, evFinish, j)
+	j.timer = s.loop.At(max(at, now), s, evFinish, j)
 }
 
 // finish ends j's time on a worker and replies.
@@ -484,6 +509,13 @@ func (s *Server) finish(now sim.Time, j *job) {
 func (s *Server) releaseWorker(now sim.Time, j *job) {
 	s.integrate(now)
 	s.busy--
+	s.accountBusy(now, j)
+}
+
+// accountBusy counts j's time on its worker from j.start to now as busy (and, for a rejection or
+// work after its client gave up, as wasted), and restarts the count at now. A pause splits a
+// command's time on a worker in two such spans, so frozen time is never busy.
+func (s *Server) accountBusy(now sim.Time, j *job) {
 	busy := now.Sub(j.start)
 	s.stats.BusyTime += busy
 	switch {
@@ -494,6 +526,7 @@ func (s *Server) releaseWorker(now sim.Time, j *job) {
 		// Work done after the client stopped waiting served nobody.
 		s.stats.WastedBusyTime += now.Sub(max(j.start, j.req.GiveUpAt))
 	}
+	j.start = now
 }
 
 // reply sends req's answer back over its link and retires the job.
@@ -553,7 +586,8 @@ func (s *Server) connect(now sim.Time, j *job) {
 	// The client closes its socket when connectTimeoutMS passes; the server notices (the wait is
 	// kill-on-client-disconnect) and returns the token.
 	if giveUp := connGiveUp(j.req); giveUp < at {
-		j.timer = s.loop.At(giveUp, s, evConnGiveUp, j)
+		// Not before now: a connect held through a pause may reach here after its client left.
+		j.timer = s.loop.At(max(giveUp, now), s, evConnGiveUp, j)
 		return
 	}
 	j.timer = s.loop.At(at, s, evConnAdmit, j)
@@ -637,11 +671,14 @@ func (s *Server) integrate(now sim.Time) {
 		return
 	}
 	dt := now.Sub(s.lastT).Seconds()
-	s.busyArea += dt * float64(s.busy)
-	s.queueArea += dt * float64(s.work.n)
-	if !s.down {
+	// Paused time is neither busy nor capacity: the workers exist but cannot run, so counting
+	// it as capacity would show a frozen node as idle. Utilisation (busy ÷ capacity) thus stays
+	// the share of the capacity the node actually had that it used, as for a node that is down.
+	if !s.down && !s.paused {
+		s.busyArea += dt * float64(s.busy)
 		s.capArea += dt * float64(s.workers)
 	}
+	s.queueArea += dt * float64(s.work.n)
 	s.connQueueArea += dt * float64(s.connQueued)
 	s.reqQueueArea += dt * float64(s.reqQueued)
 	s.lastT = now

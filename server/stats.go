@@ -56,9 +56,13 @@ type Stats struct {
 	Queued                int           // gauge: commands waiting for a worker
 	Workers               int           // gauge: current worker count
 
+	// pauses (Pause)
+	PausedTime   time.Duration // total time paused, a pause in progress up to now
+	HeldMessages uint64        // messages that reached the node while paused, handled at resume
+
 	// Time integrals since creation (seconds × count), for utilisation and Little's law.
-	BusyArea      float64 // ∫ busy workers dt
-	CapacityArea  float64 // ∫ workers dt while up
+	BusyArea      float64 // ∫ busy workers dt while not paused (frozen work is not busy)
+	CapacityArea  float64 // ∫ workers dt while up and not paused
 	QueueArea     float64 // ∫ worker-queue length dt
 	ConnQueueArea float64 // ∫ connection-queue length dt
 	ReqQueueArea  float64 // ∫ request-limiter queue length dt
@@ -67,7 +71,8 @@ type Stats struct {
 	ReqQueueWait  time.Duration
 	ConnQueueWait time.Duration
 
-	Down bool // gauge
+	Down   bool // gauge
+	Paused bool // gauge
 }
 
 // Snapshot returns the node's statistics at now.
@@ -86,7 +91,10 @@ func (s *Server) Snapshot(now sim.Time) Stats {
 	if s.connTB != nil {
 		st.ConnLimiterTokens = s.connTB.Tokens(now)
 	}
-	st.Down = s.down
+	st.Down, st.Paused = s.down, s.paused
+	if s.paused {
+		st.PausedTime += now.Sub(s.pauseStart)
+	}
 	return st
 }
 

@@ -399,3 +399,54 @@ func Scale(p Profile, factor float64) (Profile, error) {
 	}
 	panic("workload: Scale of an unknown Profile type") // unreachable: Profile is sealed
 }
+
+// ScaleWindow returns p with its rate multiplied by factor during [from, to) and unchanged
+// elsewhere: a temporary load change (a surge of a given height and length) laid over any
+// piecewise-linear profile (constant, step, ramp, spike, piecewise, trace). The result is again
+// piecewise linear, so arrivals keep their exact inversion; a sine profile is refused. factor must
+// be finite and >= 0, 0 <= from < to, and the scaled peak must not exceed MaxOpsRate. Its String
+// is scaleWindow(factor, from, to, p).
+func ScaleWindow(p Profile, factor float64, from, to time.Duration) (Profile, error) {
+	c := checker{family: "scaleWindow"}
+	lin, ok := p.(*linear)
+	switch {
+	case p == nil:
+		c.fail("nil profile")
+	case !ok:
+		c.fail("%s: only a piecewise-linear profile can be scaled over a window", p)
+	case !(factor >= 0) || math.IsInf(factor, 1):
+		c.fail("factor %s: must be a finite number >= 0", formatFloat(factor))
+	case from < 0 || to <= from || to > MaxTime:
+		c.fail("window [%s, %s): want 0 <= from < to <= %s", from, to, MaxTime)
+	case !validRate(float64(p.MaxRate(from, to) * factor)):
+		c.fail("factor %s: the peak rate %s would exceed %s (MaxOpsRate)",
+			formatFloat(factor), formatRate(p.MaxRate(from, to)*factor), formatFloat(MaxOpsRate))
+	}
+	if err := c.err(); err != nil {
+		return nil, err
+	}
+	var segs []segment
+	for _, s := range lin.segs {
+		// Cut the piece at the window's edges; the parts inside are scaled.
+		cuts := []time.Duration{s.start}
+		for _, t := range []time.Duration{from, to} {
+			if t > s.start && t < s.end {
+				cuts = append(cuts, t)
+			}
+		}
+		cuts = append(cuts, s.end)
+		for i := 0; i+1 < len(cuts); i++ {
+			a, b := cuts[i], cuts[i+1]
+			r0, r1 := s.at(a), s.at(b)
+			if b == Forever {
+				r1 = r0 // the last piece is constant
+			}
+			if a >= from && a < to {
+				r0, r1 = float64(r0*factor), float64(r1*factor)
+			}
+			segs = append(segs, segment{start: a, end: b, r0: r0, r1: r1})
+		}
+	}
+	text := "scaleWindow(" + formatFloat(factor) + ", " + from.String() + ", " + to.String() + ", " + p.String() + ")"
+	return &linear{segs: segs, text: text}, nil
+}

@@ -26,9 +26,23 @@
 //	storm indicators amplification; reject_share, the share of server capacity spent on
 //	                 rejections; the retry-token level (min and mean over the clients that have a
 //	                 bucket, sampled at interval ends); retries refused for want of a token
-//	recovery time    after a trigger ends, the time until total goodput stays within 5 % of its
-//	                 pre-trigger level (Recoveries documents the exact rule); "did not recover"
-//	                 (NotRecovered) is a result
+//	recovery         after each trigger, one of three outcomes (see # Recovery): recovered (with
+//	                 the time from the trigger's end), stuck (with the level it stuck at and what
+//	                 sustains it), or undecided (with how much longer to run)
+//
+// # Recovery
+//
+// A trigger is any fault window, or a load change (a spike, step or ramp of a group's rate).
+// After it ends, Recoveries compares total goodput per interval with a band around its
+// pre-trigger level: μ ± max(K·σ, Floor·μ), where σ is the larger of the baseline intervals'
+// sample standard deviation and the Poisson standard deviation √(μ/Δt) of one interval's count
+// (defaults K = 3, Floor = 5 %). Recovered means Hold worth of consecutive intervals in the band
+// (default 5 intervals); stuck means the last Window worth of intervals (default 10) below it
+// with no trend that would reach it within another Window; anything else is undecided, and the
+// result says how much longer the run would have to be. A scenario's recovery block sets K,
+// Floor, Hold and Window (RecoveryRule). In a sweep the fault metrics recovered, stuck and
+// undecided are indicators, so their means are the shares of replications in each outcome, and
+// recovery_time's n counts the replications that recovered.
 //
 // Per-attempt latency (DESIGN §6) comes from client.AttemptObserver: each attempt, from sending
 // its command to its reply or to the deadline that abandoned it, in the interval it ended
@@ -95,14 +109,16 @@
 //     failures by class, latencySuccess and latencyFailure, retry tokens; for Couchbase policies
 //     retryReasons, the retried and not-retried decisions by RFC 0049 reason, and
 //     retriesCancelled), servers (ServerSummary), recoveries (fault, start, end, preGoodput,
-//     outcome, seconds), and shards (ShardSummary, runs with mongos nodes only). Written last:
+//     band, outcome, seconds, moreSeconds, and the stuck level: goodputShare, amplification,
+//     backlog, wastedShare, rejectShare, retryTokens, sustainedBy), and shards (ShardSummary, runs with mongos nodes only). Written last:
 //     its presence marks a finished run.
 //
 // A sweep folder (WriteSweepDir):
 //
 //   - points.csv — one row per point: a column per swept parameter path, replications, then
-//     NAME_mean and NAME_ci95 for every metric of Summary.Metrics (the mean over replications
-//     and the half-width of its Student-t 95 % confidence interval, internal/stats.MeanCI).
+//     NAME_mean, NAME_ci95 and NAME_n for every metric of Summary.Metrics (the mean over
+//     replications, the half-width of its Student-t 95 % confidence interval,
+//     internal/stats.MeanCI, and the number of replications where the metric has a value).
 //   - sweep.json — {"header", "points": [{"params": [{"path", "value"}], "replications",
 //     "metrics": [{"name", "mean", "ci95", "n"}]}]}, which is also the baseline format.
 //

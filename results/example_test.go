@@ -32,21 +32,24 @@ func series(goodput ...uint64) *results.Series {
 }
 
 // A run checked against its baseline: a goodput drop and the retries behind it are reported;
-// the recovery after a trigger is part of the summary.
+// the recovery after a trigger is part of the summary. Two intervals of 100/s give a band of
+// 100 ± 3·√100 (the Poisson floor), so 70/s is back within it, and a hold of two intervals is
+// enough here.
 func ExampleCheck() {
 	base := results.NewBaseline(results.Header{Scenario: "example"},
 		results.SinglePoint(results.Summarize(series(100, 100, 100, 100, 100, 100), 0)))
 
 	s := series(100, 100, 40, 70, 99, 100)
 	s.Faults = []results.FaultWindow{{Name: "spike", Start: sim.Time(2 * time.Second), End: sim.Time(3 * time.Second)}}
+	s.Recovery = results.RecoveryRule{Hold: 2 * time.Second}
 	sum := results.Summarize(s, 0)
 	r := sum.Recoveries[0]
-	fmt.Printf("%s: %s after %gs\n", r.Fault, r.Outcome, r.Seconds)
+	fmt.Printf("%s: %s\n", r.Fault, r.Describe())
 	for _, reg := range results.Check(base, results.SinglePoint(sum), results.DefaultTolerance) {
 		fmt.Println(reg)
 	}
 	// Output:
-	// spike: recovered after 1s
+	// spike: recovered 0 s after it ended (band 100.0 ± 30.0/s)
 	// run: total.amplification = 1.15167, above 1.05 (baseline 1)
 	// run: total.goodput = 84.8333, below 95 (baseline 100)
 	// run: group.app.amplification = 1.15167, above 1.05 (baseline 1)

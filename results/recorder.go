@@ -138,6 +138,8 @@ type Series struct {
 	// empty without mongos nodes.
 	Shards []ShardInterval
 	Faults []FaultWindow
+	// Recovery is the rule Recoveries judges the triggers by (zero: the defaults).
+	Recovery RecoveryRule
 }
 
 // End returns the end of the last interval (0 for an empty series).
@@ -273,6 +275,11 @@ func (r *Recorder) AttemptDone(now sim.Time, c *client.Client, sent sim.Time, ok
 		gr.attempt.Record(now.Sub(sent))
 	}
 }
+
+// SoFar returns the series of the intervals closed so far, for a caller that steps the loop and
+// watches the run as it goes (a rare-event estimator's score). It is the recorder's own series:
+// read it between loop steps, never keep it across one.
+func (r *Recorder) SoFar() *Series { return &r.series }
 
 // Finish closes the last, possibly partial, interval at now and returns the series. Later
 // sampling events do nothing; calling Finish again returns the same series.

@@ -90,38 +90,6 @@ type ServerSummary struct {
 	MeanQueue     float64 `json:"meanQueue"`     // time-average worker-queue length
 }
 
-// RecoveryOutcome says how a recovery-time measurement came out. Each outcome is a result.
-type RecoveryOutcome string
-
-// Recovery outcomes.
-const (
-	Recovered    RecoveryOutcome = "recovered"    // goodput came back and stayed
-	NotRecovered RecoveryOutcome = "notRecovered" // not within the horizon (or before the next trigger)
-	NoBaseline   RecoveryOutcome = "noBaseline"   // no whole interval before the trigger to compare with
-)
-
-// Recovery constants (DESIGN §6: "within 5 % of its pre-trigger level").
-const (
-	// RecoveryBand is the relative distance from the pre-trigger level within which goodput
-	// counts as recovered.
-	RecoveryBand = 0.05
-	// PreTriggerIntervals is how many whole intervals before a trigger define its pre-trigger
-	// goodput level (fewer when the trigger comes earlier).
-	PreTriggerIntervals = 10
-)
-
-// Recovery is the recovery time after one trigger.
-type Recovery struct {
-	Fault      string          `json:"fault"`
-	Start      sim.Time        `json:"start"`
-	End        sim.Time        `json:"end"`
-	PreGoodput float64         `json:"preGoodput"` // total goodput before the trigger, operations/s
-	Outcome    RecoveryOutcome `json:"outcome"`
-	// Seconds from the end of the trigger until goodput stays within RecoveryBand of
-	// PreGoodput; NaN unless Outcome is Recovered.
-	Seconds float64 `json:"seconds"`
-}
-
 // Summary is a run's result over the measured window (after the warm-up), per group, for all
 // groups together, per server, and the recovery after each trigger.
 type Summary struct {
@@ -285,96 +253,11 @@ func Summarize(s *Series, warmup time.Duration) Summary {
 	return sum
 }
 
-// goodputPoint is the total goodput of all groups over one interval.
-type goodputPoint struct {
-	start, end sim.Time
-	goodput    float64
-}
-
-// totalGoodput returns the total goodput of every whole interval of s (the last, partial
-// interval is left out), in time order.
-func totalGoodput(s *Series) []goodputPoint {
-	var out []goodputPoint
-	var succeeded uint64
-	for i := range s.Groups {
-		g := &s.Groups[i]
-		succeeded += g.Succeeded
-		if i+1 < len(s.Groups) && s.Groups[i+1].End == g.End {
-			continue
-		}
-		if g.End.Sub(g.Start) == s.Interval {
-			out = append(out, goodputPoint{g.Start, g.End, rate(succeeded, g.Seconds())})
-		}
-		succeeded = 0
+func indicator(b bool) float64 {
+	if b {
+		return 1
 	}
-	return out
-}
-
-// Recoveries measures the recovery time after each trigger in s.Faults (DESIGN §6): after a
-// trigger ends, the time until total goodput stays within RecoveryBand of its pre-trigger level.
-//
-//   - The pre-trigger level is the mean total goodput of the last PreTriggerIntervals whole
-//     intervals that end at or before the trigger starts (NoBaseline if there is none).
-//   - The intervals examined are the whole ones that end after the trigger ends and no later
-//     than the next trigger starts (or the end of the series). Goodput "stays" from the first of
-//     them after which every one is within the band; the recovery time is from the trigger's
-//     end to that interval's start (0 if the interval containing the end is already within).
-//   - If the last interval examined is outside the band, or none is, the outcome is
-//     NotRecovered: a result, not an error.
-//
-// The band is two-sided: goodput well above its pre-trigger level (a backlog draining) has not
-// settled either. A trigger that comes while goodput is still depressed by an earlier one takes
-// that depressed level as its pre-trigger level.
-func Recoveries(s *Series) []Recovery {
-	pts := totalGoodput(s)
-	var out []Recovery
-	for _, f := range s.Faults {
-		rec := Recovery{Fault: f.Name, Start: f.Start, End: f.End, PreGoodput: math.NaN(), Seconds: math.NaN()}
-		next := sim.Never
-		for _, o := range s.Faults {
-			if o.Start > f.End && o.Start < next {
-				next = o.Start
-			}
-		}
-		var pre []float64
-		for _, p := range pts {
-			if p.end <= f.Start {
-				pre = append(pre, p.goodput)
-			}
-		}
-		if len(pre) == 0 {
-			rec.Outcome = NoBaseline
-			out = append(out, rec)
-			continue
-		}
-		pre = pre[max(0, len(pre)-PreTriggerIntervals):]
-		var level float64
-		for _, x := range pre {
-			level += x
-		}
-		level /= float64(len(pre))
-		rec.PreGoodput = level
-		rec.Outcome = NotRecovered
-		stable := -1 // index of the first interval of the final run within the band
-		for i, p := range pts {
-			if p.end <= f.End || p.end > next {
-				continue
-			}
-			if math.Abs(p.goodput-level) <= RecoveryBand*level {
-				if stable < 0 {
-					stable = i
-				}
-			} else {
-				stable = -1
-			}
-		}
-		if stable >= 0 {
-			rec.Outcome = Recovered
-			rec.Seconds = max(0, pts[stable].start.Sub(f.End)).Seconds()
-		}
-		out = append(out, rec)
-	}
-	return out
+	return 0
 }
 
 // Metric is one named number of a Summary.
@@ -390,8 +273,10 @@ type Metric struct {
 // (all rates per second but amplification), latency_ok_{mean,p50,p99,p999} and
 // latency_fail_{mean,p50,p99,p999} (seconds), retry_tokens_min and retry_tokens_mean. Server
 // metrics are completed and rejections (per second), utilisation, reject_share, wasted_share and
-// queue. Fault metrics are recovered (1 or 0; NaN without a baseline) and recovery_time
-// (seconds; NaN unless recovered). Sweeps aggregate and check these names.
+// queue. Fault metrics are recovered, stuck and undecided (1 for the trigger's outcome, 0 for the
+// others, NaN for all three without a baseline) and recovery_time (seconds; NaN unless
+// recovered, so a sweep's mean is over the recovered replications and its n counts them). Sweeps
+// aggregate and check these names.
 func (s *Summary) Metrics() []Metric {
 	var out []Metric
 	add := func(name string, v float64) { out = append(out, Metric{name, v}) }
@@ -437,14 +322,15 @@ func (s *Summary) Metrics() []Metric {
 			name += "#" + strconv.Itoa(seen[name])
 		}
 		p := "fault." + name + "."
-		recovered := math.NaN()
-		switch r.Outcome {
-		case Recovered:
-			recovered = 1
-		case NotRecovered:
-			recovered = 0
+		// One indicator per outcome, so that a sweep's means are the shares of replications in
+		// each outcome and their counts n say how many replications had a baseline.
+		recovered, stuck, undecided := math.NaN(), math.NaN(), math.NaN()
+		if r.Outcome != NoBaseline {
+			recovered, stuck, undecided = indicator(r.Outcome == Recovered), indicator(r.Outcome == Stuck), indicator(r.Outcome == Undecided)
 		}
 		add(p+"recovered", recovered)
+		add(p+"stuck", stuck)
+		add(p+"undecided", undecided)
 		add(p+"recovery_time", r.Seconds)
 	}
 	return out

@@ -143,8 +143,10 @@ func ReadPoints(dir string) ([]PointStats, error) {
 }
 
 // WritePoints writes points as CSV: one column per parameter path (in order of first
-// appearance), "replications", then "NAME_mean" and "NAME_ci95" per metric (in order of first
-// appearance); one row per point. An empty cell is "no value".
+// appearance), "replications", then "NAME_mean", "NAME_ci95" and "NAME_n" per metric (in order of
+// first appearance; n counts the replications where the metric has a value, so a recovery time
+// says over how many recovered replications it is averaged); one row per point. An empty cell is
+// "no value".
 func WritePoints(w io.Writer, points []PointStats) error {
 	var paths, metrics []string
 	for _, p := range points {
@@ -161,7 +163,7 @@ func WritePoints(w io.Writer, points []PointStats) error {
 	}
 	header := append(slices.Clone(paths), "replications")
 	for _, m := range metrics {
-		header = append(header, m+"_mean", m+"_ci95")
+		header = append(header, m+"_mean", m+"_ci95", m+"_n")
 	}
 	cw := csv.NewWriter(w)
 	if err := cw.Write(header); err != nil {
@@ -182,10 +184,10 @@ func WritePoints(w io.Writer, points []PointStats) error {
 		for _, name := range metrics {
 			m, ok := p.Metric(name)
 			if !ok {
-				row = append(row, "", "")
+				row = append(row, "", "", "")
 				continue
 			}
-			row = append(row, formatFloat(m.Mean), formatFloat(m.CI95))
+			row = append(row, formatFloat(m.Mean), formatFloat(m.CI95), itoa(m.N))
 		}
 		if err := cw.Write(row); err != nil {
 			return err

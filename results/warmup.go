@@ -57,7 +57,7 @@ func MSER5(xs []float64) int {
 // and summing the groups gives one series whatever the topology. The last, partial interval is
 // left out. The result is the start of the first interval kept (0 when none is discarded).
 func AutoWarmup(s *Series) time.Duration {
-	pts := totalGoodput(s)
+	pts := totals(s)
 	xs := make([]float64, len(pts))
 	for i, p := range pts {
 		xs[i] = p.goodput

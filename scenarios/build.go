@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 
 	"overloadsim/client"
@@ -95,7 +96,7 @@ func Build(sc *Scenario, seed uint64, loop *sim.Loop, rec *results.Recorder) (*W
 				name := "link/" + prefix + "/" + n.Name
 				w.Streams = append(w.Streams, name)
 				nodes[hi] = client.Node{Address: n.Name, Handler: cluster.Node(n.Name),
-					Link: wire.NewLink(n.NetworkDelay.D, sim.NewStream(seed, name))}
+					Link: wire.NewLink(n.NetworkDelay.D, loop.NewStream(seed, name))}
 			}
 			name := "client/" + prefix
 			w.Streams = append(w.Streams, name)
@@ -125,9 +126,11 @@ func Build(sc *Scenario, seed uint64, loop *sim.Loop, rec *results.Recorder) (*W
 		w.Groups = append(w.Groups, grp)
 	}
 
-	faults := make([]server.Fault, len(sc.Faults))
+	var faults []server.Fault
 	for i := range sc.Faults {
-		faults[i] = sc.Faults[i].serverFault()
+		if sc.Faults[i].Kind != loadKind { // load changes are laid into the groups' profiles
+			faults = append(faults, sc.Faults[i].serverFault())
+		}
 	}
 	if err := cluster.Schedule(faults); err != nil {
 		return nil, fmt.Errorf("scenarios: %s: %w", sc.Name, err)
@@ -160,7 +163,7 @@ func (w *World) addMongos() error {
 				name := "link/mongos/" + m.Name + "/" + s.Address()
 				w.Streams = append(w.Streams, name)
 				sh.Members = append(sh.Members, mongos.Member{Address: s.Address(), Node: s,
-					Link: wire.NewLink(sc.node(s.Address()).NetworkDelay.D, sim.NewStream(seed, name))})
+					Link: wire.NewLink(sc.node(s.Address()).NetworkDelay.D, w.Loop.NewStream(seed, name))})
 			}
 			shards = append(shards, sh)
 		}
@@ -214,10 +217,20 @@ func (g *Group) workload(sc *Scenario) (client.Workload, error) {
 		Stop: sim.Time(sc.Duration),
 	}
 	if r := g.Workload.Rate; r != nil {
+		p := r.p
+		for i := range sc.Faults {
+			f := &sc.Faults[i]
+			if f.Kind != loadKind || f.Group != "" && f.Group != g.Name {
+				continue
+			}
+			if p, err = workload.ScaleWindow(p, f.Factor, f.At, f.At+f.For); err != nil {
+				return client.Workload{}, fmt.Errorf("faults[%d]: %w", i, err)
+			}
+		}
 		if g.Workload.Arrivals == "fixed" {
-			w.Arrivals = workload.Fixed(r.p)
+			w.Arrivals = workload.Fixed(p)
 		} else {
-			w.Arrivals = workload.Poisson(r.p)
+			w.Arrivals = workload.Poisson(p)
 		}
 	}
 	return w, nil
@@ -239,14 +252,18 @@ func (f *Fault) serverFault() server.Fault {
 	return sf
 }
 
-// FaultWindows returns each fault's window, the trigger results measures recovery after, in
-// fault order. A fault undone after For lasts from At to At+For. One that is not undone is
-// instantaneous (End = Start) when it is a one-off change — up, stepDown (an election
-// follows), requestLimiter, connLimiter, or a failpoint that fires a fixed number of times —
-// and lasts to the end of the run otherwise (down, capacity, networkDelay, or a failpoint left
-// on). Ends are capped at the run's duration.
+// FaultWindows returns the triggers results judges recovery after: each fault's window, in fault
+// order, then each load change written into a group's rate. A fault undone after For lasts from
+// At to At+For, and so do a rebalance, a pause and a load fault, which always end after For. One
+// that is not undone is instantaneous (End = Start) when it is a one-off change — up, stepDown
+// (an election follows), requestLimiter, connLimiter, or a failpoint that fires a fixed number of
+// times — and lasts to the end of the run otherwise (down, capacity, networkDelay, or a failpoint
+// left on). A spike in a group's rate is a trigger from its start for its duration; a step or a
+// ramp is a lasting change, a trigger from its start to the end of the run. Groups with the same
+// change make one trigger, named by the profile's kind ("spike", "step", "ramp"). Ends are capped
+// at the run's duration.
 func (s *Scenario) FaultWindows() []results.FaultWindow {
-	out := make([]results.FaultWindow, len(s.Faults))
+	out := make([]results.FaultWindow, len(s.Faults), len(s.Faults)+len(s.Clients))
 	horizon := sim.Time(s.Duration)
 	for i := range s.Faults {
 		f := &s.Faults[i]
@@ -262,6 +279,30 @@ func (s *Scenario) FaultWindows() []results.FaultWindow {
 			end = horizon
 		}
 		out[i] = results.FaultWindow{Name: f.Name, Start: start, End: min(end, horizon)}
+	}
+	for i := range s.Clients {
+		r := s.Clients[i].Workload.Rate
+		if r == nil {
+			continue
+		}
+		var w results.FaultWindow
+		switch r.Kind {
+		case "spike":
+			w = results.FaultWindow{Name: r.Kind, Start: sim.Time(r.Start), End: sim.Time(r.Start + r.Duration)}
+		case "step":
+			w = results.FaultWindow{Name: r.Kind, Start: sim.Time(r.At), End: horizon}
+		case "ramp":
+			w = results.FaultWindow{Name: r.Kind, Start: sim.Time(r.Start), End: horizon}
+		default:
+			continue
+		}
+		if w.Start >= horizon {
+			continue
+		}
+		w.End = min(w.End, horizon)
+		if !slices.Contains(out[len(s.Faults):], w) {
+			out = append(out, w)
+		}
 	}
 	return out
 }

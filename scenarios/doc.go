@@ -201,7 +201,8 @@
 // Each fault (server.Fault) has name (default "<kind> <node>"), at (in [0, duration)), kind,
 // node (a node's name; a stepDown without one steps down the replica set's current primary), for
 // (undo after it; 0s = permanent; only failPoint, down, capacity, networkDelay and rebalance are
-// undone), and its kind's fields — and no other kind's:
+// undone; a pause lasts for; rebalance and pause need it > 0), and its kind's fields — and no
+// other kind's:
 //
 //	failPoint       mode: alwaysOn | off | {times: N} | {skip: N} | {activationProbability: P}
 //	                data: {failCommands: [find], errorCode: 462, errorLabels: […],
@@ -216,10 +217,15 @@
 //	requestLimiter  the ingressRequest… parameters to set; the others keep the node's values
 //	connLimiter     the ingressConnectionEstablishment… parameters, likewise
 //	rebalance       — (a couchbase node; for > 0): KV requests answer NotMyVbucket meanwhile
+//	pause           — (for > 0): the node's process stops (a GC or VM pause): work on a worker
+//	                freezes and ends the pause's length later; every message that arrives and
+//	                every timer of the node is held, then handled at the resume, in order, by the
+//	                limiters and role in force then; clients see only silence. Paused time is
+//	                neither busy nor capacity. Pauses of one node may overlap: they merge
 //
-// Each fault is a trigger in the results, from at to at+for when undone, an instant for a
-// one-off change (up, stepDown, a limiter change, a failpoint with times), and to the end of
-// the run otherwise ([Scenario.FaultWindows]).
+// Each fault is a trigger in the results, from at to at+for when undone or a pause, an instant
+// for a one-off change (up, stepDown, a limiter change, a failpoint with times), and to the end
+// of the run otherwise ([Scenario.FaultWindows]).
 //
 // # sweep
 //

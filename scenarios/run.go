@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -51,6 +52,7 @@ func RunWith(sc *Scenario, seed uint64, replication int, attach func(*World)) (*
 	horizon := sim.Time(sc.Duration)
 	loop.RunUntil(horizon)
 	series := rec.Finish(horizon)
+	series.Recovery = sc.recoveryRule()
 	hdr := results.Header{
 		Tool: Tool, Version: Version,
 		Scenario: sc.Name, Description: sc.Description, Claim: sc.Claim,
@@ -78,13 +80,26 @@ type SweepPoint struct {
 // sweep parameters has one point, itself without parameters. Each point's scenario is
 // independent of s and of the other points.
 func (s *Scenario) Points() ([]SweepPoint, error) {
+	return s.PointsIn(sortedKeys(s.Sweep.Parameters))
+}
+
+// PointsIn is Points with the parameters in the order given, the first varying slowest: a
+// metastability map's axes keep the order the user named them in. Every path must be one of the
+// sweep's parameters, once.
+func (s *Scenario) PointsIn(paths []string) ([]SweepPoint, error) {
+	seen := map[string]bool{}
+	for _, p := range paths {
+		if _, ok := s.Sweep.Parameters[p]; !ok || seen[p] {
+			return nil, fmt.Errorf("scenarios: %s: %q is not a sweep parameter, or is named twice", s.Name, p)
+		}
+		seen[p] = true
+	}
 	base := s.clone()
 	if len(s.Sweep.Parameters) > 0 {
 		if err := base.Set("sweep.parameters", "null"); err != nil {
 			return nil, err
 		}
 	}
-	paths := sortedKeys(s.Sweep.Parameters)
 	points := []SweepPoint{{Scenario: base}}
 	for _, path := range paths {
 		var next []SweepPoint

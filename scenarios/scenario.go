@@ -9,6 +9,7 @@ import (
 	"overloadsim/client"
 	"overloadsim/client/selection"
 	"overloadsim/dist"
+	"overloadsim/results"
 	"overloadsim/server"
 	"overloadsim/server/mongos"
 	"overloadsim/wire"
@@ -39,10 +40,44 @@ type Scenario struct {
 	Clients []Group `yaml:"clients"`
 	// Faults are timed changes to the servers.
 	Faults []Fault `yaml:"faults"`
+	// Recovery is the rule that judges recovery after each trigger; absent, its defaults.
+	Recovery *Recovery `yaml:"recovery"`
 	// Sweep varies parameters across runs.
 	Sweep Sweep `yaml:"sweep"`
 
 	src *source // where the scenario came from; nil for one built in code
+}
+
+// Recovery is the rule that decides, after each trigger, whether goodput recovered, stuck or
+// the run was too short to tell (results.RecoveryRule; the rule is documented on
+// results.Recoveries).
+type Recovery struct {
+	// K is the band's half-width in standard deviations of one interval's goodput (default 3);
+	// > 0.
+	K float64 `yaml:"k"`
+	// Floor is the band's smallest half-width as a share of the pre-trigger goodput (default
+	// 0.05); in [0, 1).
+	Floor float64 `yaml:"floor"`
+	// Hold is how long goodput must stay in the band to count as recovered (default 0s: 5
+	// intervals); in [0s, duration].
+	Hold time.Duration `yaml:"hold"`
+	// Window is how long goodput must stay below the band at the end to count as stuck
+	// (default 0s: 10 intervals); in [0s, duration].
+	Window time.Duration `yaml:"window"`
+}
+
+func (r *Recovery) setDefaults() {
+	*r = Recovery{K: results.DefaultRecoveryK, Floor: results.DefaultRecoveryFloor}
+}
+
+// recoveryRule returns the scenario's recovery rule as results takes it (its defaults when the
+// scenario has no recovery block).
+func (s *Scenario) recoveryRule() results.RecoveryRule {
+	if s.Recovery == nil {
+		return results.RecoveryRule{}
+	}
+	r := s.Recovery
+	return results.RecoveryRule{K: r.K, Floor: r.Floor, Hold: r.Hold, Window: r.Window}
 }
 
 // Topology is the servers: standalones, a replica set, or a sharded cluster.
@@ -253,11 +288,14 @@ type AppRetry struct {
 	Cap  time.Duration `yaml:"cap"`
 }
 
-// Fault kinds as scenarios spell them (server.FaultKind's names).
+// loadKind is the fault kind that changes a client group's load, not a server.
+const loadKind = "load"
+
+// Fault kinds as scenarios spell them (server.FaultKind's names), besides loadKind.
 var faultKinds = []server.FaultKind{
 	server.FaultFailPoint, server.FaultDown, server.FaultUp, server.FaultStepDown,
 	server.FaultCapacity, server.FaultNetworkDelay, server.FaultRequestLimiter, server.FaultConnLimiter,
-	server.FaultRebalance,
+	server.FaultRebalance, server.FaultPause,
 }
 
 // Fault is one timed change to the servers. Only the fields of its kind may be given.
@@ -267,13 +305,15 @@ type Fault struct {
 	// At is when it happens, since the start of the run; in [0, duration).
 	At time.Duration `yaml:"at"`
 	// Kind is failPoint, down, up, stepDown, capacity, networkDelay, requestLimiter,
-	// connLimiter or rebalance (a couchbase node: KV answers NotMyVbucket for For).
+	// connLimiter, rebalance (a couchbase node: KV answers NotMyVbucket for For), pause (the
+	// node's process stops for For: a GC or VM pause; see server.Server.Pause) or load (a
+	// client group's rate is multiplied by Factor for For: a surge or a dip of load).
 	Kind string `yaml:"kind"`
 	// Node is the node's name; required except for stepDown in a replica set (default: the
-	// current primary).
+	// current primary) and for load, which names no node.
 	Node string `yaml:"node,omitzero"`
 	// For undoes failPoint, down, capacity and networkDelay after it (0s = permanent); a
-	// rebalance lasts For (> 0).
+	// rebalance or a pause lasts For (> 0).
 	For time.Duration `yaml:"for"`
 
 	// Mode and Data are configureFailPoint's mode and data (failPoint).
@@ -287,6 +327,10 @@ type Fault struct {
 	Delay time.Duration `yaml:"delay,omitzero"`
 	// Successor is the member to elect (stepDown); default the first eligible secondary.
 	Successor string `yaml:"successor,omitzero"`
+	// Group and Factor are a load change (load): the rate of the open-loop group named Group
+	// (every open-loop group when empty) is multiplied by Factor for For.
+	Group  string  `yaml:"group,omitzero"`
+	Factor float64 `yaml:"factor,omitzero"`
 	// RequestLimiter and ConnLimiter are the parameters a requestLimiter or connLimiter fault
 	// sets, written inline with MongoDB's names; parameters not given keep the node's values.
 	RequestLimiter RequestLimiterChange `yaml:",inline"`
@@ -476,7 +520,7 @@ func (s *Scenario) EnsureDefaults() {
 	for i := range s.Faults {
 		f := &s.Faults[i]
 		if f.Name == "" {
-			f.Name = strings.TrimSpace(f.Kind + " " + f.Node)
+			f.Name = strings.TrimSpace(f.Kind + " " + f.Node + f.Group)
 		}
 		var n *Node
 		for j := range nodes {

@@ -321,11 +321,12 @@ func TestPoints(t *testing.T) {
 }
 
 // TestExpandRange: ranges of integers, numbers, durations and rates include both ends and
-// carry no summed rounding error.
+// carry no rounding error a reader would see (0.4 + 2·0.1 is written 0.6).
 func TestExpandRange(t *testing.T) {
 	cases := []struct{ text, want string }{
 		{"1:3:1", "1 2 3"},
-		{"0.1:0.3:0.1", "0.1 0.2 0.30000000000000004"},
+		{"0.1:0.3:0.1", "0.1 0.2 0.3"},
+		{"0.4:0.7:0.1", "0.4 0.5 0.6 0.7"},
 		{"1s:2s:250ms", "1s 1.25s 1.5s 1.75s 2s"},
 		{"1000/s:2000/s:500/s", "1000/s 1500/s 2000/s"},
 		{"5:5:1", "5"},

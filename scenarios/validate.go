@@ -92,7 +92,30 @@ func (s *Scenario) validate(d *decoder, trySweep bool) {
 	v.topology()
 	v.clients()
 	v.faults()
+	v.recovery()
 	v.sweep()
+}
+
+// recovery checks the recovery rule.
+func (v *validator) recovery() {
+	r := v.sc.Recovery
+	if r == nil {
+		return
+	}
+	if !(r.K > 0) || math.IsInf(r.K, 0) {
+		v.bad("recovery.k", formatFloat(r.K), "must be a finite number > 0")
+	}
+	if !(r.Floor >= 0 && r.Floor < 1) {
+		v.bad("recovery.floor", formatFloat(r.Floor), "must be in [0, 1)")
+	}
+	for _, f := range []struct {
+		name string
+		d    time.Duration
+	}{{"recovery.hold", r.Hold}, {"recovery.window", r.Window}} {
+		if f.d < 0 || f.d > v.sc.Duration {
+			v.bad(f.name, f.d.String(), "must be in [0s, duration "+v.sc.Duration.String()+"]")
+		}
+	}
 }
 
 // validName reports whether s is a name fit for stream names and paths: letters, digits and
@@ -466,6 +489,8 @@ var faultFields = []struct {
 	{"speed", "capacity", func(f *Fault) bool { return f.Speed != 0 }},
 	{"delay", "networkDelay", func(f *Fault) bool { return f.Delay != 0 }},
 	{"successor", "stepDown", func(f *Fault) bool { return f.Successor != "" }},
+	{"group", loadKind, func(f *Fault) bool { return f.Group != "" }},
+	{"factor", loadKind, func(f *Fault) bool { return f.Factor != 0 }},
 	{"ingressRequestRateLimiterEnabled", "requestLimiter", func(f *Fault) bool { return f.RequestLimiter.Enabled != nil }},
 	{"ingressRequestAdmissionRatePerSec", "requestLimiter", func(f *Fault) bool { return f.RequestLimiter.RatePerSec != nil }},
 	{"ingressRequestAdmissionBurstCapacitySecs", "requestLimiter", func(f *Fault) bool { return f.RequestLimiter.BurstCapacitySecs != nil }},
@@ -492,11 +517,11 @@ func fieldText(f *Fault, name string) string {
 }
 
 func faultKindNames() []string {
-	out := make([]string, len(faultKinds))
+	out := make([]string, len(faultKinds), len(faultKinds)+1)
 	for i, k := range faultKinds {
 		out[i] = k.String()
 	}
-	return out
+	return append(out, loadKind)
 }
 
 // parseFaultKind returns the server fault kind called name.
@@ -519,6 +544,10 @@ func (v *validator) faults() {
 		f := &s.Faults[i]
 		p := fmt.Sprintf("faults[%d]", i)
 		kind, known := parseFaultKind(f.Kind)
+		if f.Kind == loadKind {
+			known = true
+			v.load(f, p)
+		}
 		if !known {
 			v.bad(p+".kind", strconv.Quote(f.Kind), "must be one of "+strings.Join(faultKindNames(), ", "))
 		}
@@ -536,6 +565,10 @@ func (v *validator) faults() {
 		}
 		node := nodes[f.Node]
 		switch {
+		case f.Kind == loadKind:
+			if f.Node != "" {
+				v.bad(p+".node", f.Node, "a load fault changes a client group's rate, not a node: name the group")
+			}
 		case f.Node == "" && kind == server.FaultStepDown:
 		case f.Node == "":
 			if known {
@@ -573,6 +606,10 @@ func (v *validator) faults() {
 			if f.For <= 0 {
 				v.bad(p+".for", f.For.String(), "a rebalance lasts a while: must be > 0")
 			}
+		case server.FaultPause:
+			if f.For <= 0 {
+				v.bad(p+".for", f.For.String(), "a pause lasts a while: must be > 0")
+			}
 		case server.FaultStepDown:
 			switch {
 			case s.Topology.Kind != "replicaset" && s.Topology.Kind != "sharded":
@@ -603,6 +640,38 @@ func (v *validator) faults() {
 				}
 			}
 		}
+	}
+}
+
+// load checks a load fault: a factor, a duration, and open-loop groups whose profile can be
+// scaled over a window.
+func (v *validator) load(f *Fault, p string) {
+	s := v.sc
+	if !(f.Factor > 0) || math.IsInf(f.Factor, 0) {
+		v.bad(p+".factor", formatFloat(f.Factor), "must be a finite number > 0 (the rate's multiplier: 3 triples it)")
+	}
+	if f.For <= 0 {
+		v.bad(p+".for", f.For.String(), "a load change lasts a while: must be > 0")
+	}
+	var names []string
+	found := false
+	for i := range s.Clients {
+		g := &s.Clients[i]
+		names = append(names, g.Name)
+		if f.Group != "" && g.Name != f.Group {
+			continue
+		}
+		found = true
+		if g.Workload.Rate == nil {
+			v.bad(p+".group", g.Name, "a load fault scales an open-loop rate; this group is a closed loop (threads)")
+			continue
+		}
+		if g.Workload.Rate.Kind == "sine" {
+			v.bad(p+".group", g.Name, "a load fault cannot scale a sine rate (only constant, step, ramp, spike, piecewise and trace)")
+		}
+	}
+	if f.Group != "" && !found {
+		v.bad(p+".group", f.Group, "no such client group; groups: "+strings.Join(names, ", "))
 	}
 }
 

@@ -520,8 +520,10 @@ func expandRange(text string) ([]string, string) {
 		n := int(math.Floor((b-a)/c+1e-9)) + 1
 		out := make([]string, n)
 		for i := range n {
-			// Multiply rather than accumulate, so that the k-th value carries no summed error.
-			out[i] = rd.format(float64(a + float64(float64(i)*c)))
+			// Multiply rather than accumulate, so that the k-th value carries no summed error, and
+			// round to 12 significant digits, so that 0.4 + 2·0.1 reads 0.6, not 0.6000000000000001.
+			x, _ := strconv.ParseFloat(strconv.FormatFloat(float64(a+float64(float64(i)*c)), 'g', 12, 64), 64)
+			out[i] = rd.format(x)
 		}
 		return out, ""
 	}

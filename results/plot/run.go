@@ -72,8 +72,10 @@ func readRun(dir string) (*run, error) {
 		switch rec.Outcome {
 		case results.Recovered:
 			label += ": recovered in " + formatSecs(rec.Seconds)
-		case results.NotRecovered:
-			label += ": did not recover"
+		case results.Stuck:
+			label += ": stuck"
+		case results.Undecided:
+			label += ": undecided"
 		}
 		r.wins = append(r.wins, window{start: rec.Start.Seconds(), end: rec.End.Seconds(), label: label, fill: faultFill, edge: faultEdge})
 	}

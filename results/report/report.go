@@ -292,16 +292,7 @@ func runPage(h results.Header, s results.Summary) *view {
 		} else {
 			rr.Window = "at " + simTime(r.Start)
 		}
-		switch r.Outcome {
-		case results.Recovered:
-			rr.Result, rr.Recovered = "recovered after "+fixed(r.Seconds, 1)+" s", true
-		case results.NotRecovered:
-			rr.Result = "did not recover"
-		case results.NoBaseline:
-			rr.Result = "no pre-trigger baseline"
-		default:
-			rr.Result = string(r.Outcome)
-		}
+		rr.Result, rr.Recovered = r.Describe(), r.Outcome == results.Recovered
 		rv.Recoveries = append(rv.Recoveries, rr)
 	}
 	v.Run = rv

@@ -1,0 +1,462 @@
+package results
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"overloadsim/sim"
+)
+
+// RecoveryOutcome says how the run came out after a trigger. Each outcome is a result, not an
+// error.
+type RecoveryOutcome string
+
+// Recovery outcomes.
+const (
+	// Recovered: goodput came back within the band and held there for the hold time.
+	Recovered RecoveryOutcome = "recovered"
+	// Stuck: a sustained degraded state — goodput below the band for the whole stuck window at
+	// the end of the examined span, and not climbing back fast enough to reach the band within
+	// another window (a metastable failure, or a permanent loss of capacity).
+	Stuck RecoveryOutcome = "stuck"
+	// Undecided: the examined span ended too soon to tell; Recovery.MoreSeconds says how much
+	// longer to run.
+	Undecided RecoveryOutcome = "undecided"
+	// NoBaseline: no whole interval before the trigger to compare with.
+	NoBaseline RecoveryOutcome = "noBaseline"
+)
+
+// RecoveryRule is the rule that decides recovery after a trigger (see Recoveries). The zero
+// value means DefaultRecoveryRule; zero fields take their default.
+type RecoveryRule struct {
+	// K is the band's half-width in standard deviations of one interval's goodput.
+	K float64
+	// Floor is the band's smallest half-width, relative to the pre-trigger level.
+	Floor float64
+	// Hold is how long goodput must stay within the band to count as recovered (rounded up to
+	// whole intervals).
+	Hold time.Duration
+	// Window is how long goodput must stay below the band, at the end of the examined span, to
+	// count as stuck (rounded up to whole intervals).
+	Window time.Duration
+}
+
+// Defaults of RecoveryRule. K = 3 puts a healthy interval outside the band with probability
+// about 0.3 % (normal approximation), so a hold of 5 intervals is broken by noise alone in about
+// 1 % of recoveries; the 5 % floor keeps the band from vanishing when arrivals are fixed-rate
+// and the baseline has almost no spread.
+const (
+	DefaultRecoveryK     = 3
+	DefaultRecoveryFloor = 0.05
+	// DefaultHoldIntervals and DefaultWindowIntervals are the hold time and the stuck window in
+	// intervals, when the rule does not set them.
+	DefaultHoldIntervals   = 5
+	DefaultWindowIntervals = 10
+	// PreTriggerIntervals is how many whole intervals before a trigger define its pre-trigger
+	// goodput level (fewer when the trigger comes earlier).
+	PreTriggerIntervals = 10
+)
+
+// Thresholds that name what sustains a stuck state (StuckState.SustainedBy), each over the
+// stuck window.
+const (
+	// SustainRetries: attempts per operation at least this high — retries feed the overload.
+	SustainRetries = 1.5
+	// SustainWasted: at least this share of server capacity goes to rejections and to work
+	// whose client has already given up — a backlog of abandoned work.
+	SustainWasted = 0.25
+	// SustainRejections: limiters refuse at least this share of attempts.
+	SustainRejections = 0.5
+	// SustainEmptyTokens: the mean retry-token level of the clients with a retry bucket is
+	// below one token — retries are refused for want of tokens.
+	SustainEmptyTokens = 1.0
+)
+
+// withDefaults returns r with every zero field at its default, for intervals of length step.
+func (r RecoveryRule) withDefaults(step time.Duration) RecoveryRule {
+	if r.K == 0 {
+		r.K = DefaultRecoveryK
+	}
+	if r.Floor == 0 {
+		r.Floor = DefaultRecoveryFloor
+	}
+	if r.Hold == 0 {
+		r.Hold = DefaultHoldIntervals * step
+	}
+	if r.Window == 0 {
+		r.Window = DefaultWindowIntervals * step
+	}
+	return r
+}
+
+// intervals returns d in whole intervals of length step, rounded up, at least 1.
+func intervals(d, step time.Duration) int {
+	if step <= 0 {
+		return 1
+	}
+	return max(1, int((d+step-1)/step))
+}
+
+// StuckState describes a stuck run over the stuck window: its level and what sustains it. For
+// other outcomes every number is NaN and SustainedBy is empty.
+type StuckState struct {
+	GoodputShare  float64 `json:"goodputShare"`  // goodput ÷ the pre-trigger level
+	Amplification float64 `json:"amplification"` // attempts ÷ operations issued
+	Backlog       float64 `json:"backlog"`       // time-average worker-queue length, all servers
+	WastedShare   float64 `json:"wastedShare"`   // share of server capacity wasted
+	RejectShare   float64 `json:"rejectShare"`   // limiter rejections ÷ attempts
+	RetryTokens   float64 `json:"retryTokens"`   // mean retry-token level; NaN without buckets
+	// SustainedBy names the mechanisms the counters show holding the state: "retries",
+	// "abandonedWork", "rejections", "emptyRetryBuckets" (see the Sustain… thresholds).
+	SustainedBy []string `json:"sustainedBy,omitempty"`
+}
+
+// noStuck is the StuckState of a run that is not stuck.
+func noStuck() StuckState {
+	n := math.NaN()
+	return StuckState{GoodputShare: n, Amplification: n, Backlog: n, WastedShare: n, RejectShare: n, RetryTokens: n}
+}
+
+// Recovery is the outcome after one trigger.
+type Recovery struct {
+	Fault      string          `json:"fault"`
+	Start      sim.Time        `json:"start"`
+	End        sim.Time        `json:"end"`
+	PreGoodput float64         `json:"preGoodput"` // total goodput before the trigger, operations/s
+	Band       float64         `json:"band"`       // the band's half-width, operations/s
+	Outcome    RecoveryOutcome `json:"outcome"`
+	// Seconds from the end of the trigger to the start of the hold; NaN unless Recovered.
+	Seconds float64 `json:"seconds"`
+	// MoreSeconds is how much longer the run (or the gap before the next trigger) would have to
+	// be for the rule to decide; NaN unless Undecided, and NaN then too when the trigger lasts
+	// to the end of the run.
+	MoreSeconds float64    `json:"moreSeconds"`
+	Stuck       StuckState `json:"stuck"`
+}
+
+// intervalTotals is every group and server together over one whole interval.
+type intervalTotals struct {
+	start, end                 sim.Time
+	goodput                    float64 // successes/s
+	issued, attempts           uint64
+	tokensSum                  float64
+	tokensN                    int
+	queueArea, capArea, wasted float64 // job·s, worker·s, worker·s
+	rejections                 uint64
+}
+
+// totals returns the whole intervals of s (the last, partial interval is left out), all groups
+// and servers summed, in time order.
+func totals(s *Series) []intervalTotals {
+	var out []intervalTotals
+	index := map[sim.Time]int{}
+	at := func(start, end sim.Time) *intervalTotals {
+		if end.Sub(start) != s.Interval {
+			return nil
+		}
+		i, ok := index[end]
+		if !ok {
+			i = len(out)
+			index[end] = i
+			out = append(out, intervalTotals{start: start, end: end})
+		}
+		return &out[i]
+	}
+	var succeeded []uint64
+	for i := range s.Groups {
+		g := &s.Groups[i]
+		t := at(g.Start, g.End)
+		if t == nil {
+			continue
+		}
+		for len(succeeded) < len(out) {
+			succeeded = append(succeeded, 0)
+		}
+		succeeded[index[g.End]] += g.Succeeded
+		t.issued += g.Issued
+		t.attempts += g.Attempts
+		t.tokensSum += g.TokensSum
+		t.tokensN += g.TokensN
+	}
+	for i := range s.Servers {
+		v := &s.Servers[i]
+		t := at(v.Start, v.End)
+		if t == nil {
+			continue
+		}
+		t.queueArea += v.QueueArea
+		t.capArea += v.CapacityArea
+		t.wasted += v.WastedBusy.Seconds()
+		t.rejections += v.RejectedAdmissions + v.QueueOverflows + v.ConnRejected
+	}
+	for i := range out {
+		var n uint64
+		if i < len(succeeded) {
+			n = succeeded[i]
+		}
+		out[i].goodput = rate(n, s.Interval.Seconds())
+	}
+	return out
+}
+
+// Recoveries decides, for each trigger in s.Faults, whether total goodput recovered, stuck, or
+// whether the run was too short to tell, by s.Recovery (defaults where unset):
+//
+//   - Baseline. The pre-trigger level μ is the mean total goodput of the last
+//     PreTriggerIntervals whole intervals that end at or before the trigger starts (NoBaseline
+//     if there is none). A trigger that comes while goodput is still depressed by an earlier one
+//     takes that depressed level.
+//   - Band. One interval's goodput has standard deviation σ = max(s_B, √(μ/Δt)): s_B is the
+//     sample standard deviation of the baseline intervals, √(μ/Δt) that of a Poisson count of
+//     rate μ over an interval of Δt seconds (a floor, so a short or fixed-rate baseline does not
+//     give a band narrower than arrival noise). The band is μ ± max(K·σ, Floor·μ), two-sided:
+//     goodput well above μ (a backlog draining) has not settled either.
+//   - Examined span: the whole intervals that end after the trigger ends and no later than the
+//     next trigger starts (one that starts at or after this one's end, and after its start), or
+//     the end of the series.
+//   - Recovered: the first interval from which Hold worth of consecutive intervals lie in the
+//     band; the recovery time runs from the trigger's end to that interval's start (0 if the
+//     interval containing the end already starts the hold).
+//   - Stuck: otherwise, when the last Window worth of intervals of the span all lie below the
+//     band and a least-squares line through them would not reach the band within another
+//     Window (a slow but steady recovery is not a stuck state). The StuckState gives the level
+//     over that window and what sustains it.
+//   - Undecided: otherwise. MoreSeconds estimates the extra span the rule needs: the rest of a
+//     hold that has begun, the rest of a stuck window that has begun, or the time the trend
+//     needs to reach the band plus a hold; a whole Window when the span ends in mixed intervals.
+func Recoveries(s *Series) []Recovery {
+	pts := totals(s)
+	step := s.Interval
+	rule := s.Recovery.withDefaults(step)
+	hold, window := intervals(rule.Hold, step), intervals(rule.Window, step)
+	dt := step.Seconds()
+	var out []Recovery
+	for i, f := range s.Faults {
+		rec := Recovery{Fault: f.Name, Start: f.Start, End: f.End, PreGoodput: math.NaN(), Band: math.NaN(),
+			Seconds: math.NaN(), MoreSeconds: math.NaN(), Stuck: noStuck()}
+		next := sim.Never
+		for j, o := range s.Faults {
+			if j != i && o.Start >= f.End && o.Start > f.Start && o.Start < next {
+				next = o.Start
+			}
+		}
+		var pre []float64
+		var span []intervalTotals
+		for _, p := range pts {
+			if p.end <= f.Start {
+				pre = append(pre, p.goodput)
+			}
+			if p.end > f.End && p.end <= next {
+				span = append(span, p)
+			}
+		}
+		if len(pre) == 0 {
+			rec.Outcome = NoBaseline
+			out = append(out, rec)
+			continue
+		}
+		pre = pre[max(0, len(pre)-PreTriggerIntervals):]
+		level, sd := meanSD(pre)
+		sigma := math.Max(sd, math.Sqrt(level/dt))
+		band := math.Max(rule.K*sigma, rule.Floor*level)
+		rec.PreGoodput, rec.Band = level, band
+		lo, hi := level-band, level+band
+		inBand := func(p intervalTotals) bool { return p.goodput >= lo && p.goodput <= hi }
+
+		// Recovered: the first run of `hold` consecutive intervals in the band.
+		run := 0
+		for i, p := range span {
+			if !inBand(p) {
+				run = 0
+				continue
+			}
+			if run++; run == hold {
+				rec.Outcome = Recovered
+				rec.Seconds = max(0, span[i-hold+1].start.Sub(f.End)).Seconds()
+				break
+			}
+		}
+		if rec.Outcome == Recovered {
+			out = append(out, rec)
+			continue
+		}
+		rec.Outcome = Undecided
+		if f.End >= s.horizon() {
+			out = append(out, rec) // a trigger to the end of the run leaves nothing to examine
+			continue
+		}
+		// The trailing run of intervals on one side of the band decides the rest.
+		tail, side := 0, 0
+		for i := len(span) - 1; i >= 0; i-- {
+			si := sideOf(span[i].goodput, lo, hi)
+			if tail > 0 && si != side {
+				break
+			}
+			tail, side = tail+1, si
+		}
+		switch {
+		case len(span) == 0:
+			rec.MoreSeconds = float64(hold) * dt
+		case side == 0: // a hold has begun
+			rec.MoreSeconds = float64(hold-tail) * dt
+		case side < 0 && tail < window: // a stuck window has begun
+			rec.MoreSeconds = float64(window-tail) * dt
+		case side < 0:
+			last := span[len(span)-window:]
+			slope, end := trend(last, dt)
+			reach := math.Inf(1)
+			if slope > 0 {
+				reach = (lo - end) / slope
+			}
+			if reach > float64(window)*dt {
+				rec.Outcome = Stuck
+				rec.Stuck = stuckState(last, level)
+				break
+			}
+			rec.MoreSeconds = math.Ceil(reach/dt)*dt + float64(hold)*dt
+		default: // above the band: a backlog still draining
+			rec.MoreSeconds = float64(window) * dt
+		}
+		out = append(out, rec)
+	}
+	return out
+}
+
+// horizon returns the end of the series' last interval.
+func (s *Series) horizon() sim.Time {
+	var h sim.Time
+	if n := len(s.Groups); n > 0 {
+		h = s.Groups[n-1].End
+	}
+	if n := len(s.Servers); n > 0 {
+		h = max(h, s.Servers[n-1].End)
+	}
+	return h
+}
+
+// sideOf returns −1 below the band [lo, hi], 0 within it, +1 above.
+func sideOf(x, lo, hi float64) int {
+	switch {
+	case x < lo:
+		return -1
+	case x > hi:
+		return 1
+	}
+	return 0
+}
+
+// meanSD returns the mean and the sample standard deviation (0 for fewer than two values).
+func meanSD(xs []float64) (mean, sd float64) {
+	for _, x := range xs {
+		mean += x
+	}
+	mean /= float64(len(xs))
+	if len(xs) < 2 {
+		return mean, 0
+	}
+	var ss float64
+	for _, x := range xs {
+		ss += float64((x - mean) * (x - mean)) // explicit rounding: no fused multiply-add
+	}
+	return mean, math.Sqrt(ss / float64(len(xs)-1))
+}
+
+// trend fits goodput = a + slope·t by least squares over pts (t in seconds, one interval apart)
+// and returns the slope (operations/s per second) and the fitted value at the last interval.
+func trend(pts []intervalTotals, dt float64) (slope, end float64) {
+	n := float64(len(pts))
+	var st, sy, stt, sty float64
+	for i, p := range pts {
+		t := float64(i) * dt
+		st += t
+		sy += p.goodput
+		stt += float64(t * t) // explicit rounding: no fused multiply-add on any platform
+		sty += float64(t * p.goodput)
+	}
+	den := float64(n*stt) - float64(st*st)
+	if den == 0 {
+		return 0, sy / n
+	}
+	slope = (float64(n*sty) - float64(st*sy)) / den
+	a := (sy - float64(slope*st)) / n
+	return slope, a + float64(slope*float64(len(pts)-1)*dt)
+}
+
+// stuckState measures the stuck window pts against the pre-trigger level.
+func stuckState(pts []intervalTotals, level float64) StuckState {
+	var good, queue, capArea, wasted, tokens float64
+	var issued, attempts, rejections uint64
+	tokensN := 0
+	for _, p := range pts {
+		good += p.goodput
+		queue += p.queueArea
+		capArea += p.capArea
+		wasted += p.wasted
+		issued += p.issued
+		attempts += p.attempts
+		rejections += p.rejections
+		tokens += p.tokensSum
+		tokensN += p.tokensN
+	}
+	n := float64(len(pts))
+	secs := n * pts[0].end.Sub(pts[0].start).Seconds()
+	st := StuckState{
+		GoodputShare:  good / n / level,
+		Amplification: ratio(attempts, issued),
+		Backlog:       fratio(queue, secs),
+		WastedShare:   fratio(wasted, capArea),
+		RejectShare:   ratio(rejections, attempts),
+		RetryTokens:   math.NaN(),
+	}
+	if tokensN > 0 {
+		st.RetryTokens = tokens / float64(tokensN)
+	}
+	if st.Amplification >= SustainRetries {
+		st.SustainedBy = append(st.SustainedBy, "retries")
+	}
+	if st.WastedShare >= SustainWasted {
+		st.SustainedBy = append(st.SustainedBy, "abandonedWork")
+	}
+	if st.RejectShare >= SustainRejections {
+		st.SustainedBy = append(st.SustainedBy, "rejections")
+	}
+	if tokensN > 0 && st.RetryTokens < SustainEmptyTokens {
+		st.SustainedBy = append(st.SustainedBy, "emptyRetryBuckets")
+	}
+	return st
+}
+
+// Describe says in words how the run came out after the trigger, for summaries and reports.
+func (r *Recovery) Describe() string {
+	switch r.Outcome {
+	case Recovered:
+		return fmt.Sprintf("recovered %s after it ended (band %.1f ± %.1f/s)", secondsText(r.Seconds), r.PreGoodput, r.Band)
+	case Stuck:
+		st := &r.Stuck
+		text := fmt.Sprintf("stuck at %.2g %% of pre-trigger goodput, amplification %.2f, backlog %.0f", 100*st.GoodputShare, st.Amplification, st.Backlog)
+		if len(st.SustainedBy) > 0 {
+			text += "; sustained by"
+			for i, s := range st.SustainedBy {
+				if i > 0 {
+					text += ","
+				}
+				text += " " + sustainWords[s]
+			}
+		}
+		return text
+	case Undecided:
+		if math.IsNaN(r.MoreSeconds) {
+			return "undecided: the trigger lasts to the end of the run"
+		}
+		return fmt.Sprintf("undecided: run at least %s longer to tell", secondsText(r.MoreSeconds))
+	}
+	return "no pre-trigger baseline to compare with"
+}
+
+var sustainWords = map[string]string{
+	"retries": "retries", "abandonedWork": "abandoned work", "rejections": "limiter rejections",
+	"emptyRetryBuckets": "empty retry buckets",
+}
+
+func secondsText(s float64) string { return formatFloat(s) + " s" }

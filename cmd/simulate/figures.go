@@ -8,23 +8,33 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"overloadsim/results"
 	"overloadsim/results/plot"
 	"overloadsim/results/report"
 )
 
 // isSweepDir reports whether dir holds a sweep (sweep.json) rather than a run.
 func isSweepDir(dir string) bool {
-	_, err := os.Stat(filepath.Join(dir, "sweep.json"))
+	_, err := os.Stat(filepath.Join(dir, results.SweepFile))
 	return err == nil
 }
 
-// writeFigures draws the figures of the run or sweep in dir next to its files.
+// isMapDir reports whether dir holds a metastability map (map.json).
+func isMapDir(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, results.MapFile))
+	return err == nil
+}
+
+// writeFigures draws the figures of the run, sweep or map in dir next to its files.
 func writeFigures(dir string, stderr io.Writer) error {
 	var names []string
 	var err error
-	if isSweepDir(dir) {
+	switch {
+	case isMapDir(dir):
+		names, err = plot.WriteMapFigures(dir)
+	case isSweepDir(dir):
 		names, err = plot.WriteSweepFigures(dir)
-	} else {
+	default:
 		names, err = plot.WriteRunFigures(dir)
 	}
 	if err != nil {
@@ -45,11 +55,12 @@ func resultDirArg(args []string) (string, error) {
 }
 
 var plotCommand = command{
-	summary: "draw the figures of a run or sweep (SVG and PNG) next to its files",
+	summary: "draw the figures of a run, sweep or map (SVG and PNG) next to its files",
 	usage: `Usage: simulate plot RESULT_DIR
 
 For a run: timeseries, amplification, latency and servers. For a sweep: sweep-goodput (with the
-95 % band, the ideal line and the knee), sweep-amplification and sweep-p99.
+95 % band, the ideal line and the knee), sweep-amplification and sweep-p99. For a map: the heat
+map of P(stuck) with the 50 % boundary and the median recovery times.
 
 Examples:
   simulate run spike --out out/spike && simulate plot out/spike`,
@@ -65,7 +76,7 @@ Examples:
 }
 
 var reportCommand = command{
-	summary: "write a self-contained report.html of a run or sweep",
+	summary: "write a self-contained report.html of a run, sweep or map",
 	usage: `Usage: simulate report RESULT_DIR
 
 Writes RESULT_DIR/report.html: the scenario's description and claim, the run header, the
@@ -81,7 +92,10 @@ Examples:
 				return err
 			}
 			first := "timeseries.svg"
-			if isSweepDir(dir) {
+			switch {
+			case isMapDir(dir):
+				first = "map.svg"
+			case isSweepDir(dir):
 				first = "sweep-goodput.svg"
 			}
 			if _, err := os.Stat(filepath.Join(dir, first)); err != nil {

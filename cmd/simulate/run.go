@@ -45,6 +45,7 @@ func init() {
 	commands = map[string]command{
 		"check":    checkCommand,
 		"list":     listCommand,
+		"map":      mapCommand,
 		"mmc":      mmcCommand,
 		"plot":     plotCommand,
 		"report":   reportCommand,

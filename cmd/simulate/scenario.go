@@ -206,7 +206,7 @@ Examples:
 					return usageErrorf("--vary %q: want path=from:to:step or path=a,b,c", v)
 				}
 				if err := sc.Vary(strings.TrimSpace(path), strings.TrimSpace(spec)); err != nil {
-					return fmt.Errorf("--vary %s: %w", v, err)
+					return err // its message starts with the --vary it came from
 				}
 			}
 			if fs.Changed("replications") {

@@ -1,6 +1,7 @@
-// Package plot draws the figures of a run or a sweep from its result files: SVG for tests and
-// reports, PNG (1200 × 800 px) for people. It is the only package of the module that imports
-// gonum.org/v1/plot (internal/lint enforces it); it reads only files, through package results.
+// Package plot draws the figures of a run, a sweep or a metastability map from its result
+// files: SVG for tests and reports, PNG (1200 × 800 px) for people. It is the only package of
+// the module that imports gonum.org/v1/plot (internal/lint enforces it); it reads only files,
+// through package results.
 //
 // # Run figures
 //
@@ -46,6 +47,23 @@
 // than parsed from the scenario because the ceiling is not always a limiter's rate (a sweep may
 // vary the limiter, or the workers may saturate first); where the limiter is the ceiling, the
 // plateau sits at its rate, a little above when the token bucket's burst counts in.
+//
+// # Map figure
+//
+// WriteMapFigures reads a metastability map's folder (map.json, results.WriteMapDir) and writes
+// map.svg and map.png (MapSVG gives the SVG without writing). Each cell of the grid is drawn
+// as an equal square, x the map's second axis and y its first, their values in numeric order
+// (upwards) and every value a tick label, so that uneven steps do not squeeze cells. A cell is
+// coloured by P(stuck) on a fixed 0–1 scale (ColorBrewer's YlOrRd, interpolated; its lightness
+// falls monotonically, so it reads in greyscale), with a colour bar; a cell not run is grey and
+// hatched. The number in a cell is the median recovery time, in seconds, of the replications
+// that recovered (none where none did), and "?" marks a cell where some replications were
+// undecided. Numbers are written in rather than recovery-time contours: the grids are coarse,
+// a contour over them is mostly interpolation, and a planner reads a number off a cell. The
+// bold line is the 50 % boundary of results.MapBoundary along the second axis (the first when
+// the second is not numeric): a bar across each line of cells where P(stuck) crosses ½, the
+// bars of neighbouring lines joined when the lines are numbers. A third axis gives one panel
+// per value, side by side, on the same colour scale.
 //
 // # Files
 //

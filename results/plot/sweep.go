@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
@@ -35,14 +34,14 @@ func WriteSweepFigures(dir string) ([]string, error) {
 	return writeFigures(dir, figs)
 }
 
-// axisKind is how a swept parameter's values read as numbers.
-type axisKind int
+// axisKind is how a swept parameter's values read as numbers (results.ValueKind).
+type axisKind = results.ValueKind
 
 const (
-	axisCategory axisKind = iota // not numbers: one position per value
-	axisNumber
-	axisRate     // "1000/s"
-	axisDuration // "250ms"
+	axisCategory = results.ValueText // not numbers: one position per value
+	axisNumber   = results.ValueNumber
+	axisRate     = results.ValueRate     // "1000/s"
+	axisDuration = results.ValueDuration // "250ms"
 )
 
 // xAxis maps a swept parameter's values to positions on the x axis.
@@ -55,22 +54,8 @@ type xAxis struct {
 	ticks  plot.Ticker // nil for nice linear ticks
 }
 
-// parseValue reads a parameter value as a number of its kind: a rate "N/s" in operations per
-// second, a Go duration in seconds, a plain number.
-func parseValue(s string) (float64, axisKind, bool) {
-	if v, err := strconv.ParseFloat(s, 64); err == nil {
-		return v, axisNumber, true
-	}
-	if n, ok := strings.CutSuffix(s, "/s"); ok {
-		if v, err := strconv.ParseFloat(n, 64); err == nil {
-			return v, axisRate, true
-		}
-	}
-	if d, err := time.ParseDuration(s); err == nil {
-		return d.Seconds(), axisDuration, true
-	}
-	return 0, axisCategory, false
-}
+// parseValue reads a parameter value as a number of its kind (results.ParseValue).
+func parseValue(s string) (float64, axisKind, bool) { return results.ParseValue(s) }
 
 // newXAxis reads the values of the parameter path. All values of one numeric kind make a
 // numeric axis (durations in the unit that suits the largest); anything else is one position
@@ -106,12 +91,7 @@ func newXAxis(path string, values []string) *xAxis {
 	case axisRate:
 		a.label = path + " (operations/s)"
 	case axisDuration:
-		unit, k := "s", 1.0
-		if hi := slices.Max(nums); hi < 1e-3 {
-			unit, k = "µs", 1e6
-		} else if hi < 1 {
-			unit, k = "ms", 1e3
-		}
+		unit, k := results.ValueUnit(axisDuration, nums)
 		for i := range nums {
 			nums[i] *= k
 		}

@@ -97,9 +97,10 @@ const tinySVG = `<?xml version="1.0" encoding="UTF-8"?>
 `
 
 // browserFolders builds the folders the browser tests render: a run of the library's spike
-// scenario cut to 5 s with one hand-written figure (timeseries.svg), and the fixed sweep folder
-// of testdata. It returns the paths of their reports.
-func browserFolders(t *testing.T) (run, sweep string) {
+// scenario cut to 5 s with one hand-written figure (timeseries.svg), the fixed sweep folder of
+// testdata, and its map folder without its hand-written figure, so that the page embeds the
+// map figure results/plot draws. It returns the paths of their reports.
+func browserFolders(t *testing.T) (run, sweep, phaseMap string) {
 	t.Helper()
 	sc, err := scenarios.Lookup("spike")
 	if err != nil {
@@ -125,7 +126,14 @@ func browserFolders(t *testing.T) (run, sweep string) {
 	if sweep, err = Write(copyFolder(t, "sweep")); err != nil {
 		t.Fatal(err)
 	}
-	return run, sweep
+	mapDir := copyFolder(t, "map")
+	if err := os.Remove(filepath.Join(mapDir, "map.svg")); err != nil {
+		t.Fatal(err)
+	}
+	if phaseMap, err = Write(mapDir); err != nil {
+		t.Fatal(err)
+	}
+	return run, sweep, phaseMap
 }
 
 func fileURL(path string) string {
@@ -141,7 +149,7 @@ func fileURL(path string) string {
 // requests nothing but the page itself.
 func TestChromium(t *testing.T) {
 	needChromium(t)
-	run, sweep := browserFolders(t)
+	run, sweep, phaseMap := browserFolders(t)
 
 	t.Run("dom", func(t *testing.T) {
 		t.Parallel()
@@ -161,6 +169,10 @@ func TestChromium(t *testing.T) {
 			{"capacity-drop sweep, one figure", sweep, []string{
 				`<table id="sweep">`, `<code>clients[0].appRetry.attempts</code>`, " ± ",
 				`<figure id="figure-1">`, "<footer>",
+			}, 1},
+			{"capacity-drop map, its drawn figure", phaseMap, []string{
+				`<p class="map-summary">`, `<table id="cells">`, `<tr class="notrun">`,
+				`<figure id="figure-1">`, "P(stuck) = ½, interpolated", "<footer>",
 			}, 1},
 		} {
 			out, stderr := runChromium(t, "--enable-logging=stderr", "--v=0", "--dump-dom", fileURL(c.report))
@@ -218,7 +230,7 @@ func TestChromium(t *testing.T) {
 
 	t.Run("devtools", func(t *testing.T) {
 		t.Parallel()
-		for _, report := range []string{run, sweep} {
+		for _, report := range []string{run, sweep, phaseMap} {
 			got := loadInDevTools(t, fileURL(report))
 			for _, p := range got.problems {
 				t.Errorf("%s: %s", filepath.Base(filepath.Dir(report)), p)

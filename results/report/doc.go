@@ -1,5 +1,6 @@
-// Package report renders a result folder (a run's or a sweep's, see package results) as one
-// self-contained HTML page, report.html, next to the result files: `simulate report RESULT_DIR`.
+// Package report renders a result folder (a run's, a sweep's or a metastability map's, see
+// package results) as one self-contained HTML page, report.html, next to the result files:
+// `simulate report RESULT_DIR`.
 //
 // # Contents
 //
@@ -17,10 +18,21 @@
 //   - For a sweep (sweep.json), the table of points: a column per swept parameter, the number
 //     of replications, and mean ± 95 % confidence half-width of offered load, goodput,
 //     amplification, success p99 latency and failure rate over all groups.
+//   - For a metastability map (map.json), the outcome: results.MapSummary's paragraph (where
+//     P(stuck) crosses 1/2, which lines never or always stick, undecided replications), what
+//     the outcomes mean, and each axis with its values. The header facts are the trigger, the
+//     axes, the cells (and how many ran), the replications per cell, the base seed and the
+//     horizon.
 //   - The figures results/plot draws, each inline with a numbered caption, in this order and
 //     only those that exist: timeseries.svg, amplification.svg, latency.svg, servers.svg (a
-//     run), sweep-goodput.svg, sweep-amplification.svg, sweep-p99.svg (a sweep). Without any,
-//     the report says so and names the files it looked for.
+//     run), sweep-goodput.svg, sweep-amplification.svg, sweep-p99.svg (a sweep), map.svg (a
+//     map). Without any, the report says so and names the files it looked for. A map's figure
+//     is drawn when the folder lacks it: by Write into the folder (map.svg and map.png), by
+//     Render in memory.
+//   - For a map, the table of cells: a column per axis, the replications, how many recovered,
+//     stuck and were undecided (and had no baseline, if any had none), P(stuck) with its 95 %
+//     Wilson interval, and the median recovery time of those that recovered; a cell not run
+//     says so.
 //   - The scenario in canonical form, in a <pre> block (scrollable, long lines wrapped with a
 //     hanging indent), with the command that replays it, and the derived random streams
 //     (collapsed).

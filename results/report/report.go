@@ -24,28 +24,29 @@ import (
 // File is the name of the report Write writes into a result folder.
 const File = "report.html"
 
-// ErrNoResult means a folder holds neither a finished run (summary.json) nor a sweep
-// (sweep.json).
-var ErrNoResult = errors.New("report: no finished run or sweep")
+// ErrNoResult means a folder holds neither a finished run (summary.json), nor a sweep
+// (sweep.json), nor a metastability map (map.json).
+var ErrNoResult = errors.New("report: no finished run, sweep or map")
 
 // figureSpec is a figure the report includes when its file exists in the folder.
 type figureSpec struct {
 	file    string
 	caption string
-	sweep   bool // drawn for a sweep, not a run
+	kind    string // the kind of folder it is drawn for: "run", "sweep" or "map"
 }
 
-// figureSpecs are the figures results/plot draws (plot.RunFigures, plot.SweepFigures), in the
-// order the report shows them. Any that exists is shown, whatever the folder's kind; the kind
+// figureSpecs are the figures results/plot draws (plot.RunFigures, plot.SweepFigures,
+// plot.MapFigure), in the order the report shows them. Any that exists is shown, whatever the folder's kind; the kind
 // only decides which names the report lists when there is none.
 var figureSpecs = []figureSpec{
-	{"timeseries.svg", "Offered load, attempts, goodput, rejections and failures over virtual time.", false},
-	{"amplification.svg", "Retry amplification (attempts ÷ operations issued; 1 means no retries) and the retry-token level over time.", false},
-	{"latency.svg", "Operation latency over time, from issue to final result with retries and backoff included: successful and failed operations.", false},
-	{"servers.svg", "Servers over time: utilisation, queue, request-limiter tokens and connections.", false},
-	{"sweep-goodput.svg", "Goodput against the swept parameter: mean over replications with its 95 % confidence interval.", true},
-	{"sweep-amplification.svg", "Retry amplification against the swept parameter: mean over replications with its 95 % confidence interval.", true},
-	{"sweep-p99.svg", "p99 latency of successful operations against the swept parameter: mean over replications with its 95 % confidence interval.", true},
+	{"timeseries.svg", "Offered load, attempts, goodput, rejections and failures over virtual time.", "run"},
+	{"amplification.svg", "Retry amplification (attempts ÷ operations issued; 1 means no retries) and the retry-token level over time.", "run"},
+	{"latency.svg", "Operation latency over time, from issue to final result with retries and backoff included: successful and failed operations.", "run"},
+	{"servers.svg", "Servers over time: utilisation, queue, request-limiter tokens and connections.", "run"},
+	{"sweep-goodput.svg", "Goodput against the swept parameter: mean over replications with its 95 % confidence interval.", "sweep"},
+	{"sweep-amplification.svg", "Retry amplification against the swept parameter: mean over replications with its 95 % confidence interval.", "sweep"},
+	{"sweep-p99.svg", "p99 latency of successful operations against the swept parameter: mean over replications with its 95 % confidence interval.", "sweep"},
+	mapFigureSpec,
 }
 
 //go:embed report.html.tmpl
@@ -56,8 +57,14 @@ var page = template.Must(template.New(File).Parse(templateText))
 // Write renders the report of the result folder dir (see Render) into dir/report.html and
 // returns that path. The file is written under a temporary name (".report.html.tmp") and renamed
 // when complete, so a report.html is never partial; on error the previous one, if any, is left
-// as it was.
+// as it was. A map folder without map.svg gets its figure drawn first (map.svg and map.png,
+// plot.WriteMapFigures), as `simulate report` draws a run's or a sweep's.
 func Write(dir string) (path string, err error) {
+	if isMapDir(dir) {
+		if err := drawMapFigure(dir); err != nil {
+			return "", err
+		}
+	}
 	var b bytes.Buffer
 	if err := Render(&b, dir); err != nil {
 		return "", err
@@ -69,8 +76,10 @@ func Write(dir string) (path string, err error) {
 	return path, nil
 }
 
-// Render writes the report of the result folder dir to w: a sweep when dir holds sweep.json,
-// otherwise a run (run.json and summary.json). The bytes depend only on the folder's files.
+// Render writes the report of the result folder dir to w: a metastability map when dir holds
+// map.json, a sweep when it holds sweep.json, otherwise a run (run.json and summary.json). The
+// bytes depend only on the folder's files. A map folder without its figure (map.svg) gets it
+// drawn in memory; Render writes nothing into dir.
 func Render(w io.Writer, dir string) error {
 	v, err := load(dir)
 	if err != nil {
@@ -95,6 +104,7 @@ type view struct {
 	Replay      string
 	Run         *runView
 	Sweep       *sweepView
+	Map         *mapView
 	Figures     []figure
 	FigureFiles []string // the names looked for, when none was found
 }
@@ -161,6 +171,9 @@ type figure struct {
 }
 
 func load(dir string) (*view, error) {
+	if isMapDir(dir) {
+		return loadMap(dir)
+	}
 	var v *view
 	if _, err := os.Stat(filepath.Join(dir, results.SweepFile)); err == nil {
 		hdr, points, err := results.ReadSweep(dir)
@@ -170,7 +183,7 @@ func load(dir string) (*view, error) {
 		v = sweepPage(hdr, points)
 	} else {
 		if _, err := os.Stat(filepath.Join(dir, results.SummaryFile)); err != nil {
-			return nil, fmt.Errorf("%w in %s: want %s or %s", ErrNoResult, dir, results.SummaryFile, results.SweepFile)
+			return nil, fmt.Errorf("%w in %s: want %s, %s or %s", ErrNoResult, dir, results.SummaryFile, results.SweepFile, results.MapFile)
 		}
 		hdr, err := results.ReadHeader(dir)
 		if err != nil {
@@ -189,7 +202,7 @@ func load(dir string) (*view, error) {
 	v.Figures = figs
 	if len(figs) == 0 {
 		for _, f := range figureSpecs {
-			if f.sweep == (v.Kind == "sweep") {
+			if f.kind == v.Kind {
 				v.FigureFiles = append(v.FigureFiles, f.file)
 			}
 		}

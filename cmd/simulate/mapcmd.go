@@ -1,0 +1,280 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"overloadsim/results"
+	"overloadsim/scenarios"
+)
+
+// eventsPerCPUSecond is what one core handles of the model, end to end (the reference model's
+// benchmark, rounded down), for estimates of how long work would take before refusing it.
+const eventsPerCPUSecond = 2e6
+
+// defaultMaxRuns is how many runs map and tip start without --max-runs.
+const defaultMaxRuns = 20_000
+
+var mapCommand = command{
+	summary: "map where an overload sticks: P(stuck) over a grid of two or three parameters",
+	usage: `Usage: simulate map [SCENARIO|FILE] --vary PATH=VALUES --vary PATH=VALUES [--vary PATH=VALUES] [options]
+
+Runs the scenario at every cell of a grid of two or three numeric parameters, --replications
+times each, and decides after the trigger (--trigger, default the scenario's first) whether each
+run recovered, stuck or was undecided (see 'go doc overloadsim/results' # Recovery). Writes
+map.csv and map.json (P(stuck) with its 95 % Wilson interval and the median recovery time per
+cell) and prints where the outcome flips. The first --vary is the map's y axis, the second its
+x axis, a third makes small multiples; the results are the same for any number of workers.
+
+Examples:
+  simulate map cpu-cut-storm --vary 'faults[0].speed=0.3:0.7:0.1' --vary 'faults[0].for=2s:12s:2s' --replications 5 --plot
+  simulate map spike-collapse --vary 'faults[0].factor=1.5:3:0.5' --vary 'faults[0].for=5s:20s:5s' \
+      --vary 'clients[0].workload.rate=1000/s,1500/s'`,
+	flags: func(fs *pflag.FlagSet) func([]string, io.Writer, io.Writer) error {
+		seed := fs.Uint64("seed", 0, "base random seed (default: the scenario's)")
+		sets := fs.StringArray("set", nil, "override a scenario field: path=value (repeatable)")
+		vary := fs.StringArray("vary", nil, "an axis: path=from:to:step or path=a,b,c (2 or 3 of them, numeric values)")
+		trigger := fs.String("trigger", "", "the trigger whose outcome is mapped (default: the scenario's first)")
+		reps := fs.Int("replications", 5, "runs per cell")
+		workers := fs.Int("workers", runtime.GOMAXPROCS(0), "runs at once")
+		maxRuns := fs.Int("max-runs", defaultMaxRuns, "refuse a map of more runs than this")
+		out := fs.String("out", "", "output folder (default: out/<scenario>-map)")
+		plotToo := fs.Bool("plot", false, "also draw the heat map next to the results")
+		return func(args []string, stdout, stderr io.Writer) error {
+			ref, err := scenarioArg(args)
+			if err != nil {
+				return err
+			}
+			if n := len(*vary); n < 2 || n > 3 {
+				return usageErrorf("--vary: %d axes: a map has 2 or 3", n)
+			}
+			if *reps < 1 {
+				return usageErrorf("--replications %d: must be ≥ 1", *reps)
+			}
+			if *workers < 1 {
+				return usageErrorf("--workers %d: must be ≥ 1", *workers)
+			}
+			sc, err := loadScenario(ref, *sets)
+			if err != nil {
+				return err
+			}
+			axes, err := mapAxes(sc, *vary)
+			if err != nil {
+				return err
+			}
+			name, err := triggerName(sc, *trigger)
+			if err != nil {
+				return err
+			}
+			cells := 1
+			for _, a := range axes {
+				cells *= len(a.Values)
+			}
+			if err := refuseRuns(sc, cells, *reps, *workers, *maxRuns); err != nil {
+				return err
+			}
+			base := sc.Seed
+			if fs.Changed("seed") {
+				base = *seed
+			}
+			dir := *out
+			if dir == "" {
+				dir = filepath.Join("out", sc.Name+"-map")
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			m, err := runMap(ctx, sc, axes, name, base, *reps, *workers, stderr)
+			if err != nil {
+				return err
+			}
+			if err := results.WriteMapDir(dir, m); err != nil {
+				return err
+			}
+			fmt.Fprintf(stderr, "wrote %s\n", dir)
+			if *plotToo {
+				if err := writeFigures(dir, stderr); err != nil {
+					return err
+				}
+			}
+			printMap(stdout, m)
+			if m.Partial {
+				return errors.New("interrupted: the map is partial (cells with 0 replications were not run)")
+			}
+			return nil
+		}
+	},
+}
+
+// mapAxes checks and expands the --vary axes: each path a scenario field, each value set
+// numeric and of one kind, every value valid. The scenario's own sweep block is dropped: the map's
+// axes replace it.
+func mapAxes(sc *scenarios.Scenario, vary []string) ([]results.MapAxis, error) {
+	if len(sc.Sweep.Parameters) > 0 {
+		if err := sc.Set("sweep.parameters", "null"); err != nil {
+			return nil, err
+		}
+	}
+	var axes []results.MapAxis
+	for _, v := range vary {
+		path, spec, ok := strings.Cut(v, "=")
+		path, spec = strings.TrimSpace(path), strings.TrimSpace(spec)
+		if !ok || path == "" || spec == "" {
+			return nil, usageErrorf("--vary %q: want path=from:to:step or path=a,b,c", v)
+		}
+		for _, a := range axes {
+			if a.Path == path {
+				return nil, usageErrorf("--vary %s: the path is already an axis", path)
+			}
+		}
+		if err := sc.Vary(path, spec); err != nil {
+			return nil, err // its message starts with the --vary it came from
+		}
+		values := sc.Sweep.Parameters[path].Values
+		if _, _, _, ok := results.ParseValues(values); !ok {
+			return nil, usageErrorf("--vary %s: %s: a map axis must be numbers of one kind (plain, rates such as 2000/s, or durations such as 5s)", path, strings.Join(values, ","))
+		}
+		if len(values) < 2 {
+			return nil, usageErrorf("--vary %s: %d value: a map axis needs at least 2", v, len(values))
+		}
+		axes = append(axes, results.MapAxis{Path: path, Values: values})
+	}
+	return axes, nil
+}
+
+// triggerName returns the trigger to judge: the one named, or the scenario's first.
+func triggerName(sc *scenarios.Scenario, want string) (string, error) {
+	var names []string
+	for _, w := range sc.FaultWindows() {
+		if w.Name == want {
+			return want, nil
+		}
+		names = append(names, w.Name)
+	}
+	switch {
+	case len(names) == 0:
+		return "", usageErrorf("scenario %s has no trigger (a fault, or a spike, step or ramp in a group's rate): nothing to recover from", sc.Name)
+	case want == "":
+		return names[0], nil
+	}
+	return "", usageErrorf("--trigger %q: the scenario's triggers are %s", want, strings.Join(names, ", "))
+}
+
+// refuseRuns refuses work of more than maxRuns runs, up front, with what it would cost.
+func refuseRuns(sc *scenarios.Scenario, cells, reps, workers, maxRuns int) error {
+	runs := float64(cells) * float64(reps)
+	if runs <= float64(maxRuns) {
+		return nil
+	}
+	secs := runs * sc.EstimatedEvents() / eventsPerCPUSecond / float64(workers)
+	return usageErrorf("%d cells × %d replications = %.0f runs, about %s on %d workers: more than --max-runs %d",
+		cells, reps, runs, time.Duration(math.Min(secs, 1e9)*float64(time.Second)).Round(time.Second), workers, maxRuns)
+}
+
+// runMap runs every cell's replications on workers and counts their outcomes after the trigger.
+// Interrupted, it keeps the cells whose replications all finished and marks the map partial.
+func runMap(ctx context.Context, sc *scenarios.Scenario, axes []results.MapAxis, trigger string, seed uint64, reps, workers int, stderr io.Writer) (results.PhaseMap, error) {
+	paths := make([]string, len(axes))
+	for i, a := range axes {
+		paths[i] = a.Path
+	}
+	points, err := sc.PointsIn(paths)
+	if err != nil {
+		return results.PhaseMap{}, err
+	}
+	type outcome struct {
+		o       results.RecoveryOutcome
+		seconds float64
+	}
+	bar := newProgressBar(stderr, "map")
+	runs, done, err := runParallel(ctx, len(points)*reps, workers, func(i int) (outcome, error) {
+		r, err := scenarios.Run(points[i/reps].Scenario, seed, i%reps)
+		if err != nil {
+			return outcome{}, err
+		}
+		rec, ok := recoveryOf(&r.Summary, trigger)
+		if !ok {
+			return outcome{}, fmt.Errorf("%s: no trigger %q in this cell's run", paramsText(points[i/reps].Params), trigger)
+		}
+		return outcome{rec.Outcome, rec.Seconds}, nil
+	}, bar.update)
+	if err != nil {
+		return results.PhaseMap{}, err
+	}
+	hdr := sweepHeader(sc, seed)
+	m := results.PhaseMap{Header: hdr, Trigger: trigger, Axes: axes}
+	for p := range points {
+		var os []results.RecoveryOutcome
+		var secs []float64
+		complete := true
+		for r := 0; r < reps; r++ {
+			complete = complete && done[p*reps+r]
+			os = append(os, runs[p*reps+r].o)
+			secs = append(secs, runs[p*reps+r].seconds)
+		}
+		if !complete {
+			os, secs, m.Partial = nil, nil, true
+		}
+		m.Cells = append(m.Cells, results.NewMapCell(points[p].Params, os, secs))
+	}
+	return m, nil
+}
+
+// recoveryOf returns the recovery after the named trigger (the first of that name).
+func recoveryOf(s *results.Summary, trigger string) (results.Recovery, bool) {
+	for _, r := range s.Recoveries {
+		if r.Fault == trigger {
+			return r, true
+		}
+	}
+	return results.Recovery{}, false
+}
+
+func paramsText(ps []results.Param) string {
+	parts := make([]string, len(ps))
+	for i, p := range ps {
+		parts[i] = p.Path + "=" + p.Value
+	}
+	return strings.Join(parts, ", ")
+}
+
+// sweepHeader is the header of a result made of many runs of sc from base seed seed.
+func sweepHeader(sc *scenarios.Scenario, seed uint64) results.Header {
+	return results.Header{Tool: scenarios.Tool, Version: scenarios.Version, Scenario: sc.Name,
+		Description: sc.Description, Claim: sc.Claim, Canonical: sc.String(), Seed: seed,
+		Duration: sc.Duration, Interval: sc.Interval, Warmup: sc.Warmup.Fixed, WarmupAuto: sc.Warmup.Auto}
+}
+
+// printMap prints the map's summary paragraph and a table of its cells.
+func printMap(w io.Writer, m results.PhaseMap) {
+	fmt.Fprintf(w, "%s: P(stuck) after %s, %d cells\n\n", m.Header.Scenario, m.Trigger, len(m.Cells))
+	for _, a := range m.Axes {
+		fmt.Fprintf(w, "%-28s ", a.Path)
+	}
+	fmt.Fprintf(w, "%5s %5s %5s %5s  %-17s %s\n", "reps", "rec", "stuck", "undec", "P(stuck) [95 %]", "median recovery")
+	for _, c := range m.Cells {
+		for _, p := range c.Params {
+			fmt.Fprintf(w, "%-28s ", p.Value)
+		}
+		p, rec := "-", "-"
+		if c.Replications > 0 {
+			p = fmt.Sprintf("%.2f [%.2f, %.2f]", c.PStuck, c.PStuckLo, c.PStuckHi)
+		}
+		if !math.IsNaN(c.RecoveryMedian) {
+			rec = fmt.Sprintf("%.1f s", c.RecoveryMedian)
+		}
+		fmt.Fprintf(w, "%5d %5d %5d %5d  %-17s %s\n", c.Replications, c.Recovered, c.Stuck, c.Undecided, p, rec)
+	}
+	fmt.Fprintf(w, "\n%s\n", results.MapSummary(m))
+}

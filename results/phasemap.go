@@ -1,0 +1,159 @@
+package results
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+)
+
+// File names of a metastability map's folder.
+const (
+	MapFile      = "map.json" // the whole map: header, trigger, axes and cells
+	MapCellsFile = "map.csv"  // one row per cell
+)
+
+// MapAxis is one parameter of a metastability map: the scenario field path and the values it
+// takes, in the order given.
+type MapAxis struct {
+	Path   string   `json:"path"`
+	Values []string `json:"values"`
+}
+
+// MapCell is one cell of a metastability map: the parameter values (one per axis, in axis
+// order), how its replications came out after the map's trigger, the probability of sticking
+// with its Wilson score interval, and the recovery time over the replications that recovered.
+type MapCell struct {
+	Params       []Param `json:"params"`
+	Replications int     `json:"replications"`
+	Recovered    int     `json:"recovered"`
+	Stuck        int     `json:"stuck"`
+	Undecided    int     `json:"undecided"`
+	NoBaseline   int     `json:"noBaseline"`
+	// PStuck is Stuck ÷ Replications; [PStuckLo, PStuckHi] is its 95 % Wilson score interval.
+	PStuck   float64 `json:"pStuck"`
+	PStuckLo float64 `json:"pStuckLo"`
+	PStuckHi float64 `json:"pStuckHi"`
+	// RecoveryMedian is the median recovery time, in seconds, of the Recovered replications;
+	// NaN when none recovered.
+	RecoveryMedian float64 `json:"recoveryMedian"`
+}
+
+// PhaseMap is a metastability map: the outcome after one trigger over a grid of two or three
+// parameters. Cells are in grid order, the first axis varying slowest.
+type PhaseMap struct {
+	Header  Header    `json:"header"`
+	Trigger string    `json:"trigger"` // the fault (trigger) whose recovery is mapped
+	Axes    []MapAxis `json:"axes"`
+	Cells   []MapCell `json:"cells"`
+	// Partial is true when the map was interrupted: the cells with Replications 0 were not run.
+	Partial bool `json:"partial,omitempty"`
+}
+
+// NewMapCell counts outcomes (one per replication) into a cell: the share that stuck with its
+// Wilson interval, and the median recovery time of those that recovered (seconds, parallel to
+// outcomes; read only where the outcome is Recovered).
+func NewMapCell(params []Param, outcomes []RecoveryOutcome, seconds []float64) MapCell {
+	c := MapCell{Params: slices.Clone(params), Replications: len(outcomes), RecoveryMedian: math.NaN()}
+	var rec []float64
+	for i, o := range outcomes {
+		switch o {
+		case Recovered:
+			c.Recovered++
+			rec = append(rec, seconds[i])
+		case Stuck:
+			c.Stuck++
+		case Undecided:
+			c.Undecided++
+		default:
+			c.NoBaseline++
+		}
+	}
+	c.PStuck, c.PStuckLo, c.PStuckHi = math.NaN(), math.NaN(), math.NaN()
+	if c.Replications > 0 {
+		c.PStuck = float64(c.Stuck) / float64(c.Replications)
+		c.PStuckLo, c.PStuckHi = Wilson(c.Stuck, c.Replications)
+	}
+	if len(rec) > 0 {
+		c.RecoveryMedian = median(rec)
+	}
+	return c
+}
+
+// Wilson returns the 95 % Wilson score interval of a binomial proportion with k successes in n
+// trials (Wilson 1927; Brown, Cai and DasGupta 2001 recommend it over the Wald interval for
+// small n and proportions near 0 or 1, which is where metastability maps live). NaN, NaN for
+// n = 0.
+func Wilson(k, n int) (lo, hi float64) {
+	if n <= 0 {
+		return math.NaN(), math.NaN()
+	}
+	const z = 1.959963984540054 // the standard normal's 97.5 % quantile
+	p, nf := float64(k)/float64(n), float64(n)
+	den := 1 + z*z/nf
+	centre := (p + z*z/(2*nf)) / den
+	half := z * math.Sqrt(p*(1-p)/nf+z*z/(4*nf*nf)) / den
+	return max(0, centre-half), min(1, centre+half)
+}
+
+// median returns the median of xs (the mean of the two middle values for an even count); xs is
+// sorted in place.
+func median(xs []float64) float64 {
+	slices.Sort(xs)
+	n := len(xs)
+	if n%2 == 1 {
+		return xs[n/2]
+	}
+	return (xs[n/2-1] + xs[n/2]) / 2
+}
+
+// WriteMapDir writes map.csv and map.json into dir (created if needed), each atomically;
+// map.json is written last.
+func WriteMapDir(dir string, m PhaseMap) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("results: %w", err)
+	}
+	if err := WriteFileAtomic(filepath.Join(dir, MapCellsFile), func(w io.Writer) error { return WriteMapCells(w, m) }); err != nil {
+		return err
+	}
+	return WriteFileAtomic(filepath.Join(dir, MapFile), func(w io.Writer) error { return writeJSON(w, m) })
+}
+
+// ReadMap reads map.json from a map's folder.
+func ReadMap(dir string) (PhaseMap, error) {
+	var m PhaseMap
+	return m, readJSON(filepath.Join(dir, MapFile), &m)
+}
+
+// WriteMapCells writes the cells as CSV: one column per axis path, then replications,
+// recovered, stuck, undecided, no_baseline, p_stuck, p_stuck_lo, p_stuck_hi and
+// recovery_median_s; one row per cell, in grid order. An empty cell is "no value".
+func WriteMapCells(w io.Writer, m PhaseMap) error {
+	header := make([]string, 0, len(m.Axes)+9)
+	for _, a := range m.Axes {
+		header = append(header, a.Path)
+	}
+	header = append(header, "replications", "recovered", "stuck", "undecided", "no_baseline",
+		"p_stuck", "p_stuck_lo", "p_stuck_hi", "recovery_median_s")
+	cw := csv.NewWriter(w)
+	if err := cw.Write(header); err != nil {
+		return err
+	}
+	for _, c := range m.Cells {
+		row := make([]string, 0, len(header))
+		for _, p := range c.Params {
+			row = append(row, p.Value)
+		}
+		row = append(row, itoa(c.Replications), itoa(c.Recovered), itoa(c.Stuck), itoa(c.Undecided),
+			itoa(c.NoBaseline), formatFloat(c.PStuck), formatFloat(c.PStuckLo), formatFloat(c.PStuckHi),
+			formatFloat(c.RecoveryMedian))
+		if err := cw.Write(row); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}

@@ -1,0 +1,169 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"overloadsim/results"
+	"overloadsim/results/plot"
+)
+
+// mapFigureSpec is the figure of a metastability map (plot.MapFigure). The report draws it
+// when the folder lacks it: Write into the folder (map.svg and map.png, as `simulate plot`
+// would), Render in memory only.
+var mapFigureSpec = figureSpec{plot.MapFigure + ".svg", "Metastability map: the share of replications stuck after the trigger " +
+	"(colour, on a fixed 0–1 scale), the 50 % boundary (bold line, interpolated between cells), the median recovery time in " +
+	"seconds of the replications that recovered (numbers), cells with undecided replications (?) and cells not run (hatched).", "map"}
+
+// mapView is what the template shows of a metastability map.
+type mapView struct {
+	Summary    string // results.MapSummary
+	Axes       []mapAxisView
+	Params     []string // the axes' paths, the cells table's first columns
+	NoBaseline bool     // some replication had no baseline: show the column
+	Rows       []mapRow
+}
+
+type mapAxisView struct{ Path, Values string }
+
+// mapRow is one cell of the map, formatted.
+type mapRow struct {
+	Params                                            []string
+	Replications, Recovered, Stuck, Undecided, NoBase string
+	PStuck, Recovery                                  string
+	Interval                                          string // the 95 % interval of P(stuck), "" if none
+	NotRun                                            bool
+	StuckSide                                         bool // P(stuck) ≥ 1/2
+}
+
+// isMapDir reports whether dir holds a metastability map (map.json).
+func isMapDir(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, results.MapFile))
+	return err == nil
+}
+
+// drawMapFigure writes map.svg and map.png into the map folder dir when map.svg is missing.
+func drawMapFigure(dir string) error {
+	if _, err := os.Stat(filepath.Join(dir, mapFigureSpec.file)); !errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if _, err := plot.WriteMapFigures(dir); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	return nil
+}
+
+// loadMap reads a map folder: the page, and its figure, from map.svg or, when the folder lacks
+// it, drawn in memory.
+func loadMap(dir string) (*view, error) {
+	m, err := results.ReadMap(dir)
+	if err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	v := mapPage(m)
+	figs, err := loadFigures(dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range figs {
+		if f.File == mapFigureSpec.file {
+			v.Figures = figs
+			return v, nil
+		}
+	}
+	svg, err := plot.MapSVG(m)
+	if err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	n := len(figs) + 1
+	html, err := inlineSVG(svg, "fig"+strconv.Itoa(n)+"-")
+	if err != nil {
+		return nil, fmt.Errorf("report: drawn %s: %w", mapFigureSpec.file, err)
+	}
+	v.Figures = append(figs, figure{Number: n, File: mapFigureSpec.file, Caption: mapFigureSpec.caption, SVG: html})
+	return v, nil
+}
+
+func mapPage(m results.PhaseMap) *view {
+	h := m.Header
+	v := commonPage(h, "map")
+	mv := &mapView{Summary: results.MapSummary(m)}
+	var paths []string
+	slots := 1
+	for _, a := range m.Axes {
+		paths = append(paths, a.Path)
+		mv.Axes = append(mv.Axes, mapAxisView{a.Path, strings.Join(a.Values, ", ")})
+		slots *= len(a.Values)
+	}
+	mv.Params = paths
+	ran, fewest, most := 0, math.MaxInt, 0
+	for _, c := range m.Cells {
+		if c.Replications > 0 {
+			ran++
+			fewest, most = min(fewest, c.Replications), max(most, c.Replications)
+		}
+		mv.NoBaseline = mv.NoBaseline || c.NoBaseline > 0
+	}
+	reps := noValue
+	switch {
+	case ran > 0 && fewest == most:
+		reps = strconv.Itoa(most)
+	case ran > 0:
+		reps = strconv.Itoa(fewest) + " to " + strconv.Itoa(most)
+	}
+	cells := strconv.Itoa(slots)
+	if ran < slots {
+		cells = strconv.Itoa(ran) + " of " + strconv.Itoa(slots) + " ran"
+	}
+	trigger := m.Trigger
+	if trigger == "" {
+		trigger = noValue
+	}
+	v.Facts = []fact{
+		{"tool", toolText(h)},
+		{"trigger", trigger},
+		{"axes", strings.Join(paths, " × ")},
+		{"cells", cells},
+		{"replications per cell", reps},
+		{"base seed", strconv.FormatUint(h.Seed, 10)},
+		{"horizon", seconds(h.Duration)},
+		{"interval", seconds(h.Interval)},
+		{"warm-up", warmupText(h)},
+	}
+	for _, c := range m.Cells {
+		r := mapRow{Replications: strconv.Itoa(c.Replications)}
+		for i := range paths {
+			cell := noValue
+			if i < len(c.Params) {
+				cell = c.Params[i].Value
+			}
+			r.Params = append(r.Params, cell)
+		}
+		if c.Replications == 0 || missing(c.PStuck) {
+			r.NotRun = true
+			r.Recovered, r.Stuck, r.Undecided, r.NoBase = noValue, noValue, noValue, noValue
+			r.PStuck, r.Recovery = "not run", noValue
+			mv.Rows = append(mv.Rows, r)
+			continue
+		}
+		r.Recovered, r.Stuck = strconv.Itoa(c.Recovered), strconv.Itoa(c.Stuck)
+		r.Undecided, r.NoBase = strconv.Itoa(c.Undecided), strconv.Itoa(c.NoBaseline)
+		r.PStuck = fixed(c.PStuck, 2)
+		r.StuckSide = c.PStuck >= 0.5
+		if !missing(c.PStuckLo) && !missing(c.PStuckHi) {
+			r.Interval = fixed(c.PStuckLo, 2) + "–" + fixed(c.PStuckHi, 2)
+		}
+		r.Recovery = noValue
+		if !missing(c.RecoveryMedian) {
+			r.Recovery = fixed(c.RecoveryMedian, 1) + " s"
+		}
+		mv.Rows = append(mv.Rows, r)
+	}
+	v.Map = mv
+	return v
+}

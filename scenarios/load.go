@@ -137,6 +137,16 @@ func (s *Scenario) Set(path, value string) error {
 	return nil
 }
 
+// With returns a copy of s with the field at path set to value, as Set does, and leaves s
+// unchanged: a tipping-point search tries many values of one field on one scenario.
+func (s *Scenario) With(path, value string) (*Scenario, error) {
+	c := s.clone()
+	if err := c.Set(path, value); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
 // source returns where s came from; for a scenario built in code, its canonical text.
 func (s *Scenario) source() *source {
 	if s.src != nil {

@@ -52,6 +52,7 @@ func init() {
 		"run":      runCommand,
 		"show":     showCommand,
 		"sweep":    sweepCommand,
+		"tip":      tipCommand,
 		"validate": validateCommand,
 		"version":  versionCommand,
 	}

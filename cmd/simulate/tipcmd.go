@@ -1,0 +1,275 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"overloadsim/results"
+	"overloadsim/scenarios"
+	"overloadsim/tipping"
+)
+
+var tipCommand = command{
+	summary: "find the tipping point: the value of one parameter where runs flip from recovering to sticking",
+	usage: `Usage: simulate tip [SCENARIO|FILE] --param PATH --range FROM:TO --precision STEP [options]
+
+Searches FROM..TO for the value of PATH at which P(stuck) after the trigger crosses 1/2, by
+noisy bisection: at each probe it runs replications in batches until an exact binomial test
+says which side of 1/2 the probe is on, then halves the bracket, until it is at most
+--precision wide (the method and its guarantee: 'go doc overloadsim/tipping'). It reports the
+boundary with its confidence interval and every probe, and writes tip.json into --out. The
+values are numbers, rates (2000/s) or durations (5s); --sticks says on which side runs stick.
+
+Examples:
+  simulate tip cpu-cut-storm --param 'faults[0].for' --range 2s:12s --precision 250ms
+  simulate tip spike-collapse --param 'clients[0].workload.rate' --range 600/s:1400/s --precision 25/s
+  simulate tip pause-collapse --param 'clients[0].appRetry.attempts' --range 1:5 --precision 1`,
+	flags: func(fs *pflag.FlagSet) func([]string, io.Writer, io.Writer) error {
+		seed := fs.Uint64("seed", 0, "base random seed (default: the scenario's)")
+		sets := fs.StringArray("set", nil, "override a scenario field: path=value (repeatable)")
+		param := fs.String("param", "", "the field to search (required)")
+		span := fs.String("range", "", "the interval to search, FROM:TO (required)")
+		precision := fs.String("precision", "", "stop when the bracket is at most this wide (required)")
+		sticks := fs.String("sticks", "above", "where runs stick: above or below the boundary")
+		trigger := fs.String("trigger", "", "the trigger whose outcome decides (default: the scenario's first)")
+		batch := fs.Int("batch", 4, "replications per round at one probe")
+		maxReps := fs.Int("max-reps", 40, "replications at most per probe; undecided after that, the probe is a tie")
+		confidence := fs.Float64("confidence", 0.95, "confidence level of the reported interval")
+		workers := fs.Int("workers", runtime.GOMAXPROCS(0), "runs at once")
+		maxRuns := fs.Int("max-runs", defaultMaxRuns, "refuse a search that could take more runs than this")
+		out := fs.String("out", "", "output folder (default: out/<scenario>-tip)")
+		return func(args []string, stdout, stderr io.Writer) error {
+			ref, err := scenarioArg(args)
+			if err != nil {
+				return err
+			}
+			if *param == "" || *span == "" || *precision == "" {
+				return usageErrorf("--param, --range and --precision are required")
+			}
+			if *sticks != "above" && *sticks != "below" {
+				return usageErrorf("--sticks %q: want above or below", *sticks)
+			}
+			if *workers < 1 {
+				return usageErrorf("--workers %d: must be ≥ 1", *workers)
+			}
+			sc, err := loadScenario(ref, *sets)
+			if err != nil {
+				return err
+			}
+			axis, err := newTipAxis(sc, *param, *span, *precision)
+			if err != nil {
+				return err
+			}
+			name, err := triggerName(sc, *trigger)
+			if err != nil {
+				return err
+			}
+			cfg := tipping.Config{Lo: axis.lo, Hi: axis.hi, Increasing: *sticks == "above", Precision: axis.precision,
+				Batch: *batch, MaxReps: *maxReps, Workers: *workers, Integer: axis.integer, Confidence: *confidence}
+			probes := 2 + int(math.Ceil(math.Log2(math.Max(1, (axis.hi-axis.lo)/axis.precision))))
+			if err := refuseRuns(sc, probes, *maxReps, *workers, *maxRuns); err != nil {
+				return err
+			}
+			base := sc.Seed
+			if fs.Changed("seed") {
+				base = *seed
+			}
+			dir := *out
+			if dir == "" {
+				dir = filepath.Join("out", sc.Name+"-tip")
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			fmt.Fprintf(stderr, "searching %s in [%s, %s] to %s: probes of %d replications at a time, at most %d\n",
+				axis.path, axis.text(axis.lo), axis.text(axis.hi), axis.text(axis.precision), *batch, *maxReps)
+			res, err := tipping.Search(ctx, cfg, func(x float64, rep int) (tipping.Outcome, error) {
+				at, err := sc.With(axis.path, axis.text(x))
+				if err != nil {
+					return tipping.Undecided, err
+				}
+				r, err := scenarios.Run(at, base, rep)
+				if err != nil {
+					return tipping.Undecided, err
+				}
+				rec, ok := recoveryOf(&r.Summary, name)
+				if !ok {
+					return tipping.Undecided, fmt.Errorf("%s=%s: no trigger %q in the run", axis.path, axis.text(x), name)
+				}
+				switch rec.Outcome {
+				case results.Recovered:
+					return tipping.Recovered, nil
+				case results.Stuck:
+					return tipping.Stuck, nil
+				}
+				return tipping.Undecided, nil
+			})
+			var cfgErr *tipping.ConfigError
+			var ends *tipping.EndsError
+			switch {
+			case errors.As(err, &cfgErr):
+				return usageErrorf("%s", tipConfigText(cfgErr))
+			case errors.As(err, &ends):
+				return errors.New(axis.endsText(ends, *sticks))
+			}
+			tip := axis.result(sweepHeader(sc, base), name, *sticks, res, err != nil)
+			if werr := results.WriteTipDir(dir, tip); werr != nil {
+				return werr
+			}
+			fmt.Fprintf(stderr, "wrote %s\n", dir)
+			printTip(stdout, tip)
+			if err != nil {
+				return fmt.Errorf("%w (the probes above are the evidence so far; %s is marked partial)", err, dir)
+			}
+			return nil
+		}
+	},
+}
+
+// tipAxis is the searched parameter: its path, its kind of value and how to write one.
+type tipAxis struct {
+	path              string
+	kind              results.ValueKind
+	lo, hi, precision float64 // in the kind's base unit: seconds, operations/s, or the number
+	integer           bool
+}
+
+// newTipAxis checks the parameter and its range: both ends numbers of one kind, valid values
+// of the field, lo < hi, and a precision of the same kind narrower than the range.
+func newTipAxis(sc *scenarios.Scenario, path, span, precision string) (*tipAxis, error) {
+	from, to, ok := strings.Cut(span, ":")
+	if !ok {
+		return nil, usageErrorf("--range %q: want FROM:TO", span)
+	}
+	lo, k1, ok1 := results.ParseValue(strings.TrimSpace(from))
+	hi, k2, ok2 := results.ParseValue(strings.TrimSpace(to))
+	if !ok1 || !ok2 || k1 != k2 {
+		return nil, usageErrorf("--range %q: the ends must be numbers of one kind (plain, rates such as 2000/s, or durations such as 5s)", span)
+	}
+	if !(lo < hi) {
+		return nil, usageErrorf("--range %q: FROM must be below TO", span)
+	}
+	p, k3, ok3 := results.ParseValue(strings.TrimSpace(precision))
+	if !ok3 || k3 != k1 {
+		return nil, usageErrorf("--precision %q: must be of the same kind as the range (%s)", precision, span)
+	}
+	if !(p > 0) || p >= hi-lo {
+		return nil, usageErrorf("--precision %q: must be > 0 and narrower than the range", precision)
+	}
+	a := &tipAxis{path: path, kind: k1, lo: lo, hi: hi, precision: p}
+	for _, x := range []float64{lo, hi} {
+		if _, err := sc.With(path, a.text(x)); err != nil {
+			return nil, err
+		}
+	}
+	// A plain-number field that refuses a fraction between two whole ends takes integers.
+	if k1 == results.ValueNumber && lo == math.Trunc(lo) && hi == math.Trunc(hi) {
+		if _, err := sc.With(path, a.text(lo+0.5)); err != nil {
+			a.integer = true
+			a.precision = math.Max(1, math.Round(p))
+		}
+	}
+	return a, nil
+}
+
+// text writes x as a value of the axis's kind, as a scenario field takes it.
+func (a *tipAxis) text(x float64) string {
+	switch a.kind {
+	case results.ValueDuration:
+		return time.Duration(math.Round(x * 1e9)).String()
+	case results.ValueRate:
+		return strconv.FormatFloat(x, 'g', 6, 64) + "/s"
+	}
+	if a.integer {
+		return strconv.FormatFloat(math.Round(x), 'f', 0, 64)
+	}
+	return strconv.FormatFloat(x, 'g', 6, 64)
+}
+
+// endsText says why the search could not start, in the axis's units and the flags' words.
+func (a *tipAxis) endsText(e *tipping.EndsError, sticks string) string {
+	tally := func(p tipping.ProbeResult) string {
+		s := fmt.Sprintf("%d/%d stuck", p.Stuck, p.Stuck+p.Recovered)
+		if p.Undecided > 0 {
+			s += fmt.Sprintf(", %d undecided", p.Undecided)
+		}
+		return s
+	}
+	lo, hi := e.Lo, e.Hi
+	at := fmt.Sprintf("%s=%s (%s) and %s (%s)", a.path, a.text(lo.X), tally(lo), a.text(hi.X), tally(hi))
+	switch {
+	case lo.Verdict == tipping.Tie || hi.Verdict == tipping.Tie:
+		return "no verdict at an end of the range: P(stuck) is 1/2 within the noise at " + at +
+			"; widen --range or raise --max-reps"
+	case lo.Verdict == hi.Verdict && lo.Verdict == tipping.StuckSide:
+		return "no flip between the ends, both stuck: " + at + "; widen --range"
+	case lo.Verdict == hi.Verdict:
+		return "no flip between the ends, both recovered: " + at + "; widen --range"
+	}
+	other := map[string]string{"above": "below", "below": "above"}[sticks]
+	return fmt.Sprintf("the flip runs the other way: %s; runs stick %s the boundary, not %s (--sticks %s)", at, other, sticks, other)
+}
+
+// tipConfigText rewords a tipping.ConfigError in the command's flags.
+func tipConfigText(e *tipping.ConfigError) string {
+	flag := map[string]string{"Batch": "--batch", "MaxReps": "--max-reps", "Confidence": "--confidence",
+		"Precision": "--precision", "Lo": "--range", "Hi": "--range", "Workers": "--workers"}[e.Field]
+	if flag == "" {
+		flag = e.Field
+	}
+	return fmt.Sprintf("%s %v: %s", flag, e.Value, e.Rule)
+}
+
+// result turns a search into its record, in the axis's units.
+func (a *tipAxis) result(hdr results.Header, trigger, sticks string, r tipping.Result, partial bool) results.Tip {
+	unit := map[results.ValueKind]string{results.ValueDuration: "s", results.ValueRate: "/s"}[a.kind]
+	t := results.Tip{Header: hdr, Trigger: trigger, Param: a.path, Unit: unit, Sticks: sticks,
+		Boundary: r.Boundary, Lo: r.Lo, Hi: r.Hi, Confidence: r.Confidence, Converged: r.Converged,
+		Replications: r.Replications, Warnings: r.Warnings, Partial: partial,
+		FitX50: math.NaN(), FitLo: math.NaN(), FitHi: math.NaN()}
+	if r.Fit != nil {
+		t.FitX50, t.FitLo, t.FitHi = r.Fit.X50, r.Fit.Lo, r.Fit.Hi
+	}
+	for _, p := range r.Probes {
+		t.Probes = append(t.Probes, results.TipProbe{Value: a.text(p.X), X: p.X, Replications: p.Replications,
+			Stuck: p.Stuck, Recovered: p.Recovered, Undecided: p.Undecided, Verdict: verdictName(p.Verdict),
+			PLo: p.PLo, PHi: p.PHi})
+	}
+	return t
+}
+
+func verdictName(v tipping.Verdict) string {
+	switch v {
+	case tipping.RecoveredSide:
+		return "recovered"
+	case tipping.StuckSide:
+		return "stuck"
+	case tipping.Tie:
+		return "tie"
+	}
+	return "open"
+}
+
+// printTip prints the boundary, its interval and the evidence.
+func printTip(w io.Writer, t results.Tip) {
+	fmt.Fprintf(w, "%s: %s\n\n", t.Header.Scenario, t.Describe())
+	fmt.Fprintf(w, "%-16s %5s %5s %5s %5s  %s\n", t.Param, "reps", "stuck", "rec", "undec", "verdict")
+	for _, p := range t.Probes {
+		fmt.Fprintf(w, "%-16s %5d %5d %5d %5d  %s\n", p.Value, p.Replications, p.Stuck, p.Recovered, p.Undecided, p.Verdict)
+	}
+	for _, warn := range t.Warnings {
+		fmt.Fprintf(w, "note: %s\n", warn)
+	}
+}

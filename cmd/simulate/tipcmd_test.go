@@ -1,0 +1,106 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"overloadsim/results"
+)
+
+// TestTipFindsBoundary: the search brackets the cut length where tiny-cut flips from
+// recovering to sticking, the bracket contains every stuck-side probe above it and every
+// recovered-side probe below it, and tip.json is byte-identical for any number of workers.
+func TestTipFindsBoundary(t *testing.T) {
+	base := t.TempDir()
+	for _, w := range []string{"1", "2"} {
+		var stdout, stderr bytes.Buffer
+		args := []string{"tip", tinyCut, "--param", "faults[0].for", "--range", "100ms:3s", "--precision", "200ms",
+			"--workers", w, "--out", filepath.Join(base, w)}
+		if s := run(args, &stdout, &stderr); s != exitOK {
+			t.Fatalf("workers %s: status %d: %s", w, s, stderr.String())
+		}
+		if !strings.Contains(stdout.String(), "runs stick above faults[0].for = ") {
+			t.Errorf("stdout names no boundary:\n%s", stdout.String())
+		}
+	}
+	a, _ := os.ReadFile(filepath.Join(base, "1", results.TipFile))
+	b, _ := os.ReadFile(filepath.Join(base, "2", results.TipFile))
+	if !bytes.Equal(a, b) {
+		t.Fatal("tip.json differs between 1 and 2 workers")
+	}
+	tip, err := results.ReadTip(filepath.Join(base, "1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(tip.Lo <= tip.Boundary && tip.Boundary <= tip.Hi && tip.Lo >= 0.1 && tip.Hi <= 3) {
+		t.Errorf("boundary %v in [%v, %v], want inside [0.1, 3]", tip.Boundary, tip.Lo, tip.Hi)
+	}
+	for _, p := range tip.Probes {
+		if p.Verdict == "stuck" && p.X < tip.Lo || p.Verdict == "recovered" && p.X > tip.Hi {
+			t.Errorf("probe %s (%s) lies on the wrong side of the bracket [%v, %v]", p.Value, p.Verdict, tip.Lo, tip.Hi)
+		}
+	}
+}
+
+// TestTipBadInput: every search that cannot answer is refused with a message naming why, and
+// writes nothing.
+func TestTipBadInput(t *testing.T) {
+	tests := []struct {
+		name   string
+		args   []string
+		status int
+		stderr string
+	}{
+		{"no flip, both recovered", []string{"--param", "faults[0].for", "--range", "1ms:20ms", "--precision", "5ms"}, exitFailure, "no flip between the ends, both recovered"},
+		{"no flip, both stuck", []string{"--param", "faults[0].for", "--range", "2s:4s", "--precision", "500ms"}, exitFailure, "no flip between the ends, both stuck"},
+		{"the other way", []string{"--param", "faults[0].for", "--range", "100ms:3s", "--precision", "200ms", "--sticks", "below"}, exitFailure, "the flip runs the other way"},
+		{"missing flags", []string{"--param", "faults[0].for"}, exitUsage, "are required"},
+		{"reversed range", []string{"--param", "faults[0].for", "--range", "3s:1s", "--precision", "1s"}, exitUsage, "FROM must be below TO"},
+		{"not numeric", []string{"--param", "clients[0].driver.retryPolicy", "--range", "none:mongodb-legacy", "--precision", "1"}, exitUsage, "numbers of one kind"},
+		{"kinds differ", []string{"--param", "faults[0].for", "--range", "1s:2", "--precision", "1s"}, exitUsage, "numbers of one kind"},
+		{"precision of another kind", []string{"--param", "faults[0].for", "--range", "1s:3s", "--precision", "5"}, exitUsage, "same kind as the range"},
+		{"precision wider than the range", []string{"--param", "faults[0].for", "--range", "1s:3s", "--precision", "5s"}, exitUsage, "narrower than the range"},
+		{"a field that does not exist", []string{"--param", "faults[0].fr", "--range", "1s:3s", "--precision", "1s"}, exitFailure, "unknown field"},
+		{"an invalid end", []string{"--param", "faults[0].speed", "--range", "-1:0.5", "--precision", "0.1"}, exitFailure, "speed"},
+		{"sticks sideways", []string{"--param", "faults[0].for", "--range", "1s:3s", "--precision", "1s", "--sticks", "left"}, exitUsage, "want above or below"},
+		{"a bad batch", []string{"--param", "faults[0].for", "--range", "1s:3s", "--precision", "1s", "--batch", "0"}, exitUsage, "--batch 0"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "out")
+			var stdout, stderr bytes.Buffer
+			args := append(append([]string{"tip", tinyCut}, tc.args...), "--out", dir)
+			if s := run(args, &stdout, &stderr); s != tc.status {
+				t.Errorf("status %d, want %d; stderr: %s", s, tc.status, stderr.String())
+			}
+			if !strings.Contains(stderr.String(), tc.stderr) {
+				t.Errorf("stderr lacks %q:\n%s", tc.stderr, stderr.String())
+			}
+			if _, err := os.Stat(dir); err == nil {
+				t.Errorf("a refused search left %s behind", dir)
+			}
+		})
+	}
+}
+
+// TestTipIntegerParam: a field that takes whole numbers is searched on integers.
+func TestTipIntegerParam(t *testing.T) {
+	sc, err := loadScenario(tinyCut, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := newTipAxis(sc, "clients[0].appRetry.attempts", "1:5", "1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !a.integer || a.text(2.5) != "3" {
+		t.Errorf("attempts: integer %v, 2.5 written %q; want an integer axis writing 3", a.integer, a.text(2.5))
+	}
+	b, err := newTipAxis(sc, "faults[0].speed", "0:1", "0.1")
+	if err == nil && b.integer {
+		t.Errorf("speed read as an integer field")
+	}
+}

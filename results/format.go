@@ -80,10 +80,11 @@ var (
 	simTimeType  = reflect.TypeFor[sim.Time]()
 )
 
-// marshalJSON encodes v (structs, slices, arrays, strings, bools, integers, floats, durations)
-// as indented JSON with the package's fixed rules: struct fields in declaration order under
-// their json tag names; floats by formatFloat, NaN and ±Inf as null; time.Duration and sim.Time
-// as exact seconds; nil slices as []. No map ever reaches the output.
+// marshalJSON encodes v (structs, pointers to them, slices, arrays, strings, bools, integers,
+// floats, durations) as indented JSON with the package's fixed rules: struct fields in
+// declaration order under their json tag names; floats by formatFloat, NaN and ±Inf as null;
+// time.Duration and sim.Time as exact seconds; nil slices as []; nil pointers as null (left out
+// with omitempty). No map ever reaches the output.
 func marshalJSON(v any) ([]byte, error) {
 	var b bytes.Buffer
 	if err := encodeValue(&b, reflect.ValueOf(v)); err != nil {
@@ -104,6 +105,12 @@ func encodeValue(b *bytes.Buffer, v reflect.Value) error {
 		return nil
 	}
 	switch v.Kind() {
+	case reflect.Pointer: // an optional part of a record: null when absent
+		if v.IsNil() {
+			b.WriteString("null")
+			return nil
+		}
+		return encodeValue(b, v.Elem())
 	case reflect.Struct:
 		b.WriteByte('{')
 		first := true
@@ -172,6 +179,8 @@ func omitEmpty(f reflect.StructField, v reflect.Value) bool {
 		return false
 	}
 	switch v.Kind() {
+	case reflect.Pointer:
+		return v.IsNil()
 	case reflect.Slice:
 		return v.Len() == 0
 	case reflect.Uint64, reflect.Int, reflect.Int64:
@@ -242,6 +251,13 @@ func decodeValue(tree any, v reflect.Value) error {
 				return fmt.Errorf("%s: %w", name, err)
 			}
 		}
+	case reflect.Pointer:
+		if tree == nil {
+			v.SetZero()
+			return nil
+		}
+		v.Set(reflect.New(v.Type().Elem()))
+		return decodeValue(tree, v.Elem())
 	case reflect.Slice, reflect.Array:
 		arr, ok := tree.([]any)
 		if !ok {

@@ -82,7 +82,8 @@ Examples:
 			for _, a := range axes {
 				cells *= len(a.Values)
 			}
-			if err := refuseRuns(sc, cells, *reps, *workers, *maxRuns); err != nil {
+			what := fmt.Sprintf("%d cells × %d replications", cells, *reps)
+			if err := refuseRuns(sc, float64(cells)*float64(*reps), what, *workers, *maxRuns); err != nil {
 				return err
 			}
 			base := sc.Seed
@@ -171,15 +172,15 @@ func triggerName(sc *scenarios.Scenario, want string) (string, error) {
 	return "", usageErrorf("--trigger %q: the scenario's triggers are %s", want, strings.Join(names, ", "))
 }
 
-// refuseRuns refuses work of more than maxRuns runs, up front, with what it would cost.
-func refuseRuns(sc *scenarios.Scenario, cells, reps, workers, maxRuns int) error {
-	runs := float64(cells) * float64(reps)
+// refuseRuns refuses work of more than maxRuns runs of sc, up front, with what it would cost;
+// what says how the runs add up ("12 cells × 5 replications").
+func refuseRuns(sc *scenarios.Scenario, runs float64, what string, workers, maxRuns int) error {
 	if runs <= float64(maxRuns) {
 		return nil
 	}
 	secs := runs * sc.EstimatedEvents() / eventsPerCPUSecond / float64(workers)
-	return usageErrorf("%d cells × %d replications = %.0f runs, about %s on %d workers: more than --max-runs %d",
-		cells, reps, runs, time.Duration(math.Min(secs, 1e9)*float64(time.Second)).Round(time.Second), workers, maxRuns)
+	return usageErrorf("%s = %.0f runs, about %s on %d workers: more than --max-runs %d",
+		what, runs, time.Duration(math.Min(secs, 1e9)*float64(time.Second)).Round(time.Second), workers, maxRuns)
 }
 
 // runMap runs every cell's replications on workers and counts their outcomes after the trigger.

@@ -48,6 +48,7 @@ func init() {
 		"map":      mapCommand,
 		"mmc":      mmcCommand,
 		"plot":     plotCommand,
+		"rare":     rareCommand,
 		"report":   reportCommand,
 		"run":      runCommand,
 		"show":     showCommand,

@@ -80,7 +80,8 @@ Examples:
 			cfg := tipping.Config{Lo: axis.lo, Hi: axis.hi, Increasing: *sticks == "above", Precision: axis.precision,
 				Batch: *batch, MaxReps: *maxReps, Workers: *workers, Integer: axis.integer, Confidence: *confidence}
 			probes := 2 + int(math.Ceil(math.Log2(math.Max(1, (axis.hi-axis.lo)/axis.precision))))
-			if err := refuseRuns(sc, probes, *maxReps, *workers, *maxRuns); err != nil {
+			what := fmt.Sprintf("up to %d probes × %d replications", probes, *maxReps)
+			if err := refuseRuns(sc, float64(probes)*float64(*maxReps), what, *workers, *maxRuns); err != nil {
 				return err
 			}
 			base := sc.Seed

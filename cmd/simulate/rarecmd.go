@@ -1,0 +1,213 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"overloadsim/results"
+	"overloadsim/scenarios"
+	"overloadsim/splitting"
+)
+
+var rareCommand = command{
+	summary: "estimate a rare probability of sticking by multilevel splitting",
+	usage: `Usage: simulate rare [SCENARIO|FILE] --score NAME (--levels L1,L2,...,TOP | --pilot TOP) [options]
+
+Estimates P(the score reaches TOP at some interval end within the run) — for a backlog or an
+amplification high enough to mean a stuck run — where it is too rare for plain replication, by
+fixed-effort multilevel splitting: runs that reach a level are branched into fresh
+continuations (the run is replayed to that instant, then every random stream is re-derived),
+so each stage estimates a moderate conditional probability and their product the rare one
+(method: 'go doc overloadsim/splitting'). It reports the estimate with its 95 % interval and
+relative error over --repetitions independent repetitions, the cost in loop events, and, with
+--brute-force, plain replication at the same cost for comparison. --pilot TOP chooses the
+levels from a pilot run first. Writes rare.json into --out.
+
+Scores: backlog (time-average worker-queue length over an interval, all servers) and
+amplification (attempts per operation over an interval).
+
+Examples:
+  simulate rare cpu-cut-storm --set 'faults[0].for=4s' --score backlog --levels 20,100,500,2000
+  simulate rare spike-collapse --set 'faults[0].for=500ms' --score backlog --pilot 2000 --brute-force`,
+	flags: func(fs *pflag.FlagSet) func([]string, io.Writer, io.Writer) error {
+		seed := fs.Uint64("seed", 0, "base random seed (default: the scenario's)")
+		sets := fs.StringArray("set", nil, "override a scenario field: path=value (repeatable)")
+		scoreName := fs.String("score", string(results.ScoreBacklog), "the score observed at every interval end: backlog or amplification")
+		levelsText := fs.String("levels", "", "the levels, strictly increasing; the last is the rare event's threshold")
+		pilot := fs.Float64("pilot", 0, "choose the levels by a pilot run toward this threshold instead of --levels")
+		n := fs.Int("n", 100, "trajectories per stage")
+		reps := fs.Int("repetitions", 10, "independent repetitions (their spread gives the interval)")
+		brute := fs.Bool("brute-force", false, "also run plain replication at the same cost, for comparison")
+		step := fs.Duration("step", 0, "observe the score every STEP (default: the scenario's interval); a finer step lets levels split a storm that builds within an interval")
+		from := fs.String("from", "", "observe the score only after this time (default: the start of the scenario's first trigger, or 0s without one)")
+		workers := fs.Int("workers", runtime.GOMAXPROCS(0), "runs at once")
+		maxRuns := fs.Int("max-runs", 200_000, "refuse an estimate of more runs than this")
+		out := fs.String("out", "", "output folder (default: out/<scenario>-rare)")
+		return func(args []string, stdout, stderr io.Writer) error {
+			ref, err := scenarioArg(args)
+			if err != nil {
+				return err
+			}
+			score, err := results.ParseScore(*scoreName)
+			if err != nil {
+				return usageErrorf("--score: %v", err)
+			}
+			levels, err := parseLevels(*levelsText)
+			if err != nil {
+				return err
+			}
+			if (len(levels) == 0) == (*pilot == 0) {
+				return usageErrorf("give exactly one of --levels and --pilot")
+			}
+			if *workers < 1 {
+				return usageErrorf("--workers %d: must be ≥ 1", *workers)
+			}
+			sc, err := loadScenario(ref, *sets)
+			if err != nil {
+				return err
+			}
+			stages := len(levels)
+			if stages == 0 {
+				stages = 10 // a pilot's levels are not known yet: assume ten
+			}
+			what := fmt.Sprintf("%d stages × %d trajectories × %d repetitions", stages, *n, *reps)
+			if err := refuseRuns(sc, float64(stages)*float64(*n)*float64(*reps), what, *workers, *maxRuns); err != nil {
+				return err
+			}
+			base := sc.Seed
+			if fs.Changed("seed") {
+				base = *seed
+			}
+			dir := *out
+			if dir == "" {
+				dir = filepath.Join("out", sc.Name+"-rare")
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			if *step < 0 || *step > sc.Duration {
+				return usageErrorf("--step %s: must be in (0s, duration %s]", *step, sc.Duration)
+			}
+			start, err := observeFrom(sc, *from)
+			if err != nil {
+				return err
+			}
+			m := &scenarios.SplitModel{Scenario: sc, Score: score, From: start, Step: *step}
+			r := results.Rare{Header: sweepHeader(sc, base), Score: string(score), N: *n, Repetitions: *reps,
+				Step: m.Step, From: start}
+			if r.Step == 0 {
+				r.Step = sc.Interval
+			}
+			if *pilot != 0 {
+				fmt.Fprintf(stderr, "pilot: choosing levels toward %s ≥ %g\n", score, *pilot)
+				pr, err := splitting.Pilot(ctx, splitting.PilotConfig{Target: *pilot, N: *n, P0: 0.2, Seed: base ^ 0x5eed, Workers: *workers}, m)
+				if err != nil {
+					return err
+				}
+				levels, r.PilotCost = pr.Levels, pr.Cost
+			}
+			r.Levels = levels
+			fmt.Fprintf(stderr, "splitting: %d levels, %d trajectories per stage, %d repetitions\n", len(levels), *n, *reps)
+			est, err := splitting.Estimate(ctx, splitting.Config{Levels: levels, N: *n, Repetitions: *reps, Seed: base, Workers: *workers}, m)
+			if err != nil {
+				return err
+			}
+			r.Splitting = rareEstimate(est)
+			if *brute {
+				// As many plain runs as splitting's cost buys, at the mean cost of a plain run.
+				probe, err := splitting.BruteForce(ctx, 8, levels[len(levels)-1], base^0xb0b, *workers, m)
+				if err != nil {
+					return err
+				}
+				runs := max(1, int(est.Cost/(probe.Cost/8)))
+				fmt.Fprintf(stderr, "brute force: %d plain runs at the same cost\n", runs)
+				bf, err := splitting.BruteForce(ctx, runs, levels[len(levels)-1], base^0xb0b, *workers, m)
+				if err != nil {
+					return err
+				}
+				e := rareEstimate(bf)
+				r.BruteForce = &e
+			}
+			if err := results.WriteRareDir(dir, r); err != nil {
+				return err
+			}
+			fmt.Fprintf(stderr, "wrote %s\n", dir)
+			printRare(stdout, r)
+			return nil
+		}
+	},
+}
+
+// observeFrom returns when the score starts to count: the time given, or the start of the
+// scenario's first trigger.
+func observeFrom(sc *scenarios.Scenario, text string) (time.Duration, error) {
+	if text == "" {
+		if ws := sc.FaultWindows(); len(ws) > 0 {
+			first := ws[0].Start
+			for _, w := range ws {
+				first = min(first, w.Start)
+			}
+			return time.Duration(first), nil
+		}
+		return 0, nil
+	}
+	d, err := time.ParseDuration(text)
+	if err != nil || d < 0 || d >= sc.Duration {
+		return 0, usageErrorf("--from %q: want a duration in [0s, duration %s)", text, sc.Duration)
+	}
+	return d, nil
+}
+
+// parseLevels reads a comma-separated list of strictly increasing finite numbers.
+func parseLevels(text string) ([]float64, error) {
+	if strings.TrimSpace(text) == "" {
+		return nil, nil
+	}
+	var out []float64
+	for _, f := range strings.Split(text, ",") {
+		x, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil, usageErrorf("--levels %q: %q is not a finite number", text, f)
+		}
+		if len(out) > 0 && x <= out[len(out)-1] {
+			return nil, usageErrorf("--levels %q: %g is not above %g: levels must be strictly increasing", text, x, out[len(out)-1])
+		}
+		out = append(out, x)
+	}
+	return out, nil
+}
+
+// rareEstimate is an estimate as results records it.
+func rareEstimate(r splitting.Result) results.RareEstimate {
+	e := results.RareEstimate{P: r.P, CILo: r.CILo, CIHi: r.CIHi, RelErr: r.RelErr, Cost: r.Cost}
+	for _, reps := range r.Stages {
+		for i, st := range reps {
+			for len(e.Stages) <= i {
+				e.Stages = append(e.Stages, results.RareStage{Level: st.Level})
+			}
+			e.Stages[i].Runs += st.Runs
+			e.Stages[i].Hits += st.Hits
+		}
+	}
+	return e
+}
+
+// printRare prints the estimate, its stages and the comparison with plain replication.
+func printRare(w io.Writer, r results.Rare) {
+	fmt.Fprintf(w, "%s: %s\n\n", r.Header.Scenario, r.Describe())
+	fmt.Fprintf(w, "%-12s %8s %8s %9s\n", "level", "runs", "hits", "P(next)")
+	for _, st := range r.Splitting.Stages {
+		fmt.Fprintf(w, "%-12.4g %8d %8d %9.3g\n", st.Level, st.Runs, st.Hits, float64(st.Hits)/float64(max(1, st.Runs)))
+	}
+}

@@ -60,7 +60,8 @@
 //	interval     1s                 time-series resolution; in (0, duration]
 //	topology     one standalone db  the servers
 //	clients      (required)         the application groups; at least one
-//	faults       []                 timed changes to the servers
+//	faults       []                 timed changes to the servers and to the load: triggers
+//	recovery     (the defaults)     the rule that judges recovery after each trigger
 //	sweep        replications: 10   parameters to vary across runs
 //
 // # topology
@@ -190,7 +191,8 @@
 //	{kind: piecewise, points: [{at: 0s, rate: 100/s}, {at: 10s, rate: 900/s}]}
 //	{kind: trace, file: load.csv}
 //
-// A load change is a profile: there is no load fault.
+// A load change is a profile, or a load fault (below). A spike in a rate is a trigger from its
+// start for its duration, a step or a ramp one to the end of the run.
 //
 // appRetry (client.AppRetry): attempts (1 = no retries; ≥ 1), perAttemptTimeout (0s = none),
 // backoff (none, exponential: base·2^(k−1) capped at cap, fullJitter: U[0,1) of that), base
@@ -198,10 +200,11 @@
 //
 // # faults
 //
-// Each fault (server.Fault) has name (default "<kind> <node>"), at (in [0, duration)), kind,
-// node (a node's name; a stepDown without one steps down the replica set's current primary), for
-// (undo after it; 0s = permanent; only failPoint, down, capacity, networkDelay and rebalance are
-// undone; a pause lasts for; rebalance and pause need it > 0), and its kind's fields — and no
+// Each fault (server.Fault, or a load change) has name (default "<kind> <node>", or "load
+// <group>"), at (in [0, duration)), kind, node (a node's name; a stepDown without one steps down
+// the replica set's current primary; a load fault names none), for (undo after it; 0s =
+// permanent; only failPoint, down, capacity, networkDelay and rebalance are undone; a pause or a
+// load change lasts for; rebalance, pause and load need it > 0), and its kind's fields — and no
 // other kind's:
 //
 //	failPoint       mode: alwaysOn | off | {times: N} | {skip: N} | {activationProbability: P}
@@ -222,10 +225,23 @@
 //	                every timer of the node is held, then handled at the resume, in order, by the
 //	                limiters and role in force then; clients see only silence. Paused time is
 //	                neither busy nor capacity. Pauses of one node may overlap: they merge
+//	load            group: the open-loop group whose rate changes (default every one), factor:
+//	                its multiplier for the fault's length (> 0; 1.5 = half as much again); laid
+//	                into the group's profile, which must be piecewise linear (not sine)
 //
 // Each fault is a trigger in the results, from at to at+for when undone or a pause, an instant
 // for a one-off change (up, stepDown, a limiter change, a failpoint with times), and to the end
 // of the run otherwise ([Scenario.FaultWindows]).
+//
+// # recovery
+//
+// The rule that decides, after each trigger, whether goodput recovered, stuck or the run was too
+// short to tell (results.Recoveries): k (default 3) standard deviations of one interval's goodput
+// around the pre-trigger level, at least floor (default 0.05) of it; hold (default 0s: five
+// intervals) in that band to recover; window (default 0s: ten intervals) below it at the end to
+// be stuck.
+//
+//	recovery: {k: 3, floor: 0.05, hold: 5s, window: 10s}
 //
 // # sweep
 //
@@ -296,7 +312,12 @@
 // simulate runs by default, spike. Each has a claim that its test asserts on its output:
 // healthy, spike, sustained-overload, rejection-cost-storm, connection-storm, stepdown,
 // retargeting, app-retries, capacity-drop, policy-comparison, legacy-vs-backpressure,
-// couchbase-vs-mongodb, sharded-layered-retries and mongos-retargeting.
+// couchbase-vs-mongodb, sharded-layered-retries and mongos-retargeting. Six show metastable
+// failures and what backpressure does to them, each claim checked over all of its sweep's
+// replications: spike-collapse (a load surge; about half the seeds stick), cpu-cut-storm (a
+// sharp threshold in the cut's length), pause-collapse (a GC or VM pause at moderate load), and
+// spike-backpressure, cpu-cut-backpressure and pause-backpressure, the same with the ingress
+// request limiter and the 2026-03 loop.
 //
 // Invariant: the same scenario and seed build the same world and so produce byte-identical
 // outputs. Nothing here reads the clock or starts goroutines; files are read only by Load,

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -354,9 +355,18 @@ func TestLibraryClaims(t *testing.T) {
 			t.Errorf("libraryClaims has %q, which the library does not", name)
 		}
 	}
+	for name := range replicatedClaims {
+		if !slices.Contains(names, name) {
+			t.Errorf("replicatedClaims has %q, which the library does not", name)
+		}
+	}
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
+			if claim, ok := replicatedClaims[name]; ok {
+				claim(t, runReplicated(t, name))
+				return
+			}
 			claim, ok := libraryClaims[name]
 			if !ok {
 				t.Fatalf("library scenario %q has no claim test", name)
@@ -364,6 +374,143 @@ func TestLibraryClaims(t *testing.T) {
 			claim(t, runLibrary(t, name))
 		})
 	}
+}
+
+// runReplicated runs every replication of every point of the library scenario name (with its
+// own seed or -seed), two at a time, and returns them by point ("path=value, …", "" without
+// parameters), in replication order.
+func runReplicated(t *testing.T, name string) map[string][]*results.Run {
+	t.Helper()
+	sc, err := Lookup(name)
+	if err != nil {
+		t.Fatalf("Lookup(%q): %v", name, err)
+	}
+	seed := sc.Seed
+	if *seedFlag != 0 {
+		seed = *seedFlag
+	}
+	points, err := sc.Points()
+	if err != nil {
+		t.Fatalf("%s: Points: %v", name, err)
+	}
+	reps := sc.Sweep.Replications
+	runs := make([]*results.Run, len(points)*reps)
+	errs := make([]error, len(runs))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 2)
+	for i := range runs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			runs[i], errs[i] = Run(points[i/reps].Scenario, seed, i%reps)
+		}()
+	}
+	wg.Wait()
+	out := map[string][]*results.Run{}
+	for i, r := range runs {
+		if errs[i] != nil {
+			t.Fatalf("%s: run %d: %v", name, i, errs[i])
+		}
+		var kv []string
+		for _, pr := range points[i/reps].Params {
+			kv = append(kv, pr.Path+"="+pr.Value)
+		}
+		key := strings.Join(kv, ", ")
+		out[key] = append(out[key], r)
+	}
+	return out
+}
+
+// outcomes counts the runs' outcomes after the trigger fault.
+func outcomes(t *testing.T, runs []*results.Run, fault string) map[results.RecoveryOutcome]int {
+	t.Helper()
+	n := map[results.RecoveryOutcome]int{}
+	for _, r := range runs {
+		n[recovery(t, &r.Summary, fault).Outcome]++
+	}
+	return n
+}
+
+// allRecoverWithin checks that every run recovered after the trigger, each within secs.
+func allRecoverWithin(c *claimer, runs []*results.Run, point, fault string, secs float64) {
+	c.t.Helper()
+	for _, r := range runs {
+		rec := recovery(c.t, &r.Summary, fault)
+		c.check(rec.Outcome == results.Recovered && rec.Seconds <= secs, "%s, seed %d: %s (%s), want recovered within %gs",
+			point, r.Header.Seed, rec.Outcome, rec.Describe(), secs)
+	}
+}
+
+// allStuck checks that every run stuck after the trigger, sustained by retries.
+func allStuck(c *claimer, runs []*results.Run, point, fault string) {
+	c.t.Helper()
+	for _, r := range runs {
+		rec := recovery(c.t, &r.Summary, fault)
+		c.check(rec.Outcome == results.Stuck && slices.Contains(rec.Stuck.SustainedBy, "retries"),
+			"%s, seed %d: %s, want stuck, sustained by retries", point, r.Header.Seed, rec.Describe())
+	}
+}
+
+// replicatedClaims asserts the claims about how seeds come out after a trigger: each gets every
+// replication of every point (runReplicated). The backpressure scenarios are their collapse
+// twins with the limiter and the 2026-03 loop added; without them (a mutation) they stick.
+var replicatedClaims = map[string]func(t *testing.T, runs map[string][]*results.Run){
+	// Capacity about 1400/s under contention; a 1 s surge to 1540/s leaves a backlog whose
+	// delay crosses the 100 ms timeout in some seeds and not in others.
+	"spike-collapse": func(t *testing.T, runs map[string][]*results.Run) {
+		rs := runs[""]
+		c := claimer{t, "spike-collapse", rs[0]}
+		n := outcomes(t, rs, "surge")
+		share := float64(n[results.Stuck]) / float64(len(rs))
+		c.check(share >= 0.25 && share <= 0.75, "%d of %d seeds stuck, want between a quarter and three quarters", n[results.Stuck], len(rs))
+		for _, r := range rs {
+			rec := recovery(t, &r.Summary, "surge")
+			switch rec.Outcome {
+			case results.Stuck:
+				c.check(rec.Stuck.GoodputShare < 0.6, "seed %d: stuck at %.2f of the pre-trigger goodput, want < 0.6 (no middle state)", r.Header.Seed, rec.Stuck.GoodputShare)
+			case results.Recovered:
+				c.check(rec.Seconds <= 5, "seed %d: recovered after %.1fs, want within 5s", r.Header.Seed, rec.Seconds)
+			default:
+				c.check(false, "seed %d: %s, want stuck or recovered", r.Header.Seed, rec.Describe())
+			}
+		}
+	},
+	"spike-backpressure": func(t *testing.T, runs map[string][]*results.Run) {
+		for _, p := range []string{"faults[0].for=1s", "faults[0].for=4s"} {
+			c := claimer{t, "spike-backpressure", runs[p][0]}
+			allRecoverWithin(&c, runs[p], p, "surge", 5)
+		}
+	},
+	// Half the CPU is 800/s against 960/s offered: the backlog grows at 160/s and its delay
+	// reaches the 1 s timeout after about 7 s of cut.
+	"cpu-cut-storm": func(t *testing.T, runs map[string][]*results.Run) {
+		c := claimer{t, "cpu-cut-storm", runs["faults[0].for=8s"][0]}
+		allRecoverWithin(&c, runs["faults[0].for=6s"], "faults[0].for=6s", "cpu-cut", 10)
+		allStuck(&c, runs["faults[0].for=8s"], "faults[0].for=8s", "cpu-cut")
+		for _, r := range runs["faults[0].for=8s"] {
+			rec := recovery(t, &r.Summary, "cpu-cut")
+			c.check(slices.Contains(rec.Stuck.SustainedBy, "abandonedWork"), "seed %d: %s, want abandoned work among what sustains it", r.Header.Seed, rec.Describe())
+		}
+	},
+	"cpu-cut-backpressure": func(t *testing.T, runs map[string][]*results.Run) {
+		c := claimer{t, "cpu-cut-backpressure", runs["faults[0].for=16s"][0]}
+		allRecoverWithin(&c, runs["faults[0].for=8s"], "faults[0].for=8s", "cpu-cut", 30)
+		allStuck(&c, runs["faults[0].for=16s"], "faults[0].for=16s", "cpu-cut")
+	},
+	// A pause longer than the timeout sends every held operation again: the burst at resume
+	// is up to three times the pause's arrivals.
+	"pause-collapse": func(t *testing.T, runs map[string][]*results.Run) {
+		c := claimer{t, "pause-collapse", runs["faults[0].for=2s"][0]}
+		allRecoverWithin(&c, runs["faults[0].for=1500ms"], "faults[0].for=1500ms", "gc-pause", 10)
+		allStuck(&c, runs["faults[0].for=2s"], "faults[0].for=2s", "gc-pause")
+	},
+	"pause-backpressure": func(t *testing.T, runs map[string][]*results.Run) {
+		for _, p := range []string{"faults[0].for=2s", "faults[0].for=8s"} {
+			c := claimer{t, "pause-backpressure", runs[p][0]}
+			allRecoverWithin(&c, runs[p], p, "gc-pause", 5)
+		}
+	},
 }
 
 // TestLibraryWellFormed checks what every library scenario must have: a name matching its

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
+	"runtime"
 	"testing"
 
 	"overloadsim/results"
@@ -60,6 +62,89 @@ func BenchmarkSweep(b *testing.B) {
 			}
 			b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "sec/sweep")
 			b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+		})
+	}
+}
+
+// BenchmarkMap runs the metastability map the speed target is set for: a 10×10 grid of CPU-cut
+// depth (speed 0.3–0.75) × length (1–10 s), 5 replications per cell, of a 120 s scenario at 2000
+// operations/s (testdata/map-bench.yaml), on 2 workers. It reports the wall time per map, the
+// share of runs that stuck, and model events per second. Run it with -benchtime 1x:
+//
+//	go test -run '^$' -bench BenchmarkMap -benchtime 1x ./cmd/simulate
+func BenchmarkMap(b *testing.B) {
+	sc, err := loadScenario("testdata/map-bench.yaml", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	axes, err := mapAxes(sc, []string{"faults[0].speed=0.3:0.75:0.05", "faults[0].for=1s:10s:1s"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i < b.N; i++ {
+		m, err := runMap(context.Background(), sc, axes, "cpu-cut", sc.Seed, 5, 2, io.Discard)
+		if err != nil {
+			b.Fatal(err)
+		}
+		stuck, runs := 0, 0
+		for _, c := range m.Cells {
+			stuck += c.Stuck
+			runs += c.Replications
+		}
+		b.ReportMetric(float64(stuck)/float64(runs), "stuck-share")
+	}
+	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "sec/map")
+}
+
+// BenchmarkStuckRun runs the map benchmark's scenario twice, with a 1 s cut that it recovers from
+// (the healthy floor) and a 12 s cut that leaves a retry storm with a backlog of some 230 000
+// abandoned requests, and reports for each the model events per second, the events per run,
+// and the heap per request left queued at the end (bytes/queued; the healthy run queues next
+// to nothing, so its figure is per client instead). Stuck runs should cost no more per event
+// than healthy ones.
+//
+//	go test -run '^$' -bench BenchmarkStuckRun -benchtime 3x ./cmd/simulate
+func BenchmarkStuckRun(b *testing.B) {
+	sc, err := loadScenario("testdata/map-bench.yaml", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, tc := range []struct{ name, cut string }{{"healthy", "1s"}, {"stuck", "12s"}} {
+		c, err := sc.With("faults[0].for", tc.cut)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(tc.name, func(b *testing.B) {
+			var events uint64
+			var heap, queued float64
+			for i := 0; i < b.N; i++ {
+				loop := sim.NewLoop()
+				rec := results.NewRecorder(loop, c.Interval)
+				w, err := scenarios.Build(c, c.Seed, loop, rec)
+				if err != nil {
+					b.Fatal(err)
+				}
+				rec.Start()
+				loop.RunUntil(sim.Time(c.Duration))
+				s := rec.Finish(loop.Now())
+				events += loop.Fired()
+				if i == 0 {
+					runtime.GC()
+					var ms runtime.MemStats
+					runtime.ReadMemStats(&ms)
+					heap = float64(ms.HeapAlloc)
+					last := s.Servers[len(s.Servers)-1]
+					queued = last.QueueArea / last.Seconds()
+					runtime.KeepAlive(w)
+				}
+			}
+			b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+			b.ReportMetric(float64(events)/float64(b.N), "events/run")
+			if queued >= 1000 {
+				b.ReportMetric(heap/queued, "bytes/queued")
+			} else {
+				b.ReportMetric(heap/float64(c.Clients[0].Count), "bytes/client")
+			}
 		})
 	}
 }

@@ -196,3 +196,52 @@ func WritePoints(w io.Writer, points []PointStats) error {
 	cw.Flush()
 	return cw.Error()
 }
+
+// TriggerOutcomes is how a sweep point's replications came out after one trigger.
+type TriggerOutcomes struct {
+	Trigger string // the fault's metric name ("cpu-cut", "spike#2")
+	// N counts the replications with a pre-trigger baseline; Recovered, Stuck and Undecided
+	// split them.
+	N, Recovered, Stuck, Undecided int
+	// RecoveryMean and RecoveryCI95 are the mean recovery time of the Recovered replications and
+	// its 95 % half-width (seconds; NaN when none recovered, CI95 NaN with one).
+	RecoveryMean, RecoveryCI95 float64
+}
+
+// Outcomes returns the point's outcomes after each trigger, in metric order, from the fault
+// indicators of Summary.Metrics.
+func (p *PointStats) Outcomes() []TriggerOutcomes {
+	var out []TriggerOutcomes
+	for _, m := range p.Metrics {
+		name, ok := strings.CutSuffix(m.Name, ".recovered")
+		trigger, isFault := strings.CutPrefix(name, "fault.")
+		if !ok || !isFault {
+			continue
+		}
+		count := func(metric string) int {
+			st, _ := p.Metric(name + "." + metric)
+			if st.N == 0 {
+				return 0
+			}
+			return int(math.Round(st.Mean * float64(st.N)))
+		}
+		t, _ := p.Metric(name + ".recovery_time")
+		out = append(out, TriggerOutcomes{Trigger: trigger, N: m.N, Recovered: count("recovered"), Stuck: count("stuck"),
+			Undecided: count("undecided"), RecoveryMean: t.Mean, RecoveryCI95: t.CI95})
+	}
+	return out
+}
+
+// String says it in one line: "after cut: recovered 3/5 (in 2.1 s ± 0.4), stuck 2/5, undecided
+// 0/5".
+func (o TriggerOutcomes) String() string {
+	text := fmt.Sprintf("after %s: recovered %d/%d", o.Trigger, o.Recovered, o.N)
+	if o.Recovered > 0 && !math.IsNaN(o.RecoveryMean) {
+		text += fmt.Sprintf(" (in %.1f s", o.RecoveryMean)
+		if !math.IsNaN(o.RecoveryCI95) {
+			text += fmt.Sprintf(" ± %.2g", o.RecoveryCI95)
+		}
+		text += ")"
+	}
+	return text + fmt.Sprintf(", stuck %d/%d, undecided %d/%d", o.Stuck, o.N, o.Undecided, o.N)
+}

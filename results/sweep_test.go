@@ -47,3 +47,25 @@ func TestAggregateMatchesMeanCI(t *testing.T) {
 		t.Errorf("SinglePoint = %+v", single)
 	}
 }
+
+// TestPointOutcomes: a sweep point says, per trigger, how many replications recovered, stuck
+// and were undecided, and the mean recovery time over the recovered ones only.
+func TestPointOutcomes(t *testing.T) {
+	mk := func(o RecoveryOutcome, secs float64) Summary {
+		return Summary{Recoveries: []Recovery{{Fault: "cut", Outcome: o, Seconds: secs, Stuck: noStuck()}}}
+	}
+	pts := Aggregate([]PointResult{{Replications: []Summary{
+		mk(Recovered, 2), mk(Recovered, 4), mk(Stuck, math.NaN()), mk(Undecided, math.NaN()), mk(NoBaseline, math.NaN()),
+	}}})
+	got := pts[0].Outcomes()
+	if len(got) != 1 {
+		t.Fatalf("%d triggers, want 1", len(got))
+	}
+	o := got[0]
+	if o.Trigger != "cut" || o.N != 4 || o.Recovered != 2 || o.Stuck != 1 || o.Undecided != 1 || o.RecoveryMean != 3 {
+		t.Errorf("outcomes %+v, want 4 with a baseline: 2 recovered (mean 3 s), 1 stuck, 1 undecided", o)
+	}
+	if want := "after cut: recovered 2/4 (in 3.0 s ± 13), stuck 1/4, undecided 1/4"; o.String() != want {
+		t.Errorf("String() = %q, want %q", o.String(), want)
+	}
+}

@@ -115,38 +115,9 @@ func printSweep(w io.Writer, points []results.PointStats) {
 			}
 		}
 		fmt.Fprintln(w)
-		for _, o := range pointOutcomes(&p) {
+		for _, o := range p.Outcomes() {
 			fmt.Fprintf(w, "%-40s  %s\n", "", o)
 		}
 	}
 }
 
-// pointOutcomes says, per trigger, how a point's replications came out: how many recovered
-// (and their mean recovery time), stuck and were undecided, out of those with a baseline.
-func pointOutcomes(p *results.PointStats) []string {
-	var out []string
-	for _, m := range p.Metrics {
-		name, ok := strings.CutSuffix(m.Name, ".recovered")
-		if !ok || !strings.HasPrefix(name, "fault.") {
-			continue
-		}
-		count := func(metric string) int {
-			st, _ := p.Metric(name + "." + metric)
-			if st.N == 0 {
-				return 0
-			}
-			return int(math.Round(st.Mean * float64(st.N)))
-		}
-		text := fmt.Sprintf("after %s: recovered %d/%d", strings.TrimPrefix(name, "fault."), count("recovered"), m.N)
-		if t, _ := p.Metric(name + ".recovery_time"); t.N > 0 {
-			text += fmt.Sprintf(" (in %.1f s", t.Mean)
-			if t.N > 1 {
-				text += fmt.Sprintf(" ± %.2g", t.CI95)
-			}
-			text += ")"
-		}
-		text += fmt.Sprintf(", stuck %d/%d, undecided %d/%d", count("stuck"), m.N, count("undecided"), m.N)
-		out = append(out, text)
-	}
-	return out
-}

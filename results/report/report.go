@@ -361,6 +361,13 @@ func sweepPage(h results.Header, points []results.PointStats) *view {
 	for _, m := range headlines {
 		sv.Metrics = append(sv.Metrics, m.label)
 	}
+	var triggers []string // one column per trigger: how the replications came out after it
+	if len(points) > 0 {
+		for _, o := range points[0].Outcomes() {
+			triggers = append(triggers, o.Trigger)
+			sv.Metrics = append(sv.Metrics, "after "+o.Trigger)
+		}
+	}
 	for _, p := range points {
 		row := sweepRow{Replications: strconv.Itoa(p.Replications)}
 		for _, path := range sv.Params {
@@ -379,6 +386,20 @@ func sweepPage(h results.Header, points []results.PointStats) *view {
 				continue
 			}
 			row.Values = append(row.Values, m.format(st.Mean, st.CI95))
+		}
+		outcomes := p.Outcomes()
+		for _, name := range triggers {
+			cell := meanCI{Mean: noValue}
+			for _, o := range outcomes {
+				if o.Trigger == name {
+					text := fmt.Sprintf("%d/%d recovered", o.Recovered, o.N)
+					if o.Recovered > 0 {
+						text += " (in " + fixed(o.RecoveryMean, 1) + " s)"
+					}
+					cell = meanCI{Mean: text + fmt.Sprintf(", %d stuck, %d undecided", o.Stuck, o.Undecided)}
+				}
+			}
+			row.Values = append(row.Values, cell)
 		}
 		sv.Rows = append(sv.Rows, row)
 	}

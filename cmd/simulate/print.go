@@ -120,4 +120,3 @@ func printSweep(w io.Writer, points []results.PointStats) {
 		}
 	}
 }
-

@@ -37,6 +37,7 @@ type Client struct {
 
 	selWaiters opList // operations waiting for a suitable server
 	freeOps    []*op
+	freeAtts   []*attempt
 	stats      Stats
 	attemptObs AttemptObserver
 	tracer     Tracer // nil: no tracing (see trace.go)
@@ -276,4 +277,18 @@ func (c *Client) newOp() *op {
 func (c *Client) freeOp(o *op) {
 	*o = op{c: c, deprio: o.deprio[:0]}
 	c.freeOps = append(c.freeOps, o)
+}
+
+func (c *Client) newAttempt() *attempt {
+	if n := len(c.freeAtts); n > 0 {
+		a := c.freeAtts[n-1]
+		c.freeAtts = c.freeAtts[:n-1]
+		return a
+	}
+	return &attempt{c: c}
+}
+
+func (c *Client) freeAttempt(a *attempt) {
+	*a = attempt{c: c}
+	c.freeAtts = append(c.freeAtts, a)
 }

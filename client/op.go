@@ -48,14 +48,13 @@ type op struct {
 	server   *serverView
 	lastAddr string // the server of the last failed attempt, for deprioritisation
 	conn     *pconn
-	req      wire.Request
+	att      *attempt // the attempt on the wire, if any
 
 	phase         phase
 	since         sim.Time      // when the current checkout, attempt or backoff began (for the tracer)
 	backoff       time.Duration // the current backoff's planned sleep (for the tracer)
 	timer         sim.Timer     // selection wait, checkout wait or backoff
 	deadlineTimer sim.Timer
-	abandoned     bool // finished while its request was still on the wire: freed when the reply comes
 	tracked       bool // the current attempt passed its endpoint's circuit breaker
 
 	result Result
@@ -63,11 +62,29 @@ type op struct {
 	prev, next *op // intrusive list links (selection waiters, pool wait queue)
 }
 
+// attempt is a command on the wire: the request a node holds until it replies. It is a record
+// of its own because it can outlive its operation: an operation that gives up while its request
+// still waits at the node (a timeout) lets go of the attempt and is reused at once, and only the
+// attempt, far smaller, stays with the node until the reply that nobody reads. A retry storm
+// can leave hundreds of thousands of them queued.
+type attempt struct {
+	req wire.Request
+	c   *Client
+	op  *op // nil once the operation gave up on it
+}
+
+// HandleEvent implements sim.Handler: the reply.
+func (a *attempt) HandleEvent(now sim.Time, _ int, _ any) {
+	if o := a.op; o != nil {
+		o.reply(now)
+		return
+	}
+	a.c.freeAttempt(a)
+}
+
 // HandleEvent implements sim.Handler.
 func (o *op) HandleEvent(now sim.Time, kind int, _ any) {
 	switch kind {
-	case evReply:
-		o.reply(now)
 	case evBackoffDone:
 		o.timer = sim.Timer{}
 		if t := o.c.tracer; t != nil {
@@ -164,19 +181,21 @@ func (o *op) gotConn(now sim.Time, pc *pconn) {
 		t.AttemptSent(now, o.traceOp(), addr, o.result.Attempts)
 	}
 	o.since = now
-	o.req = wire.Request{
-		ID: c.stats.AttemptsStarted, Cmd: o.kind.Command(), Conn: &pc.conn,
+	a := c.newAttempt()
+	a.op, o.att = o, a
+	a.req = wire.Request{
+		ID: c.stats.AttemptsStarted, Cmd: o.kind.Command(), Conn: pc.conn,
 		Write:       o.kind.IsWrite(),
 		SecondaryOK: c.opts.ReadPreference.Mode != selection.Primary,
 		ReadPref:    readModes[c.opts.ReadPreference.Mode], // forwarded to a mongos
-		GiveUpAt:    o.giveUp, ReplyTo: o, ReplyKind: evReply, SentAt: now,
+		GiveUpAt:    o.giveUp, ReplyTo: a, ReplyKind: evReply, SentAt: now,
 	}
 	if o.deadline != sim.Never && o.kind.Class().Service != wire.ServiceKV {
 		// CSOT sends the remaining time as maxTimeMS; a Couchbase SDK sends its query and search
 		// timeouts to the service too, but nothing with a KV request.
-		o.req.MaxTime = o.deadline.Sub(now)
+		a.req.MaxTime = o.deadline.Sub(now)
 	}
-	c.loop.At(now.Add(pc.conn.Link.Delay()), o.server.node.Handler, wire.EvRequest, &o.req)
+	c.loop.At(now.Add(pc.conn.Link.Delay()), o.server.node.Handler, wire.EvRequest, &a.req)
 }
 
 // checkoutFailed is the pool failing o's checkout: no command was sent, but for the retry policy
@@ -195,15 +214,12 @@ func (o *op) checkoutFailed(now sim.Time, f retry.Failure) {
 }
 
 func (o *op) reply(now sim.Time) {
-	if o.abandoned {
-		o.c.freeOp(o)
-		return
-	}
 	c, pc, sv := o.c, o.conn, o.server
-	r := o.req.Reply
-	o.conn = nil
+	r, sent := o.att.req.Reply, o.att.req.SentAt
+	c.freeAttempt(o.att)
+	o.conn, o.att = nil, nil
 	if c.attemptObs != nil {
-		c.attemptObs.AttemptDone(now, c, o.req.SentAt, r.OK())
+		c.attemptObs.AttemptDone(now, c, sent, r.OK())
 	}
 	var f retry.Failure
 	if !r.OK() {
@@ -327,7 +343,7 @@ func (o *op) timeout(now sim.Time) {
 		// the server, which does not know, may go on working.
 		c.stats.AttemptsFailed++
 		if c.attemptObs != nil {
-			c.attemptObs.AttemptDone(now, c, o.req.SentAt, false)
+			c.attemptObs.AttemptDone(now, c, o.att.req.SentAt, false)
 		}
 		if t := c.tracer; t != nil {
 			t.AttemptEnded(now, o.traceOp(), o.server.node.Address, o.result.Attempts, o.since, TraceOutcome{TimedOut: true})
@@ -339,14 +355,14 @@ func (o *op) timeout(now sim.Time) {
 		}
 		o.conn = nil
 		o.leaveServer()
-		o.abandoned = true
+		o.att.op, o.att = nil, nil // the attempt waits for the reply alone; o is free to go
 	}
 	o.timer = sim.Timer{}
 	f, _ := o.st.Err() // the timeout carries the last error kept, if any
 	o.finish(now, f, ErrTimeout)
 }
 
-// finish reports the result and retires the record (unless its request is still on the wire).
+// finish reports the result and retires the record.
 func (o *op) finish(now sim.Time, f retry.Failure, class ErrClass) {
 	c := o.c
 	c.loop.Cancel(o.deadlineTimer)
@@ -365,9 +381,7 @@ func (o *op) finish(now sim.Time, f retry.Failure, class ErrClass) {
 	if o.done != nil {
 		o.done.OperationDone(now, r)
 	}
-	if !o.abandoned {
-		c.freeOp(o)
-	}
+	c.freeOp(o)
 }
 
 // readModes maps a read preference mode to the mode a request carries to a mongos.

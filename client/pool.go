@@ -27,8 +27,11 @@ type pool struct {
 
 // pconn is one pooled connection.
 type pconn struct {
-	p     *pool
-	conn  wire.Conn
+	p *pool
+	// conn is the connection as the node knows it. It is a record of its own so that a request
+	// the node still holds after the client closed the connection (a timeout) keeps only it
+	// alive, not the whole pconn.
+	conn  *wire.Conn
 	req   wire.Request // the Connect request, later the Disconnect
 	gen   uint64
 	owner *op // the checkout waiting for this connection while it is being established
@@ -74,9 +77,9 @@ func (p *pool) open(now sim.Time, owner *op) {
 	c := p.sv.c
 	pc := &pconn{p: p, gen: p.generation, owner: owner}
 	owner.conn = pc
-	pc.conn = wire.Conn{AppName: c.opts.AppName, Authenticated: true, Link: p.sv.node.Link}
+	pc.conn = &wire.Conn{AppName: c.opts.AppName, Authenticated: true, Link: p.sv.node.Link}
 	pc.req = wire.Request{
-		Cmd: wire.Connect, Conn: &pc.conn, ConnectTimeout: c.opts.ConnectTimeout,
+		Cmd: wire.Connect, Conn: pc.conn, ConnectTimeout: c.opts.ConnectTimeout,
 		GiveUpAt: now.Add(c.opts.ConnectTimeout), ReplyTo: pc, ReplyKind: evConnReply, SentAt: now,
 	}
 	p.total++
@@ -178,7 +181,7 @@ func (pc *pconn) disconnect(now sim.Time) {
 	if pc.conn.Closed {
 		return
 	}
-	pc.req = wire.Request{Cmd: wire.Disconnect, Conn: &pc.conn, SentAt: now}
+	pc.req = wire.Request{Cmd: wire.Disconnect, Conn: pc.conn, SentAt: now}
 	c := pc.p.sv.c
 	c.loop.At(now.Add(pc.conn.Link.Delay()), pc.p.sv.node.Handler, wire.EvRequest, &pc.req)
 }

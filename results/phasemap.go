@@ -33,7 +33,10 @@ type MapCell struct {
 	Stuck        int     `json:"stuck"`
 	Undecided    int     `json:"undecided"`
 	NoBaseline   int     `json:"noBaseline"`
-	// PStuck is Stuck ÷ Replications; [PStuckLo, PStuckHi] is its 95 % Wilson score interval.
+	// PStuck is Stuck ÷ (Stuck + Recovered), the share of the replications that decided; NaN
+	// when none did. [PStuckLo, PStuckHi] is its 95 % Wilson score interval. Undecided
+	// replications are neither: counting them as recovered would bias P(stuck) down exactly
+	// where runs end too soon, and as stuck up.
 	PStuck   float64 `json:"pStuck"`
 	PStuckLo float64 `json:"pStuckLo"`
 	PStuckHi float64 `json:"pStuckHi"`
@@ -53,9 +56,9 @@ type PhaseMap struct {
 	Partial bool `json:"partial,omitempty"`
 }
 
-// NewMapCell counts outcomes (one per replication) into a cell: the share that stuck with its
-// Wilson interval, and the median recovery time of those that recovered (seconds, parallel to
-// outcomes; read only where the outcome is Recovered).
+// NewMapCell counts outcomes (one per replication) into a cell: the share of the decided ones
+// that stuck, with its Wilson interval, and the median recovery time of those that recovered
+// (seconds, parallel to outcomes; read only where the outcome is Recovered).
 func NewMapCell(params []Param, outcomes []RecoveryOutcome, seconds []float64) MapCell {
 	c := MapCell{Params: slices.Clone(params), Replications: len(outcomes), RecoveryMedian: math.NaN()}
 	var rec []float64
@@ -73,9 +76,9 @@ func NewMapCell(params []Param, outcomes []RecoveryOutcome, seconds []float64) M
 		}
 	}
 	c.PStuck, c.PStuckLo, c.PStuckHi = math.NaN(), math.NaN(), math.NaN()
-	if c.Replications > 0 {
-		c.PStuck = float64(c.Stuck) / float64(c.Replications)
-		c.PStuckLo, c.PStuckHi = Wilson(c.Stuck, c.Replications)
+	if decided := c.Stuck + c.Recovered; decided > 0 {
+		c.PStuck = float64(c.Stuck) / float64(decided)
+		c.PStuckLo, c.PStuckHi = Wilson(c.Stuck, decided)
 	}
 	if len(rec) > 0 {
 		c.RecoveryMedian = median(rec)

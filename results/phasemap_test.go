@@ -28,8 +28,8 @@ func TestWilson(t *testing.T) {
 	}
 }
 
-// TestNewMapCell: outcomes are counted by kind; P(stuck) is over every replication, undecided
-// ones included (they are not evidence of recovery); the median recovery time is over the
+// TestNewMapCell: outcomes are counted by kind; P(stuck) is over the replications that decided
+// (stuck or recovered), as the tipping search tests it; the median recovery time is over the
 // recovered ones only.
 func TestNewMapCell(t *testing.T) {
 	c := NewMapCell([]Param{{"faults[0].for", "5s"}},
@@ -38,11 +38,14 @@ func TestNewMapCell(t *testing.T) {
 	if c.Replications != 6 || c.Recovered != 3 || c.Stuck != 1 || c.Undecided != 1 || c.NoBaseline != 1 {
 		t.Errorf("counts %+v, want 6 replications: 3 recovered, 1 stuck, 1 undecided, 1 without baseline", c)
 	}
-	if c.PStuck != 1.0/6 || c.RecoveryMedian != 3 {
-		t.Errorf("P(stuck) %v, median %v; want 1/6 and 3 (the median of 1, 3, 8)", c.PStuck, c.RecoveryMedian)
+	if c.PStuck != 1.0/4 || c.RecoveryMedian != 3 {
+		t.Errorf("P(stuck) %v, median %v; want 1/4 (1 stuck of 4 decided) and 3 (the median of 1, 3, 8)", c.PStuck, c.RecoveryMedian)
 	}
-	if lo, hi := Wilson(1, 6); c.PStuckLo != lo || c.PStuckHi != hi {
-		t.Errorf("interval [%v, %v], want Wilson(1, 6)", c.PStuckLo, c.PStuckHi)
+	if lo, hi := Wilson(1, 4); c.PStuckLo != lo || c.PStuckHi != hi {
+		t.Errorf("interval [%v, %v], want Wilson(1, 4)", c.PStuckLo, c.PStuckHi)
+	}
+	if u := NewMapCell(nil, []RecoveryOutcome{Undecided, Undecided}, []float64{0, 0}); !math.IsNaN(u.PStuck) {
+		t.Errorf("a cell of undecided runs: P(stuck) %v, want NaN (no verdict)", u.PStuck)
 	}
 	empty := NewMapCell(nil, nil, nil)
 	if !math.IsNaN(empty.PStuck) || !math.IsNaN(empty.RecoveryMedian) {

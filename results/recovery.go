@@ -58,6 +58,12 @@ const (
 	PreTriggerIntervals = 10
 )
 
+// DrainT is how many standard errors below zero the least-squares slope of the worker backlog
+// over the stuck window must lie for the backlog to count as draining (a long outage that ends
+// by itself, not a stuck state). Three keeps a backlog that only wanders from passing for one
+// that drains.
+const DrainT = 3
+
 // Thresholds that name what sustains a stuck state (StuckState.SustainedBy), each over the
 // stuck window.
 const (
@@ -219,12 +225,16 @@ func totals(s *Series) []intervalTotals {
 //     band; the recovery time runs from the trigger's end to that interval's start (0 if the
 //     interval containing the end already starts the hold).
 //   - Stuck: otherwise, when the last Window worth of intervals of the span all lie below the
-//     band and a least-squares line through them would not reach the band within another
-//     Window (a slow but steady recovery is not a stuck state). The StuckState gives the level
-//     over that window and what sustains it.
+//     band, a least-squares line through their goodput would not reach the band within another
+//     Window (a slow but steady recovery is not a stuck state), and the servers' worker backlog
+//     is not draining: its least-squares slope over the window is not below zero by DrainT
+//     standard errors. (A backlog that drains is a long outage that ends by itself, even while
+//     every request it holds waits past its timeout and goodput shows nothing.) The StuckState
+//     gives the level over that window and what sustains it.
 //   - Undecided: otherwise. MoreSeconds estimates the extra span the rule needs: the rest of a
-//     hold that has begun, the rest of a stuck window that has begun, or the time the trend
-//     needs to reach the band plus a hold; a whole Window when the span ends in mixed intervals.
+//     hold that has begun, the rest of a stuck window that has begun, the time the goodput
+//     trend needs to reach the band, or the backlog to drain to its pre-trigger level, plus a
+//     hold; a whole Window when the span ends in mixed intervals.
 func Recoveries(s *Series) []Recovery {
 	pts := totals(s)
 	step := s.Interval
@@ -242,6 +252,7 @@ func Recoveries(s *Series) []Recovery {
 			}
 		}
 		var pre []float64
+		var preBacklog float64 // the mean worker backlog of the same intervals
 		var span []intervalTotals
 		for _, p := range pts {
 			if p.end <= f.Start {
@@ -256,7 +267,11 @@ func Recoveries(s *Series) []Recovery {
 			out = append(out, rec)
 			continue
 		}
-		pre = pre[max(0, len(pre)-PreTriggerIntervals):]
+		first := max(0, len(pre)-PreTriggerIntervals)
+		pre = pre[first:]
+		for _, p := range pts[first : first+len(pre)] {
+			preBacklog += backlogOf(p) / float64(len(pre))
+		}
 		level, sd := meanSD(pre)
 		sigma := math.Max(sd, math.Sqrt(level/dt))
 		band := math.Max(rule.K*sigma, rule.Floor*level)
@@ -304,17 +319,24 @@ func Recoveries(s *Series) []Recovery {
 			rec.MoreSeconds = float64(window-tail) * dt
 		case side < 0:
 			last := span[len(span)-window:]
-			slope, end := trend(last, dt)
+			slope, end, _ := trend(last, dt, goodputOf)
 			reach := math.Inf(1)
 			if slope > 0 {
 				reach = (lo - end) / slope
 			}
-			if reach > float64(window)*dt {
-				rec.Outcome = Stuck
-				rec.Stuck = stuckState(last, level)
+			if reach <= float64(window)*dt { // climbing back: a slow recovery
+				rec.MoreSeconds = math.Ceil(reach/dt)*dt + float64(hold)*dt
 				break
 			}
-			rec.MoreSeconds = math.Ceil(reach/dt)*dt + float64(hold)*dt
+			// A backlog that drains steadily is a long outage, not a sustained state: while it
+			// lasts every request may wait past its timeout, so goodput shows nothing of it.
+			if qSlope, qEnd, qSE := trend(last, dt, backlogOf); qSlope < 0 && qSlope < -DrainT*qSE {
+				drain := math.Max(0, qEnd-preBacklog) / -qSlope
+				rec.MoreSeconds = math.Ceil(drain/dt)*dt + float64(hold)*dt
+				break
+			}
+			rec.Outcome = Stuck
+			rec.Stuck = stuckState(last, level)
 		default: // above the band: a backlog still draining
 			rec.MoreSeconds = float64(window) * dt
 		}
@@ -362,25 +384,44 @@ func meanSD(xs []float64) (mean, sd float64) {
 	return mean, math.Sqrt(ss / float64(len(xs)-1))
 }
 
-// trend fits goodput = a + slope·t by least squares over pts (t in seconds, one interval apart)
-// and returns the slope (operations/s per second) and the fitted value at the last interval.
-func trend(pts []intervalTotals, dt float64) (slope, end float64) {
+// goodputOf and backlogOf read an interval's total goodput (operations/s) and its time-average
+// worker backlog (requests).
+func goodputOf(p intervalTotals) float64 { return p.goodput }
+func backlogOf(p intervalTotals) float64 {
+	return fratio(p.queueArea, p.end.Sub(p.start).Seconds())
+}
+
+// trend fits y = a + slope·t by least squares over pts (y read by y, t in seconds, one interval
+// apart) and returns the slope (per second), the fitted value at the last interval, and the
+// slope's standard error (+Inf for fewer than three intervals).
+func trend(pts []intervalTotals, dt float64, y func(intervalTotals) float64) (slope, end, se float64) {
 	n := float64(len(pts))
-	var st, sy, stt, sty float64
+	var st, sy float64
 	for i, p := range pts {
-		t := float64(i) * dt
-		st += t
-		sy += p.goodput
-		stt += float64(t * t) // explicit rounding: no fused multiply-add on any platform
-		sty += float64(t * p.goodput)
+		st += float64(i) * dt
+		sy += y(p)
 	}
-	den := float64(n*stt) - float64(st*st)
-	if den == 0 {
-		return 0, sy / n
+	tm, ym := st/n, sy/n
+	var sxx, sxy float64
+	for i, p := range pts {
+		dx := float64(i)*dt - tm
+		sxx += float64(dx * dx) // explicit rounding: no fused multiply-add on any platform
+		sxy += float64(dx * (y(p) - ym))
 	}
-	slope = (float64(n*sty) - float64(st*sy)) / den
-	a := (sy - float64(slope*st)) / n
-	return slope, a + float64(slope*float64(len(pts)-1)*dt)
+	if sxx == 0 {
+		return 0, ym, math.Inf(1)
+	}
+	slope = sxy / sxx
+	end = ym + float64(slope*(float64(len(pts)-1)*dt-tm))
+	if len(pts) < 3 {
+		return slope, end, math.Inf(1)
+	}
+	var sse float64
+	for i, p := range pts {
+		r := y(p) - (ym + float64(slope*(float64(i)*dt-tm)))
+		sse += float64(r * r)
+	}
+	return slope, end, math.Sqrt(sse / (n - 2) / sxx)
 }
 
 // stuckState measures the stuck window pts against the pre-trigger level.

@@ -196,3 +196,45 @@ func poisson(rng *rand.Rand, mean float64) uint64 {
 	}
 	return k
 }
+
+// TestDrainingBacklogIsNotStuck: goodput below the band with the worker backlog shrinking
+// steadily is a long outage that ends by itself — undecided, with the time the backlog needs to
+// drain to its pre-trigger level plus a hold — while a backlog that holds or grows is stuck.
+func TestDrainingBacklogIsNotStuck(t *testing.T) {
+	withBacklog := func(backlog func(i int) float64) *Series {
+		s := goodputSeries(seq(base, down, repeat(0, 20)), trigger)
+		for i, g := range s.Groups {
+			s.Servers = append(s.Servers, ServerInterval{Start: g.Start, End: g.End, Name: "db",
+				CapacityArea: 8, QueueArea: backlog(i)})
+		}
+		return s
+	}
+	tests := []struct {
+		name    string
+		backlog func(i int) float64
+		outcome RecoveryOutcome
+		more    float64
+	}{
+		// 2 before the trigger; from 1000 at 40 s falling 50 per second: at the last interval
+		// (59 s) it is 50, 24 s from 2 at 50/s → 1 s, plus a hold of 5.
+		{"draining at 50/s", func(i int) float64 {
+			if i < 40 {
+				return 2
+			}
+			return 1000 - 50*float64(i-40)
+		}, Undecided, 1 + 5},
+		{"holding at 1000, give or take", func(i int) float64 {
+			if i < 40 {
+				return 2
+			}
+			return 1000 + 30*float64(i%3-1)
+		}, Stuck, math.NaN()},
+		{"growing", func(i int) float64 { return 10 * float64(i) }, Stuck, math.NaN()},
+	}
+	for _, tc := range tests {
+		r := Recoveries(withBacklog(tc.backlog))[0]
+		if r.Outcome != tc.outcome || !near(r.MoreSeconds, tc.more) {
+			t.Errorf("%s: %s, %v s more; want %s, %v s more", tc.name, r.Outcome, r.MoreSeconds, tc.outcome, tc.more)
+		}
+	}
+}

@@ -297,7 +297,7 @@ func Recoveries(s *Series) []Recovery {
 			continue
 		}
 		rec.Outcome = Undecided
-		if f.End >= s.horizon() {
+		if f.End >= s.End() {
 			out = append(out, rec) // a trigger to the end of the run leaves nothing to examine
 			continue
 		}
@@ -343,18 +343,6 @@ func Recoveries(s *Series) []Recovery {
 		out = append(out, rec)
 	}
 	return out
-}
-
-// horizon returns the end of the series' last interval.
-func (s *Series) horizon() sim.Time {
-	var h sim.Time
-	if n := len(s.Groups); n > 0 {
-		h = s.Groups[n-1].End
-	}
-	if n := len(s.Servers); n > 0 {
-		h = max(h, s.Servers[n-1].End)
-	}
-	return h
 }
 
 // sideOf returns −1 below the band [lo, hi], 0 within it, +1 above.

@@ -24,9 +24,9 @@ type pointRun struct {
 	run    *results.Run
 }
 
-// runLibrary runs every point of the library scenario name (replication 0), with its own seed
-// or -seed.
-func runLibrary(t *testing.T, name string) []pointRun {
+// libraryPoints returns the points of the library scenario name's sweep, the seed to run them
+// with (its own or -seed) and its replications per point.
+func libraryPoints(t *testing.T, name string) ([]SweepPoint, uint64, int) {
 	t.Helper()
 	sc, err := Lookup(name)
 	if err != nil {
@@ -40,17 +40,30 @@ func runLibrary(t *testing.T, name string) []pointRun {
 	if err != nil {
 		t.Fatalf("%s: Points: %v", name, err)
 	}
+	return points, seed, sc.Sweep.Replications
+}
+
+// pointKey names a point by its parameters: "path=value, …", "" without a sweep.
+func pointKey(p SweepPoint) string {
+	var kv []string
+	for _, pr := range p.Params {
+		kv = append(kv, pr.Path+"="+pr.Value)
+	}
+	return strings.Join(kv, ", ")
+}
+
+// runLibrary runs every point of the library scenario name (replication 0), with its own seed
+// or -seed.
+func runLibrary(t *testing.T, name string) []pointRun {
+	t.Helper()
+	points, seed, _ := libraryPoints(t, name)
 	var out []pointRun
 	for _, p := range points {
 		run, err := Run(p.Scenario, seed, 0)
 		if err != nil {
 			t.Fatalf("%s %v: Run: %v", name, p.Params, err)
 		}
-		var kv []string
-		for _, pr := range p.Params {
-			kv = append(kv, pr.Path+"="+pr.Value)
-		}
-		out = append(out, pointRun{params: strings.Join(kv, ", "), run: run})
+		out = append(out, pointRun{params: pointKey(p), run: run})
 	}
 	return out
 }
@@ -381,19 +394,7 @@ func TestLibraryClaims(t *testing.T) {
 // parameters), in replication order.
 func runReplicated(t *testing.T, name string) map[string][]*results.Run {
 	t.Helper()
-	sc, err := Lookup(name)
-	if err != nil {
-		t.Fatalf("Lookup(%q): %v", name, err)
-	}
-	seed := sc.Seed
-	if *seedFlag != 0 {
-		seed = *seedFlag
-	}
-	points, err := sc.Points()
-	if err != nil {
-		t.Fatalf("%s: Points: %v", name, err)
-	}
-	reps := sc.Sweep.Replications
+	points, seed, reps := libraryPoints(t, name)
 	runs := make([]*results.Run, len(points)*reps)
 	errs := make([]error, len(runs))
 	var wg sync.WaitGroup
@@ -412,11 +413,7 @@ func runReplicated(t *testing.T, name string) map[string][]*results.Run {
 		if errs[i] != nil {
 			t.Fatalf("%s: run %d: %v", name, i, errs[i])
 		}
-		var kv []string
-		for _, pr := range points[i/reps].Params {
-			kv = append(kv, pr.Path+"="+pr.Value)
-		}
-		key := strings.Join(kv, ", ")
+		key := pointKey(points[i/reps])
 		out[key] = append(out[key], r)
 	}
 	return out

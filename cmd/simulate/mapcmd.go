@@ -6,12 +6,8 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"os/signal"
-	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -86,15 +82,8 @@ Examples:
 			if err := refuseRuns(sc, float64(cells)*float64(*reps), what, *workers, *maxRuns); err != nil {
 				return err
 			}
-			base := sc.Seed
-			if fs.Changed("seed") {
-				base = *seed
-			}
-			dir := *out
-			if dir == "" {
-				dir = filepath.Join("out", sc.Name+"-map")
-			}
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			base, dir := seedOf(fs, *seed, sc), outDir(*out, sc, "-map")
+			ctx, stop := interruptible()
 			defer stop()
 			m, err := runMap(ctx, sc, axes, name, base, *reps, *workers, stderr)
 			if err != nil {

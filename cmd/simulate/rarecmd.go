@@ -1,17 +1,12 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"os/signal"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -86,15 +81,8 @@ Examples:
 			if err := refuseRuns(sc, float64(stages)*float64(*n)*float64(*reps), what, *workers, *maxRuns); err != nil {
 				return err
 			}
-			base := sc.Seed
-			if fs.Changed("seed") {
-				base = *seed
-			}
-			dir := *out
-			if dir == "" {
-				dir = filepath.Join("out", sc.Name+"-rare")
-			}
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			base, dir := seedOf(fs, *seed, sc), outDir(*out, sc, "-rare")
+			ctx, stop := interruptible()
 			defer stop()
 			if *step < 0 || *step > sc.Duration {
 				return usageErrorf("--step %s: must be in (0s, duration %s]", *step, sc.Duration)

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/pflag"
 
@@ -48,6 +49,28 @@ func loadScenario(ref string, sets []string) (*scenarios.Scenario, error) {
 		}
 	}
 	return sc, nil
+}
+
+// seedOf returns the base seed: --seed when it was given, else the scenario's own.
+func seedOf(fs *pflag.FlagSet, seed uint64, sc *scenarios.Scenario) uint64 {
+	if fs.Changed("seed") {
+		return seed
+	}
+	return sc.Seed
+}
+
+// outDir returns the output folder: --out when it was given, else out/<scenario><suffix>.
+func outDir(out string, sc *scenarios.Scenario, suffix string) string {
+	if out != "" {
+		return out
+	}
+	return filepath.Join("out", sc.Name+suffix)
+}
+
+// interruptible returns a context that Ctrl-C (SIGINT) and SIGTERM cancel: a long command stops
+// starting new runs and keeps what finished.
+func interruptible() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }
 
 // scenarioArg returns the optional single SCENARIO|FILE argument.
@@ -214,15 +237,8 @@ Examples:
 					return err
 				}
 			}
-			base := sc.Seed
-			if fs.Changed("seed") {
-				base = *seed
-			}
-			dir := *out
-			if dir == "" {
-				dir = filepath.Join("out", sc.Name+"-sweep")
-			}
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+			base, dir := seedOf(fs, *seed, sc), outDir(*out, sc, "-sweep")
+			ctx, stop := interruptible()
 			defer stop()
 			if err := runSweep(ctx, sc, base, *workers, dir, stdout, stderr); err != nil {
 				return err

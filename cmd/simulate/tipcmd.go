@@ -1,18 +1,13 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"os/signal"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -84,15 +79,8 @@ Examples:
 			if err := refuseRuns(sc, float64(probes)*float64(*maxReps), what, *workers, *maxRuns); err != nil {
 				return err
 			}
-			base := sc.Seed
-			if fs.Changed("seed") {
-				base = *seed
-			}
-			dir := *out
-			if dir == "" {
-				dir = filepath.Join("out", sc.Name+"-tip")
-			}
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			base, dir := seedOf(fs, *seed, sc), outDir(*out, sc, "-tip")
+			ctx, stop := interruptible()
 			defer stop()
 			fmt.Fprintf(stderr, "searching %s in [%s, %s] to %s: probes of %d replications at a time, at most %d\n",
 				axis.path, axis.text(axis.lo), axis.text(axis.hi), axis.text(axis.precision), *batch, *maxReps)

@@ -85,26 +85,33 @@ var (
 	gutterPad = vg.Points(8)
 )
 
-// draw renders the figure onto dc.
-func (f *figure) draw(dc draw.Canvas) {
-	f.prepare()
+// header paints dc white and writes the title and, if any, the subtitle at its top, and
+// returns the area left below them, inside the margins.
+func header(dc draw.Canvas, title, subtitle string) draw.Canvas {
 	dc.SetColor(color.White)
 	dc.Fill(dc.Rectangle.Path())
 	area := draw.Crop(dc, margin, -margin, margin, -margin)
 
 	top := area.Max.Y
-	title := textStyle(titleSize, true)
-	title.XAlign, title.YAlign = draw.XCenter, draw.YTop
-	area.FillText(title, vg.Point{X: area.Center().X, Y: top}, f.title)
-	top -= title.Rectangle(f.title).Size().Y + vg.Points(4)
-	if f.subtitle != "" {
+	ts := textStyle(titleSize, true)
+	ts.XAlign, ts.YAlign = draw.XCenter, draw.YTop
+	area.FillText(ts, vg.Point{X: area.Center().X, Y: top}, title)
+	top -= ts.Rectangle(title).Size().Y + vg.Points(4)
+	if subtitle != "" {
 		sub := textStyle(subtitleSize, false)
 		sub.Color = noteColour
 		sub.XAlign, sub.YAlign = draw.XCenter, draw.YTop
-		area.FillText(sub, vg.Point{X: area.Center().X, Y: top}, f.subtitle)
-		top -= sub.Rectangle(f.subtitle).Size().Y
+		area.FillText(sub, vg.Point{X: area.Center().X, Y: top}, subtitle)
+		top -= sub.Rectangle(subtitle).Size().Y
 	}
 	area.Max.Y = top - vg.Points(8)
+	return area
+}
+
+// draw renders the figure onto dc.
+func (f *figure) draw(dc draw.Canvas) {
+	f.prepare()
+	area := header(dc, f.title, f.subtitle)
 
 	var gutter vg.Length
 	for _, row := range f.rows {
@@ -202,9 +209,15 @@ func (f *figure) weight(i int) float64 {
 }
 
 // svg renders the figure as SVG: byte-stable (no time stamps, fonts named, not embedded).
-func (f *figure) svg() ([]byte, error) {
+func (f *figure) svg() ([]byte, error) { return renderSVG(f.draw) }
+
+// png renders the figure as a 1200 × 800 px PNG.
+func (f *figure) png() ([]byte, error) { return renderPNG(f.draw) }
+
+// renderSVG renders what drawFn draws on a canvas of the figures' size as SVG.
+func renderSVG(drawFn func(draw.Canvas)) ([]byte, error) {
 	c := vgsvg.New(figWidth, figHeight)
-	f.draw(draw.New(c))
+	drawFn(draw.New(c))
 	var b bytes.Buffer
 	if _, err := c.WriteTo(&b); err != nil {
 		return nil, err
@@ -212,10 +225,10 @@ func (f *figure) svg() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// png renders the figure as a 1200 × 800 px PNG.
-func (f *figure) png() ([]byte, error) {
+// renderPNG renders what drawFn draws on a canvas of the figures' size as a PNG.
+func renderPNG(drawFn func(draw.Canvas)) ([]byte, error) {
 	c := vgimg.NewWith(vgimg.UseWH(figWidth, figHeight), vgimg.UseDPI(pngDPI))
-	f.draw(draw.New(c))
+	drawFn(draw.New(c))
 	var b bytes.Buffer
 	if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(&b); err != nil {
 		return nil, err

@@ -1,7 +1,6 @@
 package plot
 
 import (
-	"bytes"
 	"cmp"
 	"fmt"
 	"image/color"
@@ -15,8 +14,6 @@ import (
 	"gonum.org/v1/plot/palette/brewer"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
 
 	"overloadsim/results"
 )
@@ -583,21 +580,7 @@ func (f *mapFig) gutterWidth() vg.Length {
 }
 
 func (f *mapFig) draw(dc draw.Canvas) {
-	dc.SetColor(color.White)
-	dc.Fill(dc.Rectangle.Path())
-	area := draw.Crop(dc, margin, -margin, margin, -margin)
-
-	top := area.Max.Y
-	title := textStyle(titleSize, true)
-	title.XAlign, title.YAlign = draw.XCenter, draw.YTop
-	area.FillText(title, vg.Point{X: area.Center().X, Y: top}, f.title)
-	top -= title.Rectangle(f.title).Size().Y + vg.Points(4)
-	sub := textStyle(subtitleSize, false)
-	sub.Color = noteColour
-	sub.XAlign, sub.YAlign = draw.XCenter, draw.YTop
-	area.FillText(sub, vg.Point{X: area.Center().X, Y: top}, f.subtitle)
-	top -= sub.Rectangle(f.subtitle).Size().Y
-	area.Max.Y = top - vg.Points(8)
+	area := header(dc, f.title, f.subtitle)
 
 	gutter := f.gutterWidth()
 	rows, cols := f.layout()
@@ -708,23 +691,7 @@ func (f *mapFig) drawKey(c draw.Canvas) {
 }
 
 // svg renders the figure as SVG, byte-stable like the run and sweep figures.
-func (f *mapFig) svg() ([]byte, error) {
-	c := vgsvg.New(figWidth, figHeight)
-	f.draw(draw.New(c))
-	var b bytes.Buffer
-	if _, err := c.WriteTo(&b); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
-}
+func (f *mapFig) svg() ([]byte, error) { return renderSVG(f.draw) }
 
 // png renders the figure as a 1200 × 800 px PNG.
-func (f *mapFig) png() ([]byte, error) {
-	c := vgimg.NewWith(vgimg.UseWH(figWidth, figHeight), vgimg.UseDPI(pngDPI))
-	f.draw(draw.New(c))
-	var b bytes.Buffer
-	if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(&b); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
-}
+func (f *mapFig) png() ([]byte, error) { return renderPNG(f.draw) }

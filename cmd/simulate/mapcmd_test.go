@@ -2,6 +2,9 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -110,5 +113,32 @@ func TestMapNoTrigger(t *testing.T) {
 		"--out", filepath.Join(t.TempDir(), "m")}, &stdout, &stderr)
 	if s != exitUsage || !strings.Contains(stderr.String(), "has no trigger") {
 		t.Errorf("status %d, stderr %q; want a usage error naming the missing trigger", s, stderr.String())
+	}
+}
+
+// TestMapInterrupted: an interrupted map keeps the cells whose replications all finished, leaves
+// the others with no replications, and says it is partial.
+func TestMapInterrupted(t *testing.T) {
+	sc, err := loadScenario(tinyCut, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	axes, err := mapAxes(sc, []string{"faults[0].speed=0.3,0.6", "faults[0].for=200ms,2s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	m, err := runMap(ctx, sc, axes, "cpu-cut", 1, 2, 1, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !m.Partial || len(m.Cells) != 4 {
+		t.Fatalf("partial %v, %d cells; want a partial map of 4 cells", m.Partial, len(m.Cells))
+	}
+	for _, c := range m.Cells {
+		if c.Replications != 0 || !math.IsNaN(c.PStuck) {
+			t.Errorf("cell %v ran %d replications after the interrupt", c.Params, c.Replications)
+		}
 	}
 }

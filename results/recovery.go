@@ -134,9 +134,11 @@ type Recovery struct {
 	Outcome    RecoveryOutcome `json:"outcome"`
 	// Seconds from the end of the trigger to the start of the hold; NaN unless Recovered.
 	Seconds float64 `json:"seconds"`
-	// MoreSeconds is how much longer the run (or the gap before the next trigger) would have to
-	// be for the rule to decide; NaN unless Undecided, and NaN then too when the trigger lasts
-	// to the end of the run.
+	// MoreSeconds estimates how much longer the run (or the gap before the next trigger) would
+	// have to be for the rule to decide; NaN unless Undecided, and NaN then too when the trigger
+	// lasts to the end of the run. For a draining backlog it is the time to drain to the
+	// pre-trigger level, more than goodput usually needs (it returns once the backlog falls
+	// below a timeout's worth of work).
 	MoreSeconds float64    `json:"moreSeconds"`
 	Stuck       StuckState `json:"stuck"`
 }
@@ -478,7 +480,7 @@ func (r *Recovery) Describe() string {
 		if math.IsNaN(r.MoreSeconds) {
 			return "undecided: the trigger lasts to the end of the run"
 		}
-		return fmt.Sprintf("undecided: run at least %s longer to tell", secondsText(r.MoreSeconds))
+		return fmt.Sprintf("undecided: run about %s longer to tell", secondsText(r.MoreSeconds))
 	}
 	return "no pre-trigger baseline to compare with"
 }

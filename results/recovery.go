@@ -244,12 +244,12 @@ func Recoveries(s *Series) []Recovery {
 	hold, window := intervals(rule.Hold, step), intervals(rule.Window, step)
 	dt := step.Seconds()
 	var out []Recovery
-	for i, f := range s.Faults {
+	for fi, f := range s.Faults {
 		rec := Recovery{Fault: f.Name, Start: f.Start, End: f.End, PreGoodput: math.NaN(), Band: math.NaN(),
 			Seconds: math.NaN(), MoreSeconds: math.NaN(), Stuck: noStuck()}
 		next := sim.Never
 		for j, o := range s.Faults {
-			if j != i && o.Start >= f.End && o.Start > f.Start && o.Start < next {
+			if j != fi && o.Start >= f.End && o.Start > f.Start && o.Start < next {
 				next = o.Start
 			}
 		}

@@ -1,17 +1,18 @@
 package scenarios
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"math"
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"overloadsim/client"
+	"overloadsim/internal/parallel"
 	"overloadsim/results"
 	"overloadsim/sim"
 )
@@ -390,24 +391,14 @@ func TestLibraryClaims(t *testing.T) {
 }
 
 // runReplicated runs every replication of every point of the library scenario name (with its
-// own seed or -seed), two at a time, and returns them by point ("path=value, …", "" without
-// parameters), in replication order.
+// own seed or -seed), two at a time (internal/parallel), and returns them by point
+// ("path=value, …", "" without parameters), in replication order.
 func runReplicated(t *testing.T, name string) map[string][]*results.Run {
 	t.Helper()
 	points, seed, reps := libraryPoints(t, name)
-	runs := make([]*results.Run, len(points)*reps)
-	errs := make([]error, len(runs))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 2)
-	for i := range runs {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			runs[i], errs[i] = Run(points[i/reps].Scenario, seed, i%reps)
-		}()
-	}
-	wg.Wait()
+	runs, errs, _ := parallel.Map(context.Background(), len(points)*reps, 2, func(_ context.Context, i int) (*results.Run, error) {
+		return Run(points[i/reps].Scenario, seed, i%reps)
+	}, nil)
 	out := map[string][]*results.Run{}
 	for i, r := range runs {
 		if errs[i] != nil {

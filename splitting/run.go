@@ -7,8 +7,8 @@ import (
 	"math"
 	"math/bits"
 	"runtime"
-	"sync"
-	"sync/atomic"
+
+	"overloadsim/internal/parallel"
 )
 
 // Domains separate the streams of seeds derived for different purposes, so that, e.g., the
@@ -68,38 +68,18 @@ func workerCount(w int) int {
 	return w
 }
 
-// runBatch runs m on every path at level on up to workers goroutines and returns the stops in
-// the order of paths, so the result does not depend on scheduling. The first failure cancels the
+// runBatch runs m on every path at level on up to workers goroutines (internal/parallel) and
+// returns the stops in the order of paths, so the result does not depend on scheduling. The first failure cancels the
 // runs still going; the error reported is that of the lowest-indexed path that failed for a
 // reason of its own, or the cancellation of ctx.
 func runBatch(ctx context.Context, m Model, paths []Path, level float64, workers int) ([]Stop, error) {
-	stops := make([]Stop, len(paths))
-	errs := make([]error, len(paths))
-	inner, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(workers, len(paths)) {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(paths) || inner.Err() != nil {
-					return
-				}
-				s, err := m.Run(inner, paths[i], level)
-				if err == nil {
-					err = checkStop(paths[i], level, s)
-				}
-				if err != nil {
-					errs[i] = err
-					cancel()
-					return
-				}
-				stops[i] = s
-			}
-		})
-	}
-	wg.Wait()
+	stops, errs, _ := parallel.Map(ctx, len(paths), workers, func(ctx context.Context, i int) (Stop, error) {
+		s, err := m.Run(ctx, paths[i], level)
+		if err == nil {
+			err = checkStop(paths[i], level, s)
+		}
+		return s, err
+	}, nil)
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("cancelled: %w", err)
 	}

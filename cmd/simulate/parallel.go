@@ -6,63 +6,19 @@ import (
 	"io"
 	"os"
 	"strings"
-	"sync"
+
+	"overloadsim/internal/parallel"
 )
 
-// runParallel runs jobs 0..n-1 on up to workers goroutines. Results are stored by index, never in
-// completion order, so the output cannot depend on the worker count or on scheduling. When ctx
-// is cancelled no new job starts; jobs already running finish and are kept, and done reports
-// which indices completed. The first job error stops the rest the same way and is returned.
+// runParallel runs jobs 0..n-1 on up to workers goroutines (internal/parallel): results are
+// stored by index, never in completion order, so the output cannot depend on the worker count or
+// on scheduling. When ctx is cancelled no new job starts; jobs already running finish and are
+// kept, and done reports which indices completed. A job error stops the rest the same way, and
+// the first error by index is returned.
 func runParallel[T any](ctx context.Context, n, workers int, job func(i int) (T, error), progress func(done, total int)) (out []T, done []bool, err error) {
-	out, done = make([]T, n), make([]bool, n)
-	if workers < 1 {
-		workers = 1
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	next := make(chan int)
-	type result struct {
-		i   int
-		v   T
-		err error
-	}
-	results := make(chan result)
-	var wg sync.WaitGroup
-	for w := 0; w < min(workers, n); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				v, err := job(i)
-				results <- result{i, v, err}
-			}
-		}()
-	}
-	go func() { // hand out indices in order until cancelled
-		defer close(next)
-		for i := 0; i < n; i++ {
-			select {
-			case next <- i:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	go func() { wg.Wait(); close(results) }()
-	finished := 0
-	for r := range results {
-		if r.err != nil {
-			if err == nil {
-				err = fmt.Errorf("run %d: %w", r.i, r.err)
-			}
-			cancel()
-			continue
-		}
-		out[r.i], done[r.i] = r.v, true
-		finished++
-		if progress != nil {
-			progress(finished, n)
-		}
+	out, errs, done := parallel.Map(ctx, n, workers, func(_ context.Context, i int) (T, error) { return job(i) }, progress)
+	if i := parallel.First(errs); i >= 0 {
+		err = fmt.Errorf("run %d: %w", i, errs[i])
 	}
 	return out, done, err
 }

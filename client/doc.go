@@ -30,7 +30,7 @@
 // semantics. A server still working on an abandoned attempt counts it as wasted work.
 //
 // A Tracer (SetTracer) hears each operation's steps as they happen — issue, checkout, attempt,
-// backoff, result — with their start times and outcomes, for the timelines results/trace writes;
+// backoff, result — with their start times and outcomes, for the timelines record/trace writes;
 // without one the hooks cost a nil check and allocate nothing.
 //
 // # Applications

@@ -8,7 +8,7 @@ import (
 	"overloadsim/wire"
 )
 
-// Tracer follows a client's operations step by step, for a timeline of them (results/trace writes
+// Tracer follows a client's operations step by step, for a timeline of them (record/trace writes
 // one that Perfetto opens). The client calls it from the event loop, at the virtual time now of
 // each step, in the order the steps happen. One operation's steps never overlap:
 //

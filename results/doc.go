@@ -1,5 +1,8 @@
 // Package results records what a run measured, summarises it, writes it to files, aggregates
-// sweeps over replications and checks results against baselines.
+// sweeps over replications and checks results against baselines. It holds records, not the
+// model: a Recorder samples sources that report plain interval records (GroupInterval,
+// ServerInterval, ShardInterval), error classes and retry reasons travel as names, and package
+// record is what reads a built model into them.
 //
 // # Metrics
 //
@@ -7,14 +10,14 @@
 // (Series) every client group and every server gets a row; per run (Summary) the measured window
 // after the warm-up is summed.
 //
-//	offered load     application operations issued per second (client.GroupStats.Issued), not attempts
-//	attempts         commands put on the wire per second: client.Stats.AttemptsStarted summed over
-//	                 the group's clients (one per CommandStartedEvent)
+//	offered load     application operations issued per second (GroupInterval.Issued), not attempts
+//	attempts         commands put on the wire per second, summed over the group's clients (one per
+//	                 CommandStartedEvent)
 //	amplification    attempts ÷ operations issued over the same interval (1 = no retries; no value
 //	                 when nothing was issued)
 //	goodput          operations that completed successfully per second, counted when they complete
 //	failure rate     operations that returned an error to the application per second, in total and
-//	                 per client.ErrClass (overload, timeout, network, serverSelection, poolCleared,
+//	                 per error class (overload, timeout, network, serverSelection, poolCleared,
 //	                 server)
 //	rejections       per server: request-limiter rejections (462), admission-queue overflows (433)
 //	                 and connections closed by the establishment limiter, per second
@@ -44,7 +47,7 @@
 // undecided are indicators, so their means are the shares of replications in each outcome, and
 // recovery_time's n counts the replications that recovered.
 //
-// Per-attempt latency (DESIGN §6) comes from client.AttemptObserver: each attempt, from sending
+// Per-attempt latency (DESIGN §6) is filed through GroupTrack.Attempt: each attempt, from sending
 // its command to its reply or to the deadline that abandoned it, in the interval it ended
 // (latency_attempt_* columns, latencyAttempt in summary.json).
 //

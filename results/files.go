@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"time"
 
-	"overloadsim/client"
 	"overloadsim/sim"
 )
 
@@ -191,8 +190,9 @@ type serverColumn struct {
 
 func perSecond(n uint64, g *GroupInterval) float64 { return rate(n, g.Seconds()) }
 
-// groupColumns are the group metrics of timeseries.csv, in order.
-var groupColumns = func() []groupColumn {
+// groupColumns returns the group metrics of timeseries.csv, in order, with a failure column per
+// error class of classes.
+func groupColumns(classes []string) []groupColumn {
 	cols := []groupColumn{
 		{"offered", (*GroupInterval).Offered},
 		{"attempts", (*GroupInterval).AttemptRate},
@@ -200,9 +200,9 @@ var groupColumns = func() []groupColumn {
 		{"goodput", (*GroupInterval).Goodput},
 		{"failures", (*GroupInterval).FailureRate},
 	}
-	for c := 1; c < client.NumErrClasses; c++ {
-		cols = append(cols, groupColumn{"failures_" + client.ErrClass(c).String(),
-			func(g *GroupInterval) float64 { return perSecond(g.FailedByClass[c], g) }})
+	for c, class := range classes {
+		cols = append(cols, groupColumn{"failures_" + class,
+			func(g *GroupInterval) float64 { return perSecond(count(g.FailedByClass, c), g) }})
 	}
 	cols = append(cols,
 		groupColumn{"retries", func(g *GroupInterval) float64 { return perSecond(g.Retries, g) }},
@@ -231,7 +231,7 @@ var groupColumns = func() []groupColumn {
 		groupColumn{"retry_tokens_min", func(g *GroupInterval) float64 { return g.TokensMin }},
 		groupColumn{"retry_tokens_mean", (*GroupInterval).TokensMean},
 	)
-}()
+}
 
 // serverColumns are the server metrics of timeseries.csv, in order.
 var serverColumns = []serverColumn{
@@ -256,10 +256,11 @@ var serverColumns = []serverColumn{
 	}},
 }
 
-// TimeseriesColumns returns the header row of timeseries.csv.
-func TimeseriesColumns() []string {
+// TimeseriesColumns returns the header row of timeseries.csv for s: the failure columns follow
+// its error classes.
+func TimeseriesColumns(s *Series) []string {
 	cols := []string{"time", "kind", "name"}
-	for _, c := range groupColumns {
+	for _, c := range groupColumns(s.ErrClasses) {
 		cols = append(cols, c.name)
 	}
 	for _, c := range serverColumns {
@@ -274,12 +275,13 @@ func TimeseriesColumns() []string {
 // round; an empty cell is "no value".
 func WriteTimeseries(w io.Writer, s *Series) error {
 	cw := csv.NewWriter(w)
-	header := TimeseriesColumns()
+	header := TimeseriesColumns(s)
 	if err := cw.Write(header); err != nil {
 		return err
 	}
 	row := make([]string, len(header))
-	ng := len(groupColumns)
+	gcols := groupColumns(s.ErrClasses)
+	ng := len(gcols)
 	emit := func(end sim.Time, kind, name string) error {
 		row[0], row[1], row[2] = formatSeconds(int64(end)), kind, name
 		return cw.Write(row)
@@ -295,7 +297,7 @@ func WriteTimeseries(w io.Writer, s *Series) error {
 		}
 		for ; i < len(s.Groups) && s.Groups[i].End == t; i++ {
 			g := &s.Groups[i]
-			for k, c := range groupColumns {
+			for k, c := range gcols {
 				row[3+k] = formatFloat(c.value(g))
 			}
 			clear(row[3+ng:])

@@ -1,80 +1,12 @@
 package results
 
 import (
-	"cmp"
 	"encoding/csv"
 	"io"
-	"slices"
-	"time"
+	"math"
 
-	"overloadsim/server/mongos"
 	"overloadsim/sim"
 )
-
-// ShardInterval is what one mongos did toward one shard in one interval [Start, End): the
-// differences of its per-shard statistics (serverStatus shardingStatistics.shards.<id>, MODEL-FACTS
-// §4) between the two ends, and the shard's retry budget balance at End.
-type ShardInterval struct {
-	Start, End sim.Time
-	Mongos     string // the mongos's address
-	Shard      string // the shard's name
-
-	Attempted         uint64        // numOperationsAttempted
-	RetriedOverload   uint64        // numOperationsRetriedAtLeastOnceDueToOverload
-	RetriedOverloadOK uint64        // …AndSucceeded
-	OverloadRetries   uint64        // numRetriesDueToOverloadAttempted
-	Retargeted        uint64        // numRetriesRetargetedDueToOverload
-	OverloadErrors    uint64        // numOverloadErrorsReceived
-	Backoff           time.Duration // totalBackoffTimeMillis
-	Balance           float64       // retryBudgetTokenBucketBalance at End (+Inf without a budget)
-}
-
-// Seconds returns the interval's length in seconds.
-func (s *ShardInterval) Seconds() float64 { return s.End.Sub(s.Start).Seconds() }
-
-// Amplification returns the mongos's overload retries per routed command plus one: the factor by
-// which overload retries multiply what reaches the shard (1 = none). NaN when nothing was routed.
-func (s *ShardInterval) Amplification() float64 {
-	if s.Attempted == 0 {
-		return ratio(0, 0)
-	}
-	return float64(s.Attempted+s.OverloadRetries) / float64(s.Attempted)
-}
-
-type routerRec struct {
-	name string
-	r    *mongos.Router
-	prev []mongos.ShardStats
-}
-
-// AddRouter starts recording the per-shard statistics of the mongos called name; its counters
-// count from now.
-func (r *Recorder) AddRouter(name string, rt *mongos.Router) {
-	r.routers = append(r.routers, &routerRec{name: name, r: rt, prev: rt.Stats()})
-	slices.SortStableFunc(r.routers, func(a, b *routerRec) int { return cmp.Compare(a.name, b.name) })
-}
-
-// closeShards records the interval [from, now) of every router, shards in configuration order.
-func (r *Recorder) closeShards(from, now sim.Time) {
-	for _, rr := range r.routers {
-		cur := rr.r.Stats()
-		for i := range cur {
-			c, p := &cur[i], &rr.prev[i]
-			r.series.Shards = append(r.series.Shards, ShardInterval{
-				Start: from, End: now, Mongos: rr.name, Shard: c.Shard,
-				Attempted:         c.NumOperationsAttempted - p.NumOperationsAttempted,
-				RetriedOverload:   c.NumOperationsRetriedAtLeastOnceDueToOverload - p.NumOperationsRetriedAtLeastOnceDueToOverload,
-				RetriedOverloadOK: c.NumOperationsRetriedAtLeastOnceDueToOverloadAndSucceeded - p.NumOperationsRetriedAtLeastOnceDueToOverloadAndSucceeded,
-				OverloadRetries:   c.NumRetriesDueToOverloadAttempted - p.NumRetriesDueToOverloadAttempted,
-				Retargeted:        c.NumRetriesRetargetedDueToOverload - p.NumRetriesRetargetedDueToOverload,
-				OverloadErrors:    c.NumOverloadErrorsReceived - p.NumOverloadErrorsReceived,
-				Backoff:           c.TotalBackoffTime - p.TotalBackoffTime,
-				Balance:           c.RetryBudgetTokenBucketBalance,
-			})
-		}
-		rr.prev = cur
-	}
-}
 
 // ShardsFile is the per-shard time series of a run with mongos nodes.
 const ShardsFile = "shards.csv"
@@ -145,36 +77,18 @@ type ShardSummary struct {
 // summarizeShards sums the shard intervals that start at or after from, by (mongos, shard) in
 // the order they first appear.
 func summarizeShards(s *Series, from sim.Time) []ShardSummary {
+	keys, sums := windowSums(s.Shards, from, ShardInterval{Balance: math.Inf(1)},
+		func(v *ShardInterval) sim.Time { return v.Start },
+		func(v *ShardInterval) [2]string { return [2]string{v.Mongos, v.Shard} })
 	var out []ShardSummary
-	var backoff []time.Duration // summed exactly, converted once
-	index := map[[2]string]int{}
-	for i := range s.Shards {
-		v := &s.Shards[i]
-		if v.Start < from {
-			continue
-		}
-		k := [2]string{v.Mongos, v.Shard}
-		j, ok := index[k]
-		if !ok {
-			j = len(out)
-			index[k] = j
-			out = append(out, ShardSummary{Mongos: v.Mongos, Shard: v.Shard, BalanceMin: v.Balance})
-			backoff = append(backoff, 0)
-		}
-		o := &out[j]
-		o.Attempted += v.Attempted
-		o.RetriedOverload += v.RetriedOverload
-		o.RetriedOverloadOK += v.RetriedOverloadOK
-		o.OverloadRetries += v.OverloadRetries
-		o.Retargeted += v.Retargeted
-		o.OverloadErrors += v.OverloadErrors
-		backoff[j] += v.Backoff
-		o.BalanceMin = min(o.BalanceMin, v.Balance)
-	}
-	for i := range out {
-		o := &out[i]
-		o.Amplification = ratio(o.Attempted+o.OverloadRetries, o.Attempted)
-		o.Backoff = backoff[i].Seconds()
+	for _, k := range keys {
+		v := sums[k]
+		out = append(out, ShardSummary{Mongos: k[0], Shard: k[1],
+			Attempted: v.Attempted, RetriedOverload: v.RetriedOverload, RetriedOverloadOK: v.RetriedOverloadOK,
+			OverloadRetries: v.OverloadRetries, Retargeted: v.Retargeted, OverloadErrors: v.OverloadErrors,
+			Backoff:       v.Backoff.Seconds(),
+			Amplification: ratio(v.Attempted+v.OverloadRetries, v.Attempted),
+			BalanceMin:    v.Balance})
 	}
 	return out
 }

@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"time"
 
-	"overloadsim/client"
-	"overloadsim/client/retry"
 	"overloadsim/sim"
 )
 
@@ -27,7 +25,7 @@ func summarizeLatency(h *Histogram) Latency {
 
 // ClassFailures is the failures of one error class.
 type ClassFailures struct {
-	Class string  `json:"class"` // client.ErrClass name
+	Class string  `json:"class"` // the error class's name
 	Count uint64  `json:"count"`
 	Rate  float64 `json:"rate"` // per second
 }
@@ -50,7 +48,7 @@ type GroupSummary struct {
 	Amplification      float64         `json:"amplification"` // attempts ÷ issued
 	Goodput            float64         `json:"goodput"`       // successful operations/s
 	FailureRate        float64         `json:"failureRate"`   // failed operations/s
-	Failures           []ClassFailures `json:"failures"`      // by error class, in client.ErrClass order
+	Failures           []ClassFailures `json:"failures"`      // by error class, in the series' ErrClasses order
 	RetriesRefusedRate float64         `json:"retriesRefusedRate"`
 
 	Success Latency `json:"latencySuccess"` // issue to final result, successes
@@ -102,67 +100,41 @@ type Summary struct {
 	Shards     []ShardSummary  `json:"shards,omitempty"` // by mongos, then shard; runs with mongos nodes only
 }
 
-// groupAcc accumulates GroupIntervals.
-type groupAcc struct {
-	row              GroupInterval // counters summed
-	success, failure Histogram
-	attempt          Histogram
-}
-
-func (a *groupAcc) add(g *GroupInterval) {
-	r := &a.row
-	r.Issued += g.Issued
-	r.Succeeded += g.Succeeded
-	r.Failed += g.Failed
-	for i := range g.FailedByClass {
-		r.FailedByClass[i] += g.FailedByClass[i]
-	}
-	r.AppRetries += g.AppRetries
-	r.Attempts += g.Attempts
-	r.Retries += g.Retries
-	r.RetriesRefused += g.RetriesRefused
-	r.RetriesCancelled += g.RetriesCancelled
-	for i := range g.RetriedByReason {
-		r.RetriedByReason[i] += g.RetriedByReason[i]
-		r.NotRetriedByReason[i] += g.NotRetriedByReason[i]
-	}
-	if g.TokensN > 0 && (r.TokensN == 0 || g.TokensMin < r.TokensMin) {
-		r.TokensMin = g.TokensMin
-	}
-	r.TokensSum += g.TokensSum
-	r.TokensN += g.TokensN
-	a.success.Merge(&g.Success)
-	a.attempt.Merge(&g.Attempt)
-	a.failure.Merge(&g.Failure)
-}
-
-func (a *groupAcc) summary(name string, secs float64) GroupSummary {
-	r := &a.row
+// groupSummary summarises g, a window's total of one group (or of all), over secs seconds;
+// classes and reasons name its count slices' indices.
+func groupSummary(name string, g *GroupInterval, secs float64, classes, reasons []string) GroupSummary {
 	gs := GroupSummary{
-		Name: name, Issued: r.Issued, Attempts: r.Attempts, Succeeded: r.Succeeded, Failed: r.Failed,
-		Retries: r.Retries, RetriesRefused: r.RetriesRefused, AppRetries: r.AppRetries,
-		Offered: rate(r.Issued, secs), AttemptRate: rate(r.Attempts, secs),
-		Amplification: ratio(r.Attempts, r.Issued), Goodput: rate(r.Succeeded, secs),
-		FailureRate: rate(r.Failed, secs), RetriesRefusedRate: rate(r.RetriesRefused, secs),
-		Success: summarizeLatency(&a.success), Failure: summarizeLatency(&a.failure),
-		Attempt:   summarizeLatency(&a.attempt),
+		Name: name, Issued: g.Issued, Attempts: g.Attempts, Succeeded: g.Succeeded, Failed: g.Failed,
+		Retries: g.Retries, RetriesRefused: g.RetriesRefused, AppRetries: g.AppRetries,
+		Offered: rate(g.Issued, secs), AttemptRate: rate(g.Attempts, secs),
+		Amplification: ratio(g.Attempts, g.Issued), Goodput: rate(g.Succeeded, secs),
+		FailureRate: rate(g.Failed, secs), RetriesRefusedRate: rate(g.RetriesRefused, secs),
+		Success: summarizeLatency(&g.Success), Failure: summarizeLatency(&g.Failure),
+		Attempt:   summarizeLatency(&g.Attempt),
 		TokensMin: math.NaN(), TokensMean: math.NaN(),
 	}
-	for c := 1; c < client.NumErrClasses; c++ {
-		gs.Failures = append(gs.Failures, ClassFailures{Class: client.ErrClass(c).String(),
-			Count: r.FailedByClass[c], Rate: rate(r.FailedByClass[c], secs)})
+	for c, class := range classes {
+		n := count(g.FailedByClass, c)
+		gs.Failures = append(gs.Failures, ClassFailures{Class: class, Count: n, Rate: rate(n, secs)})
 	}
-	if r.TokensN > 0 {
-		gs.TokensMin, gs.TokensMean = r.TokensMin, r.TokensSum/float64(r.TokensN)
+	if g.TokensN > 0 {
+		gs.TokensMin, gs.TokensMean = g.TokensMin, g.TokensSum/float64(g.TokensN)
 	}
-	for i := range r.RetriedByReason {
-		if r.RetriedByReason[i]+r.NotRetriedByReason[i] > 0 {
-			gs.RetryReasons = append(gs.RetryReasons, ReasonCount{Reason: retry.Reason(i).String(),
-				Retried: r.RetriedByReason[i], NotRetried: r.NotRetriedByReason[i]})
+	for i, reason := range reasons {
+		if retried, not := count(g.RetriedByReason, i), count(g.NotRetriedByReason, i); retried+not > 0 {
+			gs.RetryReasons = append(gs.RetryReasons, ReasonCount{Reason: reason, Retried: retried, NotRetried: not})
 		}
 	}
-	gs.RetriesCancelled = r.RetriesCancelled
+	gs.RetriesCancelled = g.RetriesCancelled
 	return gs
+}
+
+// count returns counts[i], 0 past the end (a record that counted nothing by index).
+func count(counts []uint64, i int) uint64 {
+	if i < len(counts) {
+		return counts[i]
+	}
+	return 0
 }
 
 // Summarize summarises s over its measured window: the intervals that start at or after warmup
@@ -171,86 +143,59 @@ func (a *groupAcc) summary(name string, secs float64) GroupSummary {
 func Summarize(s *Series, warmup time.Duration) Summary {
 	from := sim.Time(warmup)
 	sum := Summary{Warmup: warmup}
-	var lastEnd sim.Time = -1
-	count := func(start, end sim.Time) {
-		if end != lastEnd {
-			sum.Measured += end.Sub(start)
-			lastEnd = end
-		}
-	}
-	var total groupAcc
-	accs := map[string]*groupAcc{}
-	var names []string
-	for i := range s.Groups {
-		g := &s.Groups[i]
-		if g.Start < from {
-			continue
-		}
-		count(g.Start, g.End)
-		a := accs[g.Name]
-		if a == nil {
-			a = &groupAcc{}
-			accs[g.Name] = a
-			names = append(names, g.Name)
-		}
-		a.add(g)
-		total.add(g)
-	}
-	type serverAcc struct {
-		completed, rejections  uint64
-		busy, capacity, queue  float64
-		rejectBusy, wastedBusy time.Duration
-	}
-	saccs := map[string]*serverAcc{}
-	var snames []string
-	lastEnd = -1
-	var serverSecs time.Duration
-	for i := range s.Servers {
-		v := &s.Servers[i]
-		if v.Start < from {
-			continue
-		}
-		if v.End != lastEnd {
-			serverSecs += v.End.Sub(v.Start)
-			lastEnd = v.End
-		}
-		a := saccs[v.Name]
-		if a == nil {
-			a = &serverAcc{}
-			saccs[v.Name] = a
-			snames = append(snames, v.Name)
-		}
-		a.completed += v.Completed
-		a.rejections += v.RejectedAdmissions + v.QueueOverflows + v.ConnRejected
-		a.busy += v.BusyArea
-		a.capacity += v.CapacityArea
-		a.queue += v.QueueArea
-		a.rejectBusy += v.RejectBusy
-		a.wastedBusy += v.WastedBusy
-	}
+	sum.Measured = measured(s.Groups, from, func(g *GroupInterval) (sim.Time, sim.Time) { return g.Start, g.End })
+	serverSpan := measured(s.Servers, from, func(v *ServerInterval) (sim.Time, sim.Time) { return v.Start, v.End })
 	if len(s.Groups) == 0 {
-		sum.Measured = serverSecs
+		sum.Measured = serverSpan
 	}
 	secs := sum.Measured.Seconds()
-	sum.Total = total.summary("total", secs)
+
+	start := func(g *GroupInterval) sim.Time { return g.Start }
+	names, groups := windowSums(s.Groups, from, GroupInterval{}, start, func(g *GroupInterval) string { return g.Name })
+	_, total := windowSums(s.Groups, from, GroupInterval{}, start, func(*GroupInterval) bool { return true })
+	all := total[true]
+	if all == nil {
+		all = &GroupInterval{}
+	}
+	sum.Total = groupSummary("total", all, secs, s.ErrClasses, s.RetryReasons)
 	slices.Sort(names)
 	for _, n := range names {
-		sum.Groups = append(sum.Groups, accs[n].summary(n, secs))
+		sum.Groups = append(sum.Groups, groupSummary(n, groups[n], secs, s.ErrClasses, s.RetryReasons))
 	}
+
+	snames, servers := windowSums(s.Servers, from, ServerInterval{},
+		func(v *ServerInterval) sim.Time { return v.Start }, func(v *ServerInterval) string { return v.Name })
 	slices.Sort(snames)
-	ssecs := serverSecs.Seconds()
+	ssecs := serverSpan.Seconds()
 	for _, n := range snames {
-		a := saccs[n]
+		a := servers[n]
+		rejections := a.RejectedAdmissions + a.QueueOverflows + a.ConnRejected
 		sum.Servers = append(sum.Servers, ServerSummary{
-			Name: n, Completed: a.completed, Rejections: a.rejections,
-			Throughput: rate(a.completed, ssecs), RejectionRate: rate(a.rejections, ssecs),
-			Utilisation: fratio(a.busy, a.capacity), RejectShare: fratio(a.rejectBusy.Seconds(), a.capacity),
-			WastedShare: fratio(a.wastedBusy.Seconds(), a.capacity), MeanQueue: fratio(a.queue, ssecs),
+			Name: n, Completed: a.Completed, Rejections: rejections,
+			Throughput: rate(a.Completed, ssecs), RejectionRate: rate(rejections, ssecs),
+			Utilisation: fratio(a.BusyArea, a.CapacityArea), RejectShare: fratio(a.RejectBusy.Seconds(), a.CapacityArea),
+			WastedShare: fratio(a.WastedBusy.Seconds(), a.CapacityArea), MeanQueue: fratio(a.QueueArea, ssecs),
 		})
 	}
 	sum.Shards = summarizeShards(s, from)
 	sum.Recoveries = Recoveries(s)
 	return sum
+}
+
+// measured returns the length of the window covered by rows that start at or after from: each
+// distinct interval once, however many sources have a row for it (rows are in End order).
+func measured[R any](rows []R, from sim.Time, span func(*R) (sim.Time, sim.Time)) time.Duration {
+	var d time.Duration
+	var lastEnd sim.Time = -1
+	for i := range rows {
+		start, end := span(&rows[i])
+		if start < from || end == lastEnd {
+			continue
+		}
+		d += end.Sub(start)
+		lastEnd = end
+	}
+	return d
 }
 
 func indicator(b bool) float64 {

@@ -7,6 +7,7 @@ import (
 
 	"overloadsim/client"
 	"overloadsim/client/workload"
+	"overloadsim/record"
 	"overloadsim/results"
 	"overloadsim/server"
 	"overloadsim/server/failpoint"
@@ -15,15 +16,8 @@ import (
 	"overloadsim/wire"
 )
 
-// Tool and Version name the simulator in run headers. The command-line tool sets Version from
-// its build (-ldflags); tests and libraries keep "dev".
-var (
-	Tool    = "overloadsim"
-	Version = "dev"
-)
-
 // World is a scenario wired onto one loop: the servers, the clients, the application groups
-// and the faults, recorded by a results.Recorder.
+// and the faults, recorded by a record.Recorder.
 type World struct {
 	Scenario *Scenario       // what was built
 	Seed     uint64          // the run seed every stream derives from
@@ -36,9 +30,17 @@ type World struct {
 	// Routers are the mongos nodes' routers, in node order (sharded topologies only).
 	Routers []RouterNode
 	// Recorder is the recorder Build was given (nil if none).
-	Recorder *results.Recorder
-	// Streams names every random stream the world created, in creation order.
-	Streams []string
+	Recorder *record.Recorder
+}
+
+// Streams returns the names of the random streams the world's loop has handed out, in the
+// order they were made: every stream the world draws from.
+func (w *World) Streams() []string {
+	var out []string
+	for _, s := range w.Loop.Streams() {
+		out = append(out, s.Name)
+	}
+	return out
 }
 
 // Build wires sc onto loop with the run seed seed: a server.Cluster of the topology's nodes
@@ -48,11 +50,11 @@ type World struct {
 // ("group/<group>") with rec as its Observer; and the faults, scheduled on the cluster. With a
 // recorder, every group and node is added to it, and every fault's window (see FaultWindow).
 // rec may be nil (an unrecorded world, for benchmarks); otherwise it must sample loop, as
-// results.NewRecorder(loop, sc.Interval) does. Build does not start the recorder or the loop.
+// record.New(loop, sc.Interval) does. Build does not start the recorder or the loop.
 //
 // sc must be valid (Parse, Load and Set return only valid scenarios); Build reports the
 // problems of one changed in code since.
-func Build(sc *Scenario, seed uint64, loop *sim.Loop, rec *results.Recorder) (*World, error) {
+func Build(sc *Scenario, seed uint64, loop *sim.Loop, rec *record.Recorder) (*World, error) {
 	if err := sc.check(false); err != nil {
 		return nil, err
 	}
@@ -62,7 +64,6 @@ func Build(sc *Scenario, seed uint64, loop *sim.Loop, rec *results.Recorder) (*W
 		n := &sc.Topology.Nodes[i]
 		if n.Role != "mongos" {
 			cfg.Nodes = append(cfg.Nodes, n.serverConfig())
-			w.Streams = append(w.Streams, "server/"+n.Name+"/service", "server/"+n.Name+"/failpoint")
 		}
 	}
 	cluster, err := server.NewCluster(loop, cfg, seed)
@@ -94,12 +95,10 @@ func Build(sc *Scenario, seed uint64, loop *sim.Loop, rec *results.Recorder) (*W
 			for hi, host := range hosts {
 				n := sc.node(host)
 				name := "link/" + prefix + "/" + n.Name
-				w.Streams = append(w.Streams, name)
 				nodes[hi] = client.Node{Address: n.Name, Handler: cluster.Node(n.Name),
 					Link: wire.NewLink(n.NetworkDelay.D, loop.NewStream(seed, name))}
 			}
 			name := "client/" + prefix
-			w.Streams = append(w.Streams, name)
 			c, err := client.New(loop, opts, kind, nodes, seed, name)
 			if err != nil {
 				return nil, fmt.Errorf("scenarios: %s: clients[%d]: %w", sc.Name, gi, err)
@@ -110,7 +109,6 @@ func Build(sc *Scenario, seed uint64, loop *sim.Loop, rec *results.Recorder) (*W
 		if err != nil {
 			return nil, fmt.Errorf("scenarios: %s: clients[%d]: %w", sc.Name, gi, err)
 		}
-		w.Streams = append(w.Streams, "group/"+g.Name)
 		var obs client.Observer
 		if rec != nil {
 			obs = rec
@@ -161,7 +159,6 @@ func (w *World) addMongos() error {
 			sh := mongos.Shard{Name: rs.Name()}
 			for _, s := range rs.Nodes() {
 				name := "link/mongos/" + m.Name + "/" + s.Address()
-				w.Streams = append(w.Streams, name)
 				sh.Members = append(sh.Members, mongos.Member{Address: s.Address(), Node: s,
 					Link: wire.NewLink(sc.node(s.Address()).NetworkDelay.D, w.Loop.NewStream(seed, name))})
 			}
@@ -171,13 +168,11 @@ func (w *World) addMongos() error {
 		if err != nil {
 			return fmt.Errorf("scenarios: %s: topology.router: %w", sc.Name, err)
 		}
-		w.Streams = append(w.Streams, r.Streams()...)
 		cfg := m.serverConfig()
 		cfg.Router = r
 		if _, err := w.Cluster.AddMongos(cfg); err != nil {
 			return fmt.Errorf("scenarios: %s: %w", sc.Name, err)
 		}
-		w.Streams = append(w.Streams, "server/"+m.Name+"/service", "server/"+m.Name+"/failpoint")
 		w.Routers = append(w.Routers, RouterNode{Name: m.Name, Router: r})
 	}
 	return nil

@@ -71,7 +71,7 @@ func TestPauseFaultDeterminism(t *testing.T) {
 	}
 	run := func() (string, []server.Stats) {
 		var w *World
-		r, err := RunWith(sc, sc.Seed, 0, func(world *World) { w = world })
+		r, err := RunWith(sc, sc.Seed, 0, RunOptions{Attach: func(world *World) { w = world }})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"overloadsim/record"
 	"overloadsim/results"
 	"overloadsim/sim"
 	"overloadsim/splitting"
@@ -49,7 +50,7 @@ func (m *SplitModel) Checkpoints() int64 {
 func (m *SplitModel) Run(ctx context.Context, p splitting.Path, level float64) (splitting.Stop, error) {
 	sc := m.Scenario
 	loop := sim.NewLoop()
-	rec := results.NewRecorder(loop, m.step())
+	rec := record.New(loop, m.step())
 	if _, err := Build(sc, p.Root, loop, rec); err != nil {
 		return splitting.Stop{}, err
 	}

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"overloadsim/record"
 	"overloadsim/results"
 	"overloadsim/sim"
 )
@@ -32,21 +33,47 @@ func ReplicationSeed(seed uint64, r int) uint64 {
 // warm-up, or MSER-5's for warmup: auto). The header names the tool, the scenario and its
 // canonical text, the run seed and every random stream the run used.
 func Run(sc *Scenario, seed uint64, replication int) (*results.Run, error) {
-	return RunWith(sc, seed, replication, nil)
+	return RunWith(sc, seed, replication, RunOptions{})
 }
 
-// RunWith is Run with a hook: attach, when not nil, sees the built world before the loop runs
-// (to attach a tracer, say). It must not change the model.
-func RunWith(sc *Scenario, seed uint64, replication int, attach func(*World)) (*results.Run, error) {
+// Label names the simulator in a run's header: the tool and its version.
+type Label struct {
+	Tool, Version string
+}
+
+// DefaultLabel is the label of a run made without one (tests, libraries): overloadsim, dev.
+func DefaultLabel() Label { return Label{Tool: "overloadsim", Version: "dev"} }
+
+// RunOptions are how a run is made, beyond its scenario and seed. The zero value is a plain run
+// labelled DefaultLabel.
+type RunOptions struct {
+	// Label names the simulator in the header; the command-line tool passes its build's version.
+	// Zero: DefaultLabel.
+	Label Label
+	// Attach, when not nil, sees the built world before the loop runs (to attach a tracer, say).
+	// It must not change the model.
+	Attach func(*World)
+}
+
+// label returns the options' label, DefaultLabel when unset.
+func (o RunOptions) label() Label {
+	if o.Label == (Label{}) {
+		return DefaultLabel()
+	}
+	return o.Label
+}
+
+// RunWith is Run with options.
+func RunWith(sc *Scenario, seed uint64, replication int, opts RunOptions) (*results.Run, error) {
 	runSeed := ReplicationSeed(seed, replication)
 	loop := sim.NewLoop()
-	rec := results.NewRecorder(loop, sc.Interval)
+	rec := record.New(loop, sc.Interval)
 	w, err := Build(sc, runSeed, loop, rec)
 	if err != nil {
 		return nil, err
 	}
-	if attach != nil {
-		attach(w)
+	if opts.Attach != nil {
+		opts.Attach(w)
 	}
 	rec.Start()
 	horizon := sim.Time(sc.Duration)
@@ -54,12 +81,12 @@ func RunWith(sc *Scenario, seed uint64, replication int, attach func(*World)) (*
 	series := rec.Finish(horizon)
 	series.Recovery = sc.recoveryRule()
 	hdr := results.Header{
-		Tool: Tool, Version: Version,
+		Tool: opts.label().Tool, Version: opts.label().Version,
 		Scenario: sc.Name, Description: sc.Description, Claim: sc.Claim,
 		Canonical:   sc.String(),
 		Seed:        runSeed,
 		Replication: replication,
-		Streams:     results.DeriveStreams(runSeed, w.Streams...),
+		Streams:     headerStreams(loop),
 		Duration:    sc.Duration,
 		Interval:    sc.Interval,
 		Warmup:      sc.Warmup.Fixed,
@@ -159,4 +186,14 @@ func (s *Scenario) Vary(path, spec string) error {
 	}
 	*s = *next
 	return nil
+}
+
+// headerStreams lists the streams the loop handed out, as a run's header records them: the
+// names and seeds of what ran, taken from the loop rather than spelled a second time.
+func headerStreams(loop *sim.Loop) []results.Stream {
+	var out []results.Stream
+	for _, s := range loop.Streams() {
+		out = append(out, results.Stream{Name: s.Name, S1: s.S1, S2: s.S2})
+	}
+	return out
 }

@@ -385,8 +385,8 @@ faults:
 		"link/app/0/a", "link/app/0/b", "client/app/0", "link/app/1/a", "link/app/1/b", "client/app/1",
 		"group/app",
 	}
-	if !slices.Equal(w.Streams, want) {
-		t.Errorf("Build streams = %q, want %q", w.Streams, want)
+	if !slices.Equal(w.Streams(), want) {
+		t.Errorf("Build streams = %q, want %q", w.Streams(), want)
 	}
 	windows := sc.FaultWindows()
 	wantW := []results.FaultWindow{

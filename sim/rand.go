@@ -45,10 +45,27 @@ func NewStream(seed uint64, name string) *rand.Rand {
 	return rand.New(rand.NewPCG(s1, s2))
 }
 
-// namedSource is one stream a Loop handed out: its name and the generator behind it.
+// namedSource is one stream a Loop handed out: its name and seeds, and the generator behind it.
 type namedSource struct {
-	name string
-	pcg  *rand.PCG
+	Stream
+	pcg *rand.PCG
+}
+
+// Stream names one random stream a Loop handed out, with the two PCG seed words StreamSeeds
+// derived for it.
+type Stream struct {
+	Name   string
+	S1, S2 uint64
+}
+
+// Streams returns every stream the loop has handed out, in the order NewStream made them: what
+// a run's header records, so that it lists exactly the streams the run drew from.
+func (l *Loop) Streams() []Stream {
+	out := make([]Stream, len(l.streams))
+	for i, s := range l.streams {
+		out[i] = s.Stream
+	}
+	return out
 }
 
 // NewStream returns the random stream named name in the run seeded by seed — the same numbers
@@ -57,7 +74,7 @@ type namedSource struct {
 func (l *Loop) NewStream(seed uint64, name string) *rand.Rand {
 	s1, s2 := StreamSeeds(seed, name)
 	pcg := rand.NewPCG(s1, s2)
-	l.streams = append(l.streams, namedSource{name, pcg})
+	l.streams = append(l.streams, namedSource{Stream{name, s1, s2}, pcg})
 	return rand.New(pcg)
 }
 
@@ -69,6 +86,6 @@ func (l *Loop) NewStream(seed uint64, name string) *rand.Rand {
 // events (between RunUntil calls), never from a handler.
 func (l *Loop) Branch(key uint64) {
 	for _, s := range l.streams {
-		s.pcg.Seed(StreamSeeds(key, s.name))
+		s.pcg.Seed(StreamSeeds(key, s.Name))
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"runtime"
 	"testing"
 
-	"overloadsim/results"
+	"overloadsim/record"
 	"overloadsim/scenarios"
 	"overloadsim/sim"
 )
@@ -44,7 +44,7 @@ func BenchmarkSweep(b *testing.B) {
 				fired, _, err := runParallel(context.Background(), len(points)*reps, workers, func(j int) (uint64, error) {
 					p := points[j/reps]
 					loop := sim.NewLoop()
-					rec := results.NewRecorder(loop, p.Scenario.Interval)
+					rec := record.New(loop, p.Scenario.Interval)
 					if _, err := scenarios.Build(p.Scenario, scenarios.ReplicationSeed(sc.Seed, j%reps), loop, rec); err != nil {
 						return 0, err
 					}
@@ -119,7 +119,7 @@ func BenchmarkStuckRun(b *testing.B) {
 			var heap, queued float64
 			for i := 0; i < b.N; i++ {
 				loop := sim.NewLoop()
-				rec := results.NewRecorder(loop, c.Interval)
+				rec := record.New(loop, c.Interval)
 				w, err := scenarios.Build(c, c.Seed, loop, rec)
 				if err != nil {
 					b.Fatal(err)

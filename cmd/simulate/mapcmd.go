@@ -189,7 +189,7 @@ func runMap(ctx context.Context, sc *scenarios.Scenario, axes []results.MapAxis,
 	}
 	bar := newProgressBar(stderr, "map")
 	runs, done, err := runParallel(ctx, len(points)*reps, workers, func(i int) (outcome, error) {
-		r, err := scenarios.Run(points[i/reps].Scenario, seed, i%reps)
+		r, err := scenarios.RunWith(points[i/reps].Scenario, seed, i%reps, runOptions())
 		if err != nil {
 			return outcome{}, err
 		}
@@ -241,7 +241,7 @@ func paramsText(ps []results.Param) string {
 
 // sweepHeader is the header of a result made of many runs of sc from base seed seed.
 func sweepHeader(sc *scenarios.Scenario, seed uint64) results.Header {
-	return results.Header{Tool: scenarios.Tool, Version: scenarios.Version, Scenario: sc.Name,
+	return results.Header{Tool: label().Tool, Version: label().Version, Scenario: sc.Name,
 		Description: sc.Description, Claim: sc.Claim, Canonical: sc.String(), Seed: seed,
 		Duration: sc.Duration, Interval: sc.Interval, Warmup: sc.Warmup.Fixed, WarmupAuto: sc.Warmup.Auto}
 }

@@ -70,7 +70,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 		printUsage(w)
 		return status
 	}
-	scenarios.Version = buildVersion()
 	name := args[0]
 	cmd, ok := commands[name]
 	if !ok {
@@ -129,6 +128,14 @@ var versionCommand = command{
 		}
 	},
 }
+
+// label names this build in the headers of the runs it makes.
+func label() scenarios.Label {
+	return scenarios.Label{Tool: scenarios.DefaultLabel().Tool, Version: buildVersion()}
+}
+
+// runOptions are the options of every run the command-line tool makes: its label.
+func runOptions() scenarios.RunOptions { return scenarios.RunOptions{Label: label()} }
 
 // buildVersion returns the -ldflags version, else the module version, else the VCS revision.
 func buildVersion() string {

@@ -16,8 +16,8 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"overloadsim/record/trace"
 	"overloadsim/results"
-	"overloadsim/results/trace"
 	"overloadsim/scenarios"
 )
 
@@ -132,13 +132,15 @@ Examples:
 			if fs.Changed("seed") {
 				s = *seed
 			}
-			run, err := scenarios.RunWith(sc, s, 0, func(w *scenarios.World) {
+			opts := runOptions()
+			opts.Attach = func(w *scenarios.World) {
 				if tw != nil {
 					tw.Attach(w.Groups...)
 					tw.AddMetadata("scenario", sc.Name)
 					tw.AddMetadata("seed", strconv.FormatUint(w.Seed, 10))
 				}
-			})
+			}
+			run, err := scenarios.RunWith(sc, s, 0, opts)
 			if err != nil {
 				return err
 			}
@@ -262,7 +264,7 @@ func runSweep(ctx context.Context, sc *scenarios.Scenario, seed uint64, workers 
 	n := len(points) * reps
 	bar := newProgressBar(stderr, "sweep")
 	runs, done, err := runParallel(ctx, n, workers, func(i int) (results.Summary, error) {
-		r, err := scenarios.Run(points[i/reps].Scenario, seed, i%reps)
+		r, err := scenarios.RunWith(points[i/reps].Scenario, seed, i%reps, runOptions())
 		if err != nil {
 			return results.Summary{}, err
 		}
@@ -283,9 +285,7 @@ func runSweep(ctx context.Context, sc *scenarios.Scenario, seed uint64, workers 
 			complete = append(complete, pr)
 		}
 	}
-	hdr := results.Header{Tool: scenarios.Tool, Version: scenarios.Version, Scenario: sc.Name,
-		Description: sc.Description, Claim: sc.Claim, Canonical: sc.String(), Seed: seed,
-		Duration: sc.Duration, Interval: sc.Interval, Warmup: sc.Warmup.Fixed, WarmupAuto: sc.Warmup.Auto}
+	hdr := sweepHeader(sc, seed)
 	stats := results.Aggregate(complete)
 	if err := results.WriteSweepDir(dir, hdr, stats); err != nil {
 		return err

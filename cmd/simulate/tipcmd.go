@@ -89,7 +89,7 @@ Examples:
 				if err != nil {
 					return tipping.Undecided, err
 				}
-				r, err := scenarios.Run(at, base, rep)
+				r, err := scenarios.RunWith(at, base, rep, runOptions())
 				if err != nil {
 					return tipping.Undecided, err
 				}

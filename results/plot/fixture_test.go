@@ -5,13 +5,15 @@ import (
 	"testing"
 	"time"
 
-	"overloadsim/client"
 	"overloadsim/results"
 	"overloadsim/sim"
 )
 
 // The fixtures are small hand-built results, written with results' own writers into a
 // temporary folder, so that the figures are tested on exactly what a run or sweep writes.
+
+// errClasses are the model's error classes, as a run's series names them.
+var errClasses = []string{"overload", "timeout", "network", "serverSelection", "poolCleared", "server"}
 
 func at(s float64) sim.Time { return sim.Time(s * float64(time.Second)) }
 
@@ -21,7 +23,7 @@ func at(s float64) sim.Time { return sim.Time(s * float64(time.Second)) }
 // 300/s capacity, the rest fails, alpha's retry tokens run down. A stepdown at t2 = 8 s is
 // instantaneous.
 func stormSeries() *results.Series {
-	s := &results.Series{Interval: time.Second, Faults: []results.FaultWindow{
+	s := &results.Series{Interval: time.Second, ErrClasses: errClasses, Faults: []results.FaultWindow{
 		{Name: "overload", Start: at(4), End: at(7)},
 		{Name: "stepdown", Start: at(8), End: at(8)},
 	}}
@@ -48,7 +50,7 @@ func stormSeries() *results.Series {
 			g.Issued = uint64(offered * secs)
 			g.Succeeded = uint64(good * secs)
 			g.Failed = g.Issued - g.Succeeded
-			g.FailedByClass[client.ErrOverload] = g.Failed
+			g.FailedByClass = []uint64{g.Failed, 0, 0, 0, 0, 0} // overload
 			g.Attempts = uint64(float64(g.Issued) * amp)
 			g.DriverOps = g.Issued
 			g.Retries = g.Attempts - g.Issued
@@ -102,7 +104,7 @@ func stormSeries() *results.Series {
 // quietSeries is one group and one server without a limiter, no failures, no retry buckets,
 // no faults: the figures' empty panels.
 func quietSeries() *results.Series {
-	s := &results.Series{Interval: time.Second}
+	s := &results.Series{Interval: time.Second, ErrClasses: errClasses}
 	for i := range 6 {
 		g := results.GroupInterval{Start: at(float64(i)), End: at(float64(i + 1)), Name: "app", TokensMin: math.NaN()}
 		g.Issued, g.Succeeded, g.Attempts, g.DriverOps = 50, 50, 50, 50

@@ -212,8 +212,8 @@ func TestReadTimeseries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(ts.Columns, results.TimeseriesColumns()[3:]) {
-		t.Errorf("Columns = %q, want %q", ts.Columns, results.TimeseriesColumns()[3:])
+	if !slices.Equal(ts.Columns, results.TimeseriesColumns(s)[3:]) {
+		t.Errorf("Columns = %q, want %q", ts.Columns, results.TimeseriesColumns(s)[3:])
 	}
 	if got, want := len(ts.Rows), len(s.Groups)+len(s.Servers); got != want {
 		t.Fatalf("%d rows, want %d", got, want)

@@ -254,7 +254,7 @@ func runPage(h results.Header, s results.Summary) *view {
 		Window: fmt.Sprintf("Measured over %s after a %s warm-up.", seconds(s.Measured), seconds(s.Warmup)),
 	}
 	// A column for every error class that failed an operation anywhere (the total covers all
-	// groups), in client.ErrClass order.
+	// groups), in the series' ErrClasses order.
 	var classes []int
 	for i, c := range s.Total.Failures {
 		if c.Count > 0 {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"overloadsim/results/trace"
+	"overloadsim/record/trace"
 	"overloadsim/scenarios"
 	"overloadsim/sim"
 )

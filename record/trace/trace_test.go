@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"overloadsim/client"
-	"overloadsim/results/trace"
+	"overloadsim/record/trace"
 	"overloadsim/scenarios"
 	"overloadsim/sim"
 )

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"strings"
 	"testing"
 )
@@ -83,5 +84,22 @@ func TestRunMMCDeterministic(t *testing.T) {
 	}
 	if a, b := once(), once(); a != b {
 		t.Fatalf("two runs differ:\n%s\n---\n%s", a, b)
+	}
+}
+
+// TestDocListsEveryCommand keeps the package documentation (go doc overloadsim/cmd/simulate)
+// true: it names every command, and each command lives in its own <command>cmd.go.
+func TestDocListsEveryCommand(t *testing.T) {
+	src, err := os.ReadFile("main.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name := range commands {
+		if !strings.Contains(string(src), "//\t"+name+" ") {
+			t.Errorf("main.go's doc comment does not list the command %q", name)
+		}
+		if _, err := os.Stat(name + "cmd.go"); err != nil {
+			t.Errorf("command %q: %v (one file per command)", name, err)
+		}
 	}
 }

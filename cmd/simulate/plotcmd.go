@@ -1,0 +1,28 @@
+package main
+
+import (
+	"io"
+
+	"github.com/spf13/pflag"
+)
+
+var plotCommand = command{
+	summary: "draw the figures of a run, sweep or map (SVG and PNG) next to its files",
+	usage: `Usage: simulate plot RESULT_DIR
+
+For a run: timeseries, amplification, latency and servers. For a sweep: sweep-goodput (with the
+95 % band, the ideal line and the knee), sweep-amplification and sweep-p99. For a map: the heat
+map of P(stuck) with the 50 % boundary and the median recovery times.
+
+Examples:
+  simulate run spike --out out/spike && simulate plot out/spike`,
+	flags: func(fs *pflag.FlagSet) func([]string, io.Writer, io.Writer) error {
+		return func(args []string, _, stderr io.Writer) error {
+			dir, err := resultDirArg(args)
+			if err != nil {
+				return err
+			}
+			return writeFigures(dir, stderr)
+		}
+	},
+}

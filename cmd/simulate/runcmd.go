@@ -1,0 +1,118 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"overloadsim/record/trace"
+	"overloadsim/results"
+	"overloadsim/scenarios"
+	"path/filepath"
+	"slices"
+	"strconv"
+
+	"github.com/spf13/pflag"
+)
+
+var runCommand = command{
+	summary: "run a scenario, print a summary and write its result files",
+	usage: `Usage: simulate run [SCENARIO|FILE] [options]
+
+Runs a scenario (a library name or a YAML file; default: the "spike" scenario), prints a
+summary and writes run.json, timeseries.csv and summary.json into the output folder.
+
+Examples:
+  simulate run
+  simulate run healthy --seed 7 --out out/healthy
+  simulate run spike --set 'clients[0].driver.adaptiveRetries=false' --format json
+  simulate run spike --trace spike.json --trace-clients 2 --trace-window 10s:12s
+  simulate run my-cluster.yaml --out results/today`,
+	flags: func(fs *pflag.FlagSet) func([]string, io.Writer, io.Writer) error {
+		seed := fs.Uint64("seed", 0, "random seed (default: the scenario's)")
+		sets := fs.StringArray("set", nil, "override a scenario field: path=value (repeatable)")
+		out := fs.String("out", "", "output folder (default: out/<scenario>)")
+		format := fs.String("format", "text", "summary on stdout: text, json or csv (the time series)")
+		plotToo := fs.Bool("plot", false, "also draw the figures next to the results")
+		traceFile := fs.String("trace", "", "write a Chrome/Perfetto trace-event JSON of a sample of operations to this file")
+		traceClients := fs.Int("trace-clients", trace.DefaultClients, "trace the first N clients of each group")
+		traceWindow := fs.String("trace-window", "", "trace only this virtual-time window, FROM:TO (e.g. 10s:20s; default: the whole run)")
+		return func(args []string, stdout, stderr io.Writer) error {
+			ref, err := scenarioArg(args)
+			if err != nil {
+				return err
+			}
+			var tw *trace.Writer
+			if *traceFile != "" {
+				from, to, err := trace.ParseWindow(*traceWindow)
+				if err != nil {
+					return usageErrorf("--trace-window: %v", err)
+				}
+				if tw, err = trace.New(trace.Config{Clients: *traceClients, From: from, To: to}); err != nil {
+					return usageErrorf("--trace-clients/--trace-window: %v", err)
+				}
+			}
+			if !slices.Contains([]string{"text", "json", "csv"}, *format) {
+				return usageErrorf("--format %q: must be text, json or csv", *format)
+			}
+			sc, err := loadScenario(ref, *sets)
+			if err != nil {
+				return err
+			}
+			s := sc.Seed
+			if fs.Changed("seed") {
+				s = *seed
+			}
+			opts := runOptions()
+			opts.Attach = func(w *scenarios.World) {
+				if tw != nil {
+					tw.Attach(w.Groups...)
+					tw.AddMetadata("scenario", sc.Name)
+					tw.AddMetadata("seed", strconv.FormatUint(w.Seed, 10))
+				}
+			}
+			run, err := scenarios.RunWith(sc, s, 0, opts)
+			if err != nil {
+				return err
+			}
+			if tw != nil {
+				if err := tw.WriteFile(*traceFile); err != nil {
+					return err
+				}
+				fmt.Fprintf(stderr, "wrote trace %s (%d events; open it in ui.perfetto.dev)\n", *traceFile, tw.Len())
+				if n := tw.Dropped(); n > 0 {
+					fmt.Fprintf(stderr, "trace: event cap reached, %d events dropped\n", n)
+				}
+			}
+			dir := *out
+			if dir == "" {
+				dir = filepath.Join("out", sc.Name)
+			}
+			if err := results.WriteRunDir(dir, run); err != nil {
+				return err
+			}
+			fmt.Fprintf(stderr, "wrote %s\n", dir)
+			if *plotToo {
+				if err := writeFigures(dir, stderr); err != nil {
+					return err
+				}
+			}
+			switch *format {
+			case "json":
+				return writeFileTo(stdout, filepath.Join(dir, "summary.json"))
+			case "csv":
+				return results.WriteTimeseries(stdout, run.Series)
+			}
+			printSummary(stdout, run)
+			return nil
+		}
+	},
+}
+
+func writeFileTo(w io.Writer, path string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(data)
+	return err
+}

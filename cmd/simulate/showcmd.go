@@ -1,0 +1,27 @@
+package main
+
+import (
+	"io"
+	"overloadsim/scenarios"
+	"strings"
+
+	"github.com/spf13/pflag"
+)
+
+var showCommand = command{
+	summary: "print a library scenario's YAML",
+	usage:   "Usage: simulate show NAME\n\nPrints the scenario as written; copy it to start a scenario of your own.",
+	flags: func(fs *pflag.FlagSet) func([]string, io.Writer, io.Writer) error {
+		return func(args []string, stdout, _ io.Writer) error {
+			if len(args) != 1 {
+				return usageErrorf("want exactly one NAME (%s)", strings.Join(scenarios.Names(), ", "))
+			}
+			src, err := scenarios.Source(args[0])
+			if err != nil {
+				return usageErrorf("%v", err)
+			}
+			_, err = stdout.Write(src)
+			return err
+		}
+	},
+}

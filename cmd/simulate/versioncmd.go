@@ -1,0 +1,53 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"overloadsim/scenarios"
+	"runtime/debug"
+
+	"github.com/spf13/pflag"
+)
+
+var versionCommand = command{
+	summary: "print the version",
+	usage:   "Usage: simulate version",
+	flags: func(fs *pflag.FlagSet) func([]string, io.Writer, io.Writer) error {
+		return func(args []string, stdout, _ io.Writer) error {
+			if len(args) > 0 {
+				return usageErrorf("version takes no arguments, got %q", args)
+			}
+			fmt.Fprintf(stdout, "simulate %s\n", buildVersion())
+			return nil
+		}
+	},
+}
+
+// label names this build in the headers of the runs it makes.
+func label() scenarios.Label {
+	return scenarios.Label{Tool: scenarios.DefaultLabel().Tool, Version: buildVersion()}
+}
+
+// runOptions are the options of every run the command-line tool makes: its label.
+func runOptions() scenarios.RunOptions { return scenarios.RunOptions{Label: label()} }
+
+// buildVersion returns the -ldflags version, else the module version, else the VCS revision.
+func buildVersion() string {
+	if version != "" {
+		return version
+	}
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	v := info.Main.Version
+	for _, s := range info.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 && (v == "" || v == "(devel)") {
+			v = "devel-" + s.Value[:12]
+		}
+	}
+	if v == "" {
+		v = "(devel)"
+	}
+	return v
+}

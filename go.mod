@@ -10,6 +10,12 @@ require (
 require (
 	github.com/HdrHistogram/hdrhistogram-go v1.4.0
 	github.com/goccy/go-yaml v1.19.2
+	golang.org/x/tools v0.36.0
+)
+
+require (
+	golang.org/x/mod v0.27.0 // indirect
+	golang.org/x/sync v0.16.0 // indirect
 )
 
 require (

@@ -114,6 +114,8 @@ type GroupStats struct {
 }
 
 // Observer is told of every finished application operation (for latency histograms).
+//go:generate go run overloadsim/internal/countergen -type=GroupStats
+
 type Observer interface {
 	AppOperationDone(now sim.Time, g *Group, r *AppResult)
 }

@@ -7,10 +7,13 @@ import (
 	"overloadsim/client/retry"
 )
 
-// Stats are a client's cumulative counters (a recorder takes differences per interval) and
-// gauges taken by Snapshot. Attempts are command-monitoring events: every started attempt has
-// exactly one succeeded or failed event, so AttemptsStarted = AttemptsSucceeded + AttemptsFailed
-// once nothing is on the wire.
+//go:generate go run overloadsim/internal/countergen -type=Stats
+
+// Stats are a client's cumulative counters (a recorder takes differences per interval with
+// Sub) and gauges taken by Snapshot (tagged counter:"gauge": Add and Sub keep the receiver's).
+// Attempts are command-monitoring events: every started attempt has exactly one succeeded or
+// failed event, so AttemptsStarted = AttemptsSucceeded + AttemptsFailed once nothing is on the
+// wire.
 type Stats struct {
 	OpsIssued, OpsSucceeded, OpsFailed uint64
 	IssuedByKind                       [NumOpKinds]uint64
@@ -32,7 +35,7 @@ type Stats struct {
 	ConnectionEstablishFailed             uint64
 	ConnectionsClosed                     uint64
 
-	RetryTokens float64 // gauge: the retry token bucket's level, NaN without a bucket
+	RetryTokens float64 `counter:"gauge"` // the retry token bucket's level, NaN without a bucket
 }
 
 // Snapshot returns the client's statistics.

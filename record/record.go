@@ -43,7 +43,7 @@ func Group(g *client.Group) results.GroupInterval {
 	}
 	for _, c := range g.Clients() {
 		st := c.Snapshot()
-		addStats(&cs, &st)
+		cs.Add(&st)
 		if tok := st.RetryTokens; !math.IsNaN(tok) {
 			if rec.TokensN == 0 || tok < rec.TokensMin {
 				rec.TokensMin = tok
@@ -171,21 +171,5 @@ func (r *Recorder) AppOperationDone(now sim.Time, g *client.Group, res *client.A
 func (r *Recorder) AttemptDone(now sim.Time, c *client.Client, sent sim.Time, ok bool) {
 	if t := r.clients[c]; t != nil {
 		t.Attempt(now.Sub(sent))
-	}
-}
-
-// addStats adds the driver counters Group reads from b to a.
-func addStats(a, b *client.Stats) {
-	a.OpsIssued += b.OpsIssued
-	a.AttemptsStarted += b.AttemptsStarted
-	a.Retries += b.Retries
-	a.RetriesRefusedNoToken += b.RetriesRefusedNoToken
-	a.RetriesCancelled += b.RetriesCancelled
-	a.BackoffTotal += b.BackoffTotal
-	a.CheckoutFailed += b.CheckoutFailed
-	a.PoolClears += b.PoolClears
-	for i := range a.RetriedByReason {
-		a.RetriedByReason[i] += b.RetriedByReason[i]
-		a.NotRetriedByReason[i] += b.NotRetriedByReason[i]
 	}
 }

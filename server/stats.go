@@ -6,9 +6,12 @@ import (
 	"overloadsim/sim"
 )
 
+//go:generate go run overloadsim/internal/countergen -type=Stats
+
 // Stats mirrors the parts of serverStatus the model keeps. Counters are cumulative since the
-// node was created; a recorder takes differences between intervals. Gauges are filled by
-// Snapshot at the moment it is taken.
+// node was created; a recorder takes differences between intervals (Sub). Gauges, tagged
+// counter:"gauge", are filled by Snapshot at the moment it is taken; Add and Sub leave them at
+// the receiver's value.
 type Stats struct {
 	// network.ingressRequestRateLimiter
 	AttemptedAdmissions  uint64 // excludes exemptions
@@ -17,8 +20,8 @@ type Stats struct {
 	ExemptedAdmissions   uint64
 	AddedToQueue         uint64
 	RemovedFromQueue     uint64
-	RequestLimiterTokens float64 // totalAvailableTokens (gauge; +Inf when the limiter is off)
-	RequestLimiterQueued int     // gauge
+	RequestLimiterTokens float64 `counter:"gauge"` // totalAvailableTokens (+Inf when the limiter is off)
+	RequestLimiterQueued int     `counter:"gauge"`
 
 	// queues.ingressSessionEstablishment and connections.*
 	ConnAttemptedAdmissions  uint64
@@ -29,9 +32,9 @@ type Stats struct {
 	ConnInterruptedInQueue   uint64 // interruptedDueToClientDisconnect: connectTimeoutMS passed
 	ConnAbandoned            uint64 // handshakes finished after the client gave up
 	ConnCreated              uint64
-	ConnLimiterTokens        float64 // gauge
-	ConnectionsCurrent       int     // gauge
-	ConnectionsQueued        int     // gauge: queuedForEstablishment
+	ConnLimiterTokens        float64 `counter:"gauge"`
+	ConnectionsCurrent       int     `counter:"gauge"`
+	ConnectionsQueued        int     `counter:"gauge"` // queuedForEstablishment
 
 	// execution
 	Enqueued              uint64        // commands that joined the worker queue
@@ -52,9 +55,9 @@ type Stats struct {
 	BusyTime              time.Duration // worker time spent, rejections included
 	RejectBusyTime        time.Duration // worker time spent rejecting
 	WastedBusyTime        time.Duration // rejections + work finished after its client gave up
-	OpsInProgress         int           // gauge: busy workers
-	Queued                int           // gauge: commands waiting for a worker
-	Workers               int           // gauge: current worker count
+	OpsInProgress         int           `counter:"gauge"` // busy workers
+	Queued                int           `counter:"gauge"` // commands waiting for a worker
+	Workers               int           `counter:"gauge"` // current worker count
 
 	// pauses (Pause)
 	PausedTime   time.Duration // total time paused, a pause in progress up to now
@@ -71,8 +74,8 @@ type Stats struct {
 	ReqQueueWait  time.Duration
 	ConnQueueWait time.Duration
 
-	Down   bool // gauge
-	Paused bool // gauge
+	Down   bool `counter:"gauge"`
+	Paused bool `counter:"gauge"`
 }
 
 // Snapshot returns the node's statistics at now.

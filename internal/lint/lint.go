@@ -1,6 +1,7 @@
 // Package lint holds the determinism rules of overloadsim as code: the model packages must not
 // read the wall clock, use global or v1 randomness, start goroutines, use channels or sync, or
-// draw plots. The rules run as a test (lint_test.go) so that CI enforces them.
+// draw plots; and the packages import one another in one direction only (Layers). The rules run
+// as tests (lint_test.go, imports_test.go) so that CI enforces them.
 package lint
 
 import (
@@ -9,6 +10,7 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -170,4 +172,191 @@ func CheckTree(root string) ([]Finding, error) {
 		return a.Line < b.Line
 	})
 	return out, err
+}
+
+// Layer is one row of the import-direction table: the packages it holds and the packages they
+// may import. Patterns are import paths relative to the module: "sim" is that package alone,
+// "client/..." is client and every package below it. A layer may always import its own
+// packages; standard and third-party imports are not its concern (CheckPlotImports keeps plot
+// in results/plot).
+type Layer struct {
+	Name      string   // the row's name in findings
+	Packages  []string // the packages the row holds, as patterns
+	MayImport []string // the patterns of the module packages they may import besides their own
+	Why       string   // the reason, quoted in every finding
+}
+
+// util are the packages every layer but results may use: small, self-contained helpers.
+var util = []string{"dist", "field", "internal/..."}
+
+// Layers is the import-direction rule. The module's dependency graph points one way, down:
+//
+//	                 cmd/...
+//	                    │
+//	                scenarios ──────────▶ tipping, splitting     (analysis)
+//	                    │
+//	                record/... ─────────▶ results/...            (wiring ▶ records)
+//	                    │                     │
+//	        ┌───────────┴──────────┐          │
+//	    client/...            server/...      │                  (the model)
+//	        │   ╲              ╱   │          │
+//	        │    wire, ratelimiter │          │
+//	        │          │           │          │
+//	        └────────▶ sim ◀───────┴──────────┘
+//
+//	dist, field, internal/...: helpers usable from every layer (from results: dist and
+//	internal/stats only); they import only sim and one another.
+//
+// An arrow reaches every layer under it (scenarios imports client and sim directly), never one
+// beside it or above it: client and server meet only through wire; the model never imports
+// scenarios, record, results or cmd; results (the records, their files, plots and reports)
+// sits below the model and knows only sim, internal/stats and dist, because record is the one
+// package that reads the model into records; tipping and splitting are analyses on their own
+// that scenarios and cmd drive. Layers are derived from
+//
+//	go list -f '{{.ImportPath}}: {{join .Imports " "}}' ./...
+//
+// and a new package must join a row before it can be imported. Test files are exempt: an
+// external test may drive its package from above.
+var Layers = []Layer{
+	{"cmd", []string{"cmd/..."}, []string{"..."}, "the commands sit on top and may use anything"},
+	{"scenarios", []string{"scenarios/..."},
+		append([]string{"record/...", "results/...", "tipping", "splitting", "client/...", "server/...", "wire", "ratelimiter", "sim"}, util...),
+		"scenarios builds runs from the layers below it; only cmd is above it"},
+	{"record", []string{"record/..."},
+		append([]string{"results/...", "client/...", "server/...", "wire", "ratelimiter", "sim"}, util...),
+		"record wires the model to results; scenarios and cmd are above it"},
+	{"analysis", []string{"tipping", "splitting"}, util,
+		"tipping and splitting are self-contained analyses: they know neither the model nor results"},
+	{"client", []string{"client/..."}, append([]string{"wire", "ratelimiter", "sim"}, util...),
+		"the model: client talks to server only through wire, and never imports the layers above"},
+	{"server", []string{"server/..."}, append([]string{"wire", "ratelimiter", "sim"}, util...),
+		"the model: server talks to client only through wire, and never imports the layers above"},
+	{"wire", []string{"wire"}, append([]string{"sim"}, util...), "wire is below client and server, beside ratelimiter"},
+	{"ratelimiter", []string{"ratelimiter"}, append([]string{"sim"}, util...), "ratelimiter is below client and server, beside wire"},
+	{"sim", []string{"sim"}, util, "sim is the bottom of the model"},
+	{"results", []string{"results/..."}, []string{"sim", "internal/stats", "dist"},
+		"results is below the model: record reads the model into results' records"},
+	{"util", util, []string{"sim"}, "dist, field and internal/... are helpers: they import only sim and one another"},
+}
+
+// matchPkg reports whether the module-relative import path pkg matches pattern.
+func matchPkg(pattern, pkg string) bool {
+	if pattern == "..." {
+		return true
+	}
+	if base, ok := strings.CutSuffix(pattern, "/..."); ok {
+		return pkg == base || strings.HasPrefix(pkg, base+"/")
+	}
+	return pkg == pattern
+}
+
+// matchAny reports whether pkg matches one of patterns.
+func matchAny(patterns []string, pkg string) bool {
+	for _, p := range patterns {
+		if matchPkg(p, pkg) {
+			return true
+		}
+	}
+	return false
+}
+
+// layerOf returns the row of Layers that holds pkg (relative to the module), or nil.
+func layerOf(pkg string) *Layer {
+	for i := range Layers {
+		if matchAny(Layers[i].Packages, pkg) {
+			return &Layers[i]
+		}
+	}
+	return nil
+}
+
+// CheckImports reports the imports of f that break Layers. f is a non-test file of package pkg,
+// an import path relative to module (client/retry in module overloadsim).
+func CheckImports(fset *token.FileSet, f *ast.File, module, pkg string) []Finding {
+	from := layerOf(pkg)
+	var out []Finding
+	for _, imp := range f.Imports {
+		full, _ := strconv.Unquote(imp.Path.Value)
+		rel, ok := strings.CutPrefix(full, module+"/")
+		if !ok {
+			continue // standard library or another module
+		}
+		pos := fset.Position(imp.Pos())
+		if from == nil {
+			out = append(out, Finding{pos, fmt.Sprintf("imports %s, but %s/%s is in no layer: add it to the table in internal/lint (Layers)", full, module, pkg)})
+			continue
+		}
+		if matchAny(from.Packages, rel) || matchAny(from.MayImport, rel) {
+			continue
+		}
+		msg := fmt.Sprintf("imports %s: layer %s (%s) may import only %s: %s",
+			full, from.Name, strings.Join(from.Packages, ", "), strings.Join(from.MayImport, ", "), from.Why)
+		if layerOf(rel) == nil {
+			msg += fmt.Sprintf("; %s is in no layer: add it to the table in internal/lint (Layers)", full)
+		}
+		out = append(out, Finding{pos, msg})
+	}
+	return out
+}
+
+// CheckImportTree walks the module rooted at root (its path read from root/go.mod) and applies
+// the import-direction rule to every non-test Go file outside testdata. Findings are sorted by
+// position.
+func CheckImportTree(root string) ([]Finding, error) {
+	mod, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		return nil, err
+	}
+	module := ""
+	for _, line := range strings.Split(string(mod), "\n") {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "module "); ok {
+			module = strings.Trim(strings.TrimSpace(rest), `"`)
+			break
+		}
+	}
+	if module == "" {
+		return nil, fmt.Errorf("%s: no module line", filepath.Join(root, "go.mod"))
+	}
+	return checkImportTree(root, module)
+}
+
+// checkImportTree is CheckImportTree for a tree whose module path is given.
+func checkImportTree(root, module string) ([]Finding, error) {
+	var out []Finding
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		if d.IsDir() {
+			if name := d.Name(); rel != "." && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata" || name == "vendor") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, p, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		out = append(out, CheckImports(fset, f, module, path.Dir(filepath.ToSlash(rel)))...)
+		return nil
+	})
+	sortFindings(out)
+	return out, err
+}
+
+// sortFindings orders findings by file and line.
+func sortFindings(out []Finding) {
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i].Pos, out[j].Pos
+		if a.Filename != b.Filename {
+			return a.Filename < b.Filename
+		}
+		return a.Line < b.Line
+	})
 }

@@ -32,11 +32,13 @@ type Shard struct {
 	Members []Member
 }
 
+//go:generate go run overloadsim/internal/countergen -type=ShardStats
+
 // ShardStats is what a mongos reports about one shard in serverStatus
 // (shardingStatistics.shards.<id>, ShardSharedStateCache::Stats plus the budget's balance).
 // Counters are cumulative from the router's creation.
 type ShardStats struct {
-	Shard string
+	Shard string `counter:"-"`
 	// NumOperationsAttempted counts the commands routed to the shard.
 	NumOperationsAttempted uint64
 	// NumOperationsRetriedAtLeastOnceDueToOverload counts, as Shard::RetryStrategy does, every
@@ -59,7 +61,7 @@ type ShardStats struct {
 	TotalBackoffTime time.Duration
 	// RetryBudgetTokenBucketBalance is the shard's retry budget balance when Stats was called;
 	// +Inf when the router runs without budgets.
-	RetryBudgetTokenBucketBalance float64
+	RetryBudgetTokenBucketBalance float64 `counter:"gauge"`
 }
 
 // jitterer draws a backoff: an integer uniform in [0, n). A *rand.Rand is one; tests inject a

@@ -1,0 +1,4 @@
+package retry
+
+import "example.org/m/ratelimiter"
+import "example.org/m/record"

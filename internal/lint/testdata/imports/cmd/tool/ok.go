@@ -1,0 +1,6 @@
+package main
+
+import (
+	"example.org/m/scenarios"
+	"example.org/m/tipping"
+)

@@ -1,0 +1,3 @@
+package util
+
+import "example.org/m/sim"

@@ -1,0 +1,4 @@
+package newpkg
+
+import "strings"
+import "example.org/m/sim"

@@ -1,0 +1,4 @@
+package plot
+
+import "example.org/m/results"
+import "example.org/m/server/mongos"

@@ -260,6 +260,9 @@ func (o *op) reply(now sim.Time) {
 		return
 	}
 	c.stats.AttemptsFailed++
+	if classify(f) == ErrOverload {
+		c.stats.OverloadReplies++
+	}
 	o.failed(now, f)
 }
 

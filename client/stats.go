@@ -20,6 +20,7 @@ type Stats struct {
 	FailedByClass                      [NumErrClasses]uint64
 
 	AttemptsStarted, AttemptsSucceeded, AttemptsFailed uint64
+	OverloadReplies                                    uint64 // attempts answered with SystemOverloadedError or a Couchbase overload status
 	Retries                                            uint64 // retries the policy allowed
 	RetriesRefusedNoToken                              uint64 // overload retries refused for want of a token
 	RetriesCancelled                                   uint64 // Couchbase: retries capped to the deadline, then cancelled

@@ -16,6 +16,7 @@ func (s *Stats) Add(o *Stats) {
 	s.AttemptsStarted += o.AttemptsStarted
 	s.AttemptsSucceeded += o.AttemptsSucceeded
 	s.AttemptsFailed += o.AttemptsFailed
+	s.OverloadReplies += o.OverloadReplies
 	s.Retries += o.Retries
 	s.RetriesRefusedNoToken += o.RetriesRefusedNoToken
 	s.RetriesCancelled += o.RetriesCancelled
@@ -51,6 +52,7 @@ func (s *Stats) Sub(o *Stats) {
 	s.AttemptsStarted -= o.AttemptsStarted
 	s.AttemptsSucceeded -= o.AttemptsSucceeded
 	s.AttemptsFailed -= o.AttemptsFailed
+	s.OverloadReplies -= o.OverloadReplies
 	s.Retries -= o.Retries
 	s.RetriesRefusedNoToken -= o.RetriesRefusedNoToken
 	s.RetriesCancelled -= o.RetriesCancelled

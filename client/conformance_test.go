@@ -14,7 +14,7 @@ import (
 	"overloadsim/wire"
 )
 
-// revisions are the two Client Backpressure texts and their expected counts (MODEL-FACTS §7).
+// revisions are the two Client Backpressure texts and their expected counts (docs/spec-coverage.md §3).
 var revisions = []struct {
 	policy      string
 	maxRetries  int // MAX_RETRIES
@@ -221,8 +221,8 @@ func TestRealRateLimiter(t *testing.T) {
 	}
 }
 
-// TestRetryableReadsProse3: which server a retry goes to (Retryable Reads prose 3.1–3.3, MODEL-FACTS
-// §7). A replica set, read preference primaryPreferred, the primary fails find once with code 6:
+// TestRetryableReadsProse3: which server a retry goes to (Retryable Reads prose 3.1–3.3, docs/spec-coverage.md
+// §4). A replica set, read preference primaryPreferred, the primary fails find once with code 6:
 // 3.1 with the overload labels, 2026-03 (and 2026-07 with enableOverloadRetargeting) retries on a
 // secondary; 3.2 with RetryableError only, the retry stays on the primary; 3.3 2026-07 without
 // retargeting, an overload retry stays on the primary.

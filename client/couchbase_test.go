@@ -31,13 +31,13 @@ func couchbaseEnv(t *testing.T, policy string, delay time.Duration, mod func(*se
 }
 
 // rejectAll is a request limiter whose capacity is below one token: every request is rejected
-// (MODEL-FACTS §1.2), here with KV TemporaryFailure since the node speaks Couchbase.
+// (docs/model.md §4.1), here with KV TemporaryFailure since the node speaks Couchbase.
 func rejectAll(c *server.Config) {
 	c.RejectCost = -1
 	c.RequestLimiter = server.RequestLimiterConfig{Enabled: true, AdmissionRatePerSec: 1, AdmissionBurstCapacitySecs: 0.001}
 }
 
-// POLICIES.md §7 through a real node: a KV get that the node's limiter rejects on every attempt
+// docs/model.md §9.9 through a real node: a KV get that the node's limiter rejects on every attempt
 // (KV 0x86) is retried by BestEffort with 0, 1, 2, …, 256, 500, 500, 500 ms between attempts
 // until its 2.5 s timeout. With instant replies the retries start at 0, 1, 3, … 511, 1011, 1511,
 // 2011 ms: 14 attempts, the next retry capped to the deadline and cancelled, and the

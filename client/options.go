@@ -10,7 +10,7 @@ import (
 )
 
 // Options are a MongoClient's options, with the drivers' names and defaults (connection string
-// and MongoClient options; MODEL-FACTS §5, §8). Start from DefaultOptions: the zero value of a
+// and MongoClient options; docs/model.md §8.1). Start from DefaultOptions: the zero value of a
 // bool option is not its default.
 type Options struct {
 	// AppName is sent in the handshake; the server's application exemptions match it.

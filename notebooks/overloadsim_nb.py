@@ -26,7 +26,7 @@ from pathlib import Path
 import pandas as pd
 
 #: relative distance below the offered load within which goodput counts as keeping up with it
-#: (DESIGN §6: "within 5 %"; the knee rule, `knee`)
+#: (docs/metrics.md §17; the knee rule, `knee`)
 BAND = 0.05
 
 # The recovery rule's defaults (results.DefaultRecovery…, results.PreTriggerIntervals); a

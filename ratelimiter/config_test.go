@@ -29,7 +29,7 @@ func fieldErrors(t *testing.T, err error) []string {
 	return out
 }
 
-// Rule (STYLE.md rules 8 and 11; MongoDB idl validators: rate >= 1, burst > 0, depth >= 0):
+// Rule (docs/conventions.md §6 and §7; MongoDB idl validators: rate >= 1, burst > 0, depth >= 0):
 // every invalid field is reported, each naming the field, its value and the rule, and a
 // constructor returns an error rather than panicking.
 func TestNewTokenBucketRejectsInvalidConfig(t *testing.T) {
@@ -106,7 +106,7 @@ func TestNewTokenBucketAcceptsBoundaryConfig(t *testing.T) {
 	}
 }
 
-// Rule (STYLE.md rule 8): String is canonical (sorted keys, shortest floats) for run headers.
+// Rule (docs/conventions.md §6): String is canonical (sorted keys, shortest floats) for run headers.
 func TestConfigString(t *testing.T) {
 	c := Config{RatePerSec: 20, BurstCapacitySecs: 0.5, MaxQueueDepth: 1}
 	if got, want := c.String(), "burstCapacitySecs=0.5 maxQueueDepth=1 ratePerSec=20"; got != want {

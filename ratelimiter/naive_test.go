@@ -11,7 +11,7 @@ import (
 	"overloadsim/sim"
 )
 
-// naiveBucket is TokenBucket's dumb twin (STYLE.md rule 17). It keeps the balance in an int64
+// naiveBucket is TokenBucket's dumb twin (docs/conventions.md §12). It keeps the balance in an int64
 // count of 1e-18 token and walks virtual time one nanosecond at a time, adding R·1 ns and
 // clamping at C on every step; a borrowed token's wait is found by stepping a copy of the
 // balance forward until it is no longer negative; waiters are an unordered slice. Only small
@@ -220,7 +220,7 @@ func runAgainstNaive(t *testing.T, s naiveScript, allow int) (admitted []sim.Tim
 	return admitted, cancelled
 }
 
-// Rule (STYLE.md rule 17): TokenBucket and its per-nanosecond twin agree exactly on every
+// Rule (docs/conventions.md §12): TokenBucket and its per-nanosecond twin agree exactly on every
 // result, balance and counter, over seeded random scripts that mix both modes, cancellations
 // and rate changes.
 func TestTokenBucketMatchesNaive(t *testing.T) {

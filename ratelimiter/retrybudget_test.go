@@ -15,7 +15,7 @@ func mustRetryBudget(t *testing.T, cfg RetryBudgetConfig) *RetryBudget {
 	return b
 }
 
-// Rule (MODEL-FACTS §4; retry_strategy.h: RetryBudget starts with balance = capacity;
+// Rule (docs/model.md §4.4; retry_strategy.h: RetryBudget starts with balance = capacity;
 // shard_retry_server_parameters.idl defaults 1000 and 0.1).
 func TestRetryBudgetStartsFull(t *testing.T) {
 	b := mustRetryBudget(t, DefaultRetryBudgetConfig())
@@ -93,7 +93,7 @@ func TestRetryBudgetSetCapacity(t *testing.T) {
 	}
 }
 
-// Rule (STYLE.md rule 11; idl validators: capacity > 0, return rate > 0): invalid values are
+// Rule (docs/conventions.md §7; idl validators: capacity > 0, return rate > 0): invalid values are
 // errors naming field, value and rule, and change nothing.
 func TestRetryBudgetRejectsInvalidValues(t *testing.T) {
 	const rule = ": must be a finite number > 0"

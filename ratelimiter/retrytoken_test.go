@@ -89,7 +89,7 @@ func TestRetryTokenBucketConsumeNeedsWholeAmount(t *testing.T) {
 	}
 }
 
-// Rule (STYLE.md rule 11): a bad capacity is an error naming the field, value and rule.
+// Rule (docs/conventions.md §7): a bad capacity is an error naming the field, value and rule.
 func TestNewRetryTokenBucketRejectsInvalidCapacity(t *testing.T) {
 	for _, c := range []float64{math.NaN(), math.Inf(1), math.Inf(-1), -1, 0} {
 		b, err := NewRetryTokenBucket(c)

@@ -36,7 +36,7 @@ func checkAccounting(t *testing.T, s Stats) {
 	}
 }
 
-// Rule (MODEL-FACTS §1.2, rate_limiter.cpp: zero time = now − burst/rate): the bucket starts
+// Rule (docs/model.md §4.1, rate_limiter.cpp: zero time = now − burst/rate): the bucket starts
 // with one full burst, so exactly ⌊R·B⌋ requests are admitted at the first instant.
 func TestTokenBucketStartsFull(t *testing.T) {
 	cases := []struct {
@@ -62,7 +62,7 @@ func TestTokenBucketStartsFull(t *testing.T) {
 	}
 }
 
-// Rule (MODEL-FACTS §1.2, folly TokenBucket): tokens accrue fractionally and lazily from
+// Rule (docs/model.md §4.1, folly TokenBucket): tokens accrue fractionally and lazily from
 // elapsed time, a whole token is needed to admit, and accrual stops at the capacity.
 func TestTokenBucketRefill(t *testing.T) {
 	b := mustBucket(t, Config{RatePerSec: 10, BurstCapacitySecs: 0.1}, 0) // one token per 100 ms, C = 1
@@ -108,7 +108,7 @@ func TestTokenBucketRefillClampsExactly(t *testing.T) {
 	}
 }
 
-// Rule (folly returnTokens + balance = min(C, ...); MODEL-FACTS §1.2 interrupted waiters return
+// Rule (folly returnTokens + balance = min(C, ...); docs/model.md §4.1, interrupted waiters return
 // their token): a waiter queued behind others that already gave up can outlast the debt; when it
 // gives up too, its token returns to a full bucket and is lost, not banked above C.
 func TestTokenBucketCancelReturnsTokenHeldAtCapacity(t *testing.T) {
@@ -134,7 +134,7 @@ func TestTokenBucketCancelReturnsTokenHeldAtCapacity(t *testing.T) {
 	}
 }
 
-// Rule (MODEL-FACTS §1.2; SRV jstest with rate=1/s, burst=0.001 s): a capacity below one token
+// Rule (docs/model.md §4.1; the server jstest with rate=1/s, burst=0.001 s): a capacity below one token
 // never admits anything, in either mode, however long the bucket rests.
 func TestTokenBucketCapacityBelowOneNeverAdmits(t *testing.T) {
 	cfgs := []Config{
@@ -159,7 +159,7 @@ func TestTokenBucketCapacityBelowOneNeverAdmits(t *testing.T) {
 	}
 }
 
-// Rule (MODEL-FACTS §1.2, acquireToken): queued callers are admitted in reservation order at
+// Rule (docs/model.md §4.1, acquireToken): queued callers are admitted in reservation order at
 // exactly the refill rate once the burst is spent, whatever the arrival pattern: the k-th
 // borrowed token beyond the burst is valid at ⌈k/R⌉, to the nanosecond.
 func TestTokenBucketQueueServesAtRate(t *testing.T) {
@@ -211,7 +211,7 @@ func TestTokenBucketQueueServesAtRate(t *testing.T) {
 	}
 }
 
-// Rule (DESIGN.md §3 "exact arithmetic"; the folly closed form balance = min(C, (t − z)·R)):
+// Rule (docs/model.md §4.2, exact arithmetic; the folly closed form balance = min(C, (t − z)·R)):
 // offered far more than R for 10 simulated hours from a full start, a bucket admits exactly
 // ⌊C + R·T⌋ requests (C + ⌊R·T⌋ for a whole-token capacity), with no drift, and its balance at
 // the end is exactly C + R·T − admitted.
@@ -257,7 +257,7 @@ func TestTokenBucketNoDriftOverTenHours(t *testing.T) {
 	}
 }
 
-// Rule (DESIGN.md §9, STYLE.md rule 16: a token bucket's long-run admitted rate is
+// Rule (docs/model.md §13, docs/conventions.md §11: a token bucket's long-run admitted rate is
 // min(λ, R)). Poisson arrivals at λ from a seeded PCG stream for T = 2000 s against
 // R = 100/s, C = 100. Tolerance: the admitted count of an unsaturated bucket is a Poisson count
 // (sd √(λT)); a saturated one admits R·T up to the burst C; 4 sd plus C/(rate·T) covers both
@@ -289,7 +289,7 @@ func TestTokenBucketLongRunRate(t *testing.T) {
 	}
 }
 
-// Rule (MODEL-FACTS §1.2 acquireToken, §1.1 MaxQueueDepth): with depth Q at most Q callers
+// Rule (docs/model.md §4.1 acquireToken, docs/model.md §5.2 MaxQueueDepth): with depth Q at most Q callers
 // wait; the (Q+1)-th is rejected and its borrowed token given back; a waiter that gives up
 // gives its token back, so the next reservation moves one period earlier.
 func TestTokenBucketMaxQueueDepth(t *testing.T) {
@@ -372,7 +372,7 @@ func TestTokenBucketStats(t *testing.T) {
 	checkAccounting(t, s)
 }
 
-// Rule (MODEL-FACTS §1.2: rate/burst changes reset the bucket with folly's
+// Rule (docs/model.md §4.1: rate/burst changes reset the bucket with folly's
 // TokenBucket::reset(rate, burst), which keeps the tokens available now — the balance, or zero
 // if tokens are owed — at the new capacity and refills at the new rate).
 func TestTokenBucketSetRate(t *testing.T) {
@@ -495,7 +495,7 @@ func TestTokenBucketExtremeParameters(t *testing.T) {
 	}
 }
 
-// Rule (package doc: now must not decrease; STYLE.md rule 11: broken invariants panic with a
+// Rule (package doc: now must not decrease; docs/conventions.md §7: broken invariants panic with a
 // package-prefixed message).
 func TestTokenBucketPanicsWhenTimeGoesBackwards(t *testing.T) {
 	calls := map[string]func(b *TokenBucket, now sim.Time){

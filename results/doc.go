@@ -6,7 +6,7 @@
 //
 // # Metrics
 //
-// The words mean exactly what DESIGN §6 defines; here is how each is measured. Per interval
+// The words mean exactly what docs/metrics.md defines; here is how each is measured. Per interval
 // (Series) every client group and every server gets a row; per run (Summary) the measured window
 // after the warm-up is summed.
 //
@@ -47,7 +47,7 @@
 // undecided are indicators, so their means are the shares of replications in each outcome, and
 // recovery_time's n counts the replications that recovered.
 //
-// Per-attempt latency (DESIGN §6) is filed through GroupTrack.Attempt: each attempt, from sending
+// Per-attempt latency (docs/metrics.md §8.2) is filed through GroupTrack.Attempt: each attempt, from sending
 // its command to its reply or to the deadline that abandoned it, in the interval it ended
 // (latency_attempt_* columns, latencyAttempt in summary.json).
 //

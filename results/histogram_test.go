@@ -24,7 +24,7 @@ func latencies(seed uint64, n int) []time.Duration {
 
 // TestHistogramQuantilesMatchEmpirical: on small samples every quantile is within
 // HistogramRelativeError of the exact empirical quantile, gonum's
-// stat.Quantile(p, stat.Empirical, sorted, nil) (STYLE rule 13).
+// stat.Quantile(p, stat.Empirical, sorted, nil) (docs/conventions.md §9).
 func TestHistogramQuantilesMatchEmpirical(t *testing.T) {
 	ps := []float64{0, 0.01, 0.1, 0.25, 0.5, 0.75, 0.9, 0.94, 0.99, 0.999, 1}
 	for _, n := range []int{1, 2, 7, 10, 100, 1000} {

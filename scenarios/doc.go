@@ -111,7 +111,7 @@
 // workers only pay rejection costs (routing itself is free).
 //
 // router, the mongos's server-internal client toward the shards (package server/mongos,
-// MODEL-FACTS §4), shared by every mongos:
+// docs/model.md §7), shared by every mongos:
 //
 //	defaultClientBaseBackoffMillis       100ms    backoff base; ≥ 0, whole ms
 //	defaultClientMaxBackoffMillis        10s      one backoff's cap; ≥ base

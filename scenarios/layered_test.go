@@ -40,7 +40,7 @@ faults:
     data: {failCommands: [find], errorCode: 462, failInternalCommands: true}
 `
 
-// POLICIES.md §5 and §10: retries multiply across layers. A mongos makes up to 1 + 3 attempts
+// docs/model.md §10.3: retries multiply across layers. A mongos makes up to 1 + 3 attempts
 // (defaultClientMaxRetryAttempts), so per routed command the shard sees A_m = Σ_{k=0..3} p^k and
 // the mongos gives up with probability q = p^4; the driver retries that 462 (it carries
 // RetryableError) up to N times, so it sends A_d = Σ_{k=0..N} q^k commands per operation, each

@@ -97,8 +97,8 @@ type Topology struct {
 	Router *Router `yaml:"router"`
 }
 
-// Router is the server parameters of a mongos's internal client toward the shards (MODEL-FACTS
-// §4), shared by every mongos of the topology.
+// Router is the server parameters of a mongos's internal client toward the shards (docs/model.md
+// §7), shared by every mongos of the topology.
 type Router struct {
 	BaseBackoff      time.Duration `yaml:"defaultClientBaseBackoffMillis,ms"` // default 100ms; ≥ 0, whole ms
 	MaxBackoff       time.Duration `yaml:"defaultClientMaxBackoffMillis,ms"`  // default 10s; ≥ base, whole ms

@@ -12,7 +12,7 @@ import (
 )
 
 // RequestLimiterConfig is the ingress request rate limiter (MongoDB 8.2+). Field names follow
-// the server parameters so values can be copied from a real cluster (MODEL-FACTS §1.1).
+// the server parameters so values can be copied from a real cluster (docs/model.md §5.2).
 type RequestLimiterConfig struct {
 	// Enabled is ingressRequestRateLimiterEnabled. Off by default: a real server's default rate
 	// (INT32_MAX) makes it inert anyway.
@@ -30,7 +30,7 @@ type RequestLimiterConfig struct {
 	ApplicationExemptions []string
 }
 
-// ConnLimiterConfig is the ingress connection-establishment rate limiter (MODEL-FACTS §2).
+// ConnLimiterConfig is the ingress connection-establishment rate limiter (docs/model.md §5.5).
 type ConnLimiterConfig struct {
 	Enabled           bool    // ingressConnectionEstablishmentRateLimiterEnabled (default false)
 	RatePerSec        float64 // ingressConnectionEstablishmentRatePerSec, new connections/s, > 0

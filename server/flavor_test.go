@@ -28,8 +28,8 @@ func TestCouchbaseOverloadCodes(t *testing.T) {
 	}
 	for _, tc := range tests {
 		loop := sim.NewLoop()
-		// A capacity below one token rejects every non-exempt request (MODEL-FACTS §1.2).
-		s, err := New(loop, Config{Address: "n", Flavor: tc.flavor, RejectCost: -1, RequestLimiter: RequestLimiterConfig{
+		// A capacity below one token rejects every non-exempt request (docs/model.md §4.1).
+		s, err := New(loop, Config{Address: "n", Flavor: tc.flavor, RequestLimiter: RequestLimiterConfig{
 			Enabled: true, AdmissionRatePerSec: 1, AdmissionBurstCapacitySecs: 0.001}}, 1)
 		if err != nil {
 			t.Fatal(err)

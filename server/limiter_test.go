@@ -17,7 +17,7 @@ func limited(rate, burst float64, depth int64) Config {
 }
 
 // TestRequestLimiterRate: a lazy token bucket admits min(λ, R) in the long run, and never more
-// than R·T + capacity in a window of length T (MODEL-FACTS §1.2: capacity = rate × burst,
+// than R·T + capacity in a window of length T (docs/model.md §4.1: capacity = rate × burst,
 // starts full, cost 1 per admission).
 func TestRequestLimiterRate(t *testing.T) {
 	const R, burst = 1000.0, 0.1 // capacity 100 tokens
@@ -51,7 +51,7 @@ func TestRequestLimiterRate(t *testing.T) {
 
 // TestRequestLimiterBurstAndReply: a full bucket absorbs exactly its capacity at one instant;
 // the rest get 462 IngressRequestRateLimitExceeded with SystemOverloadedError, RetryableError and
-// NoWritesPerformed (MODEL-FACTS §1.4), plus baseBackoffMS when externalClientBaseBackoffMS > 0.
+// NoWritesPerformed (docs/model.md §5.4), plus baseBackoffMS when externalClientBaseBackoffMS > 0.
 func TestRequestLimiterBurstAndReply(t *testing.T) {
 	loop := sim.NewLoop()
 	cfg := limited(100, 0.5, 0) // capacity 50
@@ -75,8 +75,8 @@ func TestRequestLimiterBurstAndReply(t *testing.T) {
 }
 
 // TestRequestLimiterExemptions: unauthenticated connections (monitoring, handshake) and
-// exempted app names are never rate limited (MODEL-FACTS §1.3); capacity < 1 rejects everything
-// else (the SRV jstest's rate 1, burst 0.001).
+// exempted app names are never rate limited (docs/model.md §5.3); capacity < 1 rejects everything
+// else (the server jstest's rate 1, burst 0.001).
 func TestRequestLimiterExemptions(t *testing.T) {
 	loop := sim.NewLoop()
 	cfg := limited(1, 0.001, 0)
@@ -104,7 +104,7 @@ func TestRequestLimiterExemptions(t *testing.T) {
 
 // TestRequestLimiterQueue: with a max queue depth the limiter borrows tokens and each waiter is
 // admitted at its reservation time, spaced exactly 1/R apart; beyond the depth it rejects
-// (MODEL-FACTS §1.2, acquireToken).
+// (docs/model.md §4.1, acquireToken).
 func TestRequestLimiterQueue(t *testing.T) {
 	loop := sim.NewLoop()
 	cfg := limited(100, 0.01, 5) // capacity 1, a token every 10 ms, 5 may wait
@@ -151,8 +151,8 @@ func connect(p *probe, now sim.Time, timeout time.Duration) {
 	p.send(now, wire.Connect, func(r *wire.Request) { r.Conn, r.ConnectTimeout = conn, timeout })
 }
 
-// TestConnectionLimiter mirrors the drivers' "Connection Pool Backpressure" test (MODEL-FACTS
-// §2): rate 20/s, burst 1 s, queue depth 1 and 100 simultaneous connection attempts: 20 tokens
+// TestConnectionLimiter mirrors the drivers' "Connection Pool Backpressure" test (docs/model.md
+// §5.5): rate 20/s, burst 1 s, queue depth 1 and 100 simultaneous connection attempts: 20 tokens
 // admit at once, one attempt waits for the next token (50 ms), and the other 79 are closed by
 // the server — "at least 10" in the spec's words, exactly 79 here.
 func TestConnectionLimiter(t *testing.T) {
@@ -180,7 +180,7 @@ func TestConnectionLimiter(t *testing.T) {
 
 // TestConnectionQueueTimeout: a client whose connectTimeoutMS passes while it waits in the
 // connection queue gives up; the server returns its token, so the next attempt is admitted
-// earlier (MODEL-FACTS §2: interruptedDueToClientDisconnect, token returned).
+// earlier (docs/model.md §5.5: interruptedDueToClientDisconnect, token returned).
 func TestConnectionQueueTimeout(t *testing.T) {
 	loop := sim.NewLoop()
 	s, _ := New(loop, Config{Address: "n", HandshakeCost: -1,
@@ -203,7 +203,7 @@ func TestConnectionQueueTimeout(t *testing.T) {
 // TestAdmissionQueueOverflow: with a bounded worker queue, a command that finds every worker busy
 // and the queue full is rejected with AdmissionQueueOverflow (433), labelled
 // SystemOverloadedError only (error_codes.yml: 433 is in the SystemOverloadedError category but
-// not RetriableError; MODEL-FACTS §3).
+// not RetriableError; docs/model.md §5.6).
 func TestAdmissionQueueOverflow(t *testing.T) {
 	loop := sim.NewLoop()
 	s, _ := New(loop, Config{Address: "n", Workers: 1, MaxQueueDepth: 2, Service: dist.Const(10 * time.Millisecond)}, 1)

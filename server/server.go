@@ -259,7 +259,7 @@ func (s *Server) arrive(now sim.Time, req *wire.Request) {
 }
 
 // admitRequest is the ingress request rate limiter: it runs right after the message is read,
-// before parsing, so that rejection is as cheap as possible (MODEL-FACTS §1.3).
+// before parsing, so that rejection is as cheap as possible (docs/model.md §5.3).
 func (s *Server) admitRequest(now sim.Time, j *job) {
 	if s.reqTB == nil {
 		s.afterLimiter(now, j)
@@ -384,7 +384,7 @@ func (s *Server) labelsFor(j *job, code wire.Code) wire.Labels {
 
 // ServerLabels returns the error labels a node attaches to an error with code on its own:
 // rejections by the ingress request limiter carry SystemOverloadedError, RetryableError and
-// NoWritesPerformed (SRV ingress_request_rate_limiter_helper.js, MODEL-FACTS §1.4); other
+// NoWritesPerformed (the server's ingress_request_rate_limiter_helper.js, docs/model.md §5.4); other
 // SystemOverloadedError-category codes carry SystemOverloadedError; a write failing with a
 // retryable code carries RetryableWriteError (servers 4.4+ label retryable writes themselves).
 func ServerLabels(code wire.Code, write bool) wire.Labels {

@@ -20,7 +20,7 @@ func (r *recorder) HandleEvent(now Time, kind int, _ any) {
 	r.times = append(r.times, now)
 }
 
-// naive is the reference scheduler of STYLE rule 17: it keeps every pending event in a slice and
+// naive is the reference scheduler of docs/conventions.md §12: it keeps every pending event in a slice and
 // sorts the whole slice by (time, seq) before each step.
 type naive struct {
 	seq     uint64

@@ -167,7 +167,7 @@ type Conn struct {
 	ID      uint64
 	AppName string // the handshake's appName / driver name, matched by application exemptions
 	// Authenticated is false for monitoring and RTT connections, which never authenticate and
-	// are therefore exempt from the ingress request rate limiter (MODEL-FACTS §1.3).
+	// are therefore exempt from the ingress request rate limiter (docs/model.md §5.3).
 	Authenticated bool
 	// Internal marks an intra-cluster connection (a mongos talking to a shard member, which
 	// identifies itself as an internal client in its handshake): failCommand failpoints skip

@@ -8,7 +8,7 @@ import (
 )
 
 // Couchbase SDK3 defaults (RFC 0049 and the JVM core's TimeoutConfig and BestEffortRetryStrategy,
-// POLICIES.md §7).
+// docs/model.md §9.9).
 const (
 	// DefaultKVTimeout is the KV request timeout (kvTimeout).
 	DefaultKVTimeout = 2500 * time.Millisecond
@@ -37,7 +37,7 @@ func ControlledBackoff(retryAttempts int) time.Duration {
 
 // BestEffortBackoff is the reference backoff calculator of the BestEffort strategy (the JVM
 // core's Backoff.exponential(1 ms, 500 ms, factor 2, not based on the previous value), as
-// POLICIES.md §7 states it): for the retry that follows n retries, 1 ms × (long)2^(n−1), held
+// docs/model.md §9.9 states it): for the retry that follows n retries, 1 ms × (long)2^(n−1), held
 // at 500 ms once it reaches it. The integer truncation makes the first retry (n = 0, 2^−1 = 0.5)
 // immediate; then 1, 2, 4, … 256 ms, then 500 ms (2^9 = 512 is clamped) for good. No jitter.
 func BestEffortBackoff(retryAttempts int) time.Duration {

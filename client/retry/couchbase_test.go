@@ -115,7 +115,7 @@ func TestReasonOf(t *testing.T) {
 	}
 }
 
-// POLICIES.md §7: the reference calculator gives 0 (integer truncation of 2^-1), 1, 2, 4, …, 256
+// docs/model.md §9.9: the reference calculator gives 0 (integer truncation of 2^-1), 1, 2, 4, …, 256
 // ms, then 500 ms for good. The controlled ladder is 1, 10, 50, 100, 500, then 1000 ms.
 func TestCouchbaseBackoffSequences(t *testing.T) {
 	var best, ladder []time.Duration
@@ -214,7 +214,7 @@ func TestCapping(t *testing.T) {
 	}
 }
 
-// POLICIES.md §7 (derived): under total rejection with instant failures, BestEffort's delays sum
+// docs/model.md §9.9 (derived): under total rejection with instant failures, BestEffort's delays sum
 // to 0, 1, 3, 7, …, 511, 1011, 1511, 2011 ms, so 13 retries start inside the 2.5 s KV timeout:
 // 14 attempts; the 14th retry's 500 ms is capped to the 489 ms left and cancelled.
 func TestWorstCaseAttemptsInKVTimeout(t *testing.T) {

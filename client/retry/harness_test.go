@@ -32,7 +32,7 @@ var (
 // Labels the failpoints of the spec tests attach.
 const (
 	overloadLabels = wire.SystemOverloadedError | wire.RetryableError
-	// rejectLabels are the ingress request rate limiter's (MODEL-FACTS §1.4).
+	// rejectLabels are the ingress request rate limiter's (docs/model.md §5.4).
 	rejectLabels = overloadLabels | wire.NoWritesPerformed
 )
 
@@ -176,7 +176,7 @@ func mustNew(t *testing.T, name string, o Options) Policy {
 	return p
 }
 
-// revision is one Client Backpressure text with the counts its tests expect (MODEL-FACTS §7).
+// revision is one Client Backpressure text with the counts its tests expect (docs/spec-coverage.md §3).
 type revision struct {
 	name       string
 	maxRetries int             // MAX_RETRIES

@@ -12,7 +12,7 @@ import (
 )
 
 // This file replays the Client Backpressure, Retryable Reads and Retryable Writes tests
-// (MODEL-FACTS §7) at policy level: a script plays the failpoint, and the transcript counts what
+// (docs/spec-coverage.md §3 and §4) at policy level: a script plays the failpoint, and the transcript counts what
 // command monitoring would see.
 
 // overloadClasses are the operation kinds the backpressure unified tests cover, reduced to the

@@ -8,7 +8,7 @@ import (
 )
 
 // TestCLI runs the CLI end to end through run(args, stdout, stderr) and checks exit status,
-// where the output went, and what it says (STYLE rule 20: data on stdout, diagnostics on stderr,
+// where the output went, and what it says (docs/conventions.md §15: data on stdout, diagnostics on stderr,
 // 0 ok / 1 failure / 2 usage).
 func TestCLI(t *testing.T) {
 	tests := []struct {

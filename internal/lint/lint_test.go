@@ -15,7 +15,7 @@ func moduleRoot(t *testing.T) string {
 	return filepath.Join(filepath.Dir(file), "..", "..")
 }
 
-// TestDeterminismRules is the lint-as-test of DESIGN §2 and STYLE rule 18: the model packages
+// TestDeterminismRules is the lint-as-test of docs/model.md §2 and docs/conventions.md §13: the model packages
 // never read the wall clock, use global randomness, start goroutines or draw plots.
 func TestDeterminismRules(t *testing.T) {
 	findings, err := CheckTree(moduleRoot(t))

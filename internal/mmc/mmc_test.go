@@ -99,7 +99,7 @@ func TestValidate(t *testing.T) {
 	}
 }
 
-// ExampleRun runs a tiny seeded M/M/1 and prints rounded numbers (STYLE rule 19).
+// ExampleRun runs a tiny seeded M/M/1 and prints rounded numbers (docs/conventions.md §14).
 func ExampleRun() {
 	r, _ := Run(Config{Lambda: 5, Mu: 10, C: 1, Horizon: 10000 * time.Second, Warmup: 100 * time.Second, Seed: 1})
 	fmt.Printf("utilisation %.2f, mean wait %.2f s (M/M/1 theory %.2f s)\n",

@@ -407,7 +407,7 @@ func sweepPage(h results.Header, points []results.PointStats) *view {
 	return v
 }
 
-// Number formatting: fixed verbs only (STYLE rule 13), and noValue for NaN and ±Inf.
+// Number formatting: fixed verbs only (docs/conventions.md §9), and noValue for NaN and ±Inf.
 
 const noValue = "–"
 

@@ -7,7 +7,7 @@ import (
 	"overloadsim/sim"
 )
 
-// MODEL-FACTS §4, BackoffWithJitter, after backoff_with_jitter's unit test: base 100ms, max
+// docs/model.md §7.3, BackoffWithJitter, after backoff_with_jitter's unit test: base 100ms, max
 // 4000ms, jitter forced to its maximum; the i-th overload failure waits min(max, base·2^i).
 func TestBackoffWithJitterMax(t *testing.T) {
 	cfg := DefaultConfig()
@@ -21,7 +21,7 @@ func TestBackoffWithJitterMax(t *testing.T) {
 	}
 }
 
-// MODEL-FACTS §4: a server-supplied baseBackoffMS replaces the base: min(max, override·2^i),
+// docs/model.md §7.3: a server-supplied baseBackoffMS replaces the base: min(max, override·2^i),
 // with the default cap of 10s (override 1000: i=0 → 0, i=1 → 2000, i=2 → 4000).
 func TestBackoffWithJitterBaseBackoffOverride(t *testing.T) {
 	r := &Router{cfg: DefaultConfig(), jitter: maxJitter{}}
@@ -41,7 +41,7 @@ func TestBackoffWithJitterBaseBackoffOverride(t *testing.T) {
 	}
 }
 
-// MODEL-FACTS §4: i = 0 gives a delay of 0, and BackoffWithJitter draws nothing for it; nor for a
+// docs/model.md §7.3: i = 0 gives a delay of 0, and BackoffWithJitter draws nothing for it; nor for a
 // cap of 0 (base 0, as the server's retry-cap jstest sets).
 func TestBackoffNoDrawWithoutOverload(t *testing.T) {
 	j := &countJitter{j: maxJitter{}}
@@ -55,7 +55,7 @@ func TestBackoffNoDrawWithoutOverload(t *testing.T) {
 	}
 }
 
-// MODEL-FACTS §4: the delay is a uniform integer number of milliseconds in [0, cap], both ends
+// docs/model.md §7.3: the delay is a uniform integer number of milliseconds in [0, cap], both ends
 // included. With cap 2ms the three values are equally likely; 30000 draws put each within
 // 1/3 ± 0.015 (more than 5 standard deviations, √(2/9/30000) ≈ 0.0027).
 func TestBackoffUniformInclusive(t *testing.T) {

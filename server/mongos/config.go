@@ -45,15 +45,15 @@ type Config struct {
 
 	// OverloadAwareServerSelection is overloadAwareServerSelectionEnabled: when true, host
 	// targeting leaves out the shard members that answered this command with an overload error
-	// (unless that leaves none). Default false: MODEL-FACTS §4 did not find the server's
-	// default, and its tests set it true to enable retargeting.
+	// (unless that leaves none). Default false: docs/model.md §7.6 notes that the server's
+	// default is not known, and its tests set it true to enable retargeting.
 	OverloadAwareServerSelection bool
 
 	// ExhaustedLabels are the labels of the overload error a mongos returns once it stops
 	// retrying one (retries exhausted, budget empty, or the error not retryable). Default
 	// SystemOverloadedError alone, which drivers do not retry; SystemOverloadedError |
 	// RetryableError | NoWritesPerformed makes drivers retry again, layering their retries on
-	// the mongos's (MODEL-FACTS §3: the server's tests disagree, so this is a scenario's choice).
+	// the mongos's (docs/model.md §7.4: the server's tests disagree, so this is a scenario's choice).
 	// Only labels wire defines are valid.
 	ExhaustedLabels wire.Labels
 

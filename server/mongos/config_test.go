@@ -16,7 +16,7 @@ func TestDefaultConfigValid(t *testing.T) {
 	if err := c.Validate(); err != nil {
 		t.Fatalf("DefaultConfig().Validate() = %v", err)
 	}
-	// The server's defaults (MODEL-FACTS §4).
+	// The server's defaults (docs/model.md §7).
 	if c.BaseBackoff != 100*time.Millisecond || c.MaxBackoff != 10*time.Second || c.MaxRetryAttempts != 3 ||
 		!c.RetryBudget || c.BudgetCapacity != 1000 || c.BudgetReturnRate != 0.1 ||
 		c.OverloadAwareServerSelection || c.ExhaustedLabels != wire.SystemOverloadedError ||

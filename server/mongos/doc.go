@@ -1,6 +1,6 @@
 // Package mongos models a mongos's routing layer: the server-internal client that sends each
 // command a mongos admits on to a shard (a replica set) and retries it by the server's own
-// strategies (MODEL-FACTS §4, specs/internal-client.md). A Router implements server.Router; a
+// strategies (docs/model.md §7, after the server's Internal Client guide). A Router implements server.Router; a
 // server.Server with role mongos hands it every command that passed the mongos's own ingress
 // path, and the router answers through the server.RouteToken once its retries end.
 //
@@ -80,7 +80,7 @@
 //     again and resend.
 //
 // Giving up, the router answers the last error: an overload error's code with Config.
-// ExhaustedLabels in place of its labels (MODEL-FACTS §3: the label set is a scenario's
+// ExhaustedLabels in place of its labels (docs/model.md §7.4: the label set is a scenario's
 // choice), any other error's code and labels as received; a final connection failure answers
 // HostUnreachable.
 //

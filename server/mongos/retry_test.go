@@ -13,9 +13,9 @@ import (
 
 const overloadLabels = wire.SystemOverloadedError | wire.RetryableError | wire.NoWritesPerformed
 
-// MODEL-FACTS §4, DefaultRetryStrategy: "stop when retryAttemptCount >= maxRetryAttempts". A
+// docs/model.md §7.2, DefaultRetryStrategy: stop when retryAttemptCount >= maxRetryAttempts. A
 // shard that rejects every attempt with 462 sees 1 + defaultClientMaxRetryAttempts attempts;
-// the driver then gets 462 with the configured exhausted-retry labels (MODEL-FACTS §3).
+// the driver then gets 462 with the configured exhausted-retry labels (docs/model.md §7.4).
 func TestMaxRetryAttempts(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
@@ -64,8 +64,8 @@ func TestMaxRetryAttempts(t *testing.T) {
 	}
 }
 
-// MODEL-FACTS §4: "Non-overload retryable failures are retried with delay 0 if no overload was
-// seen yet", and they do not advance the backoff counter: after an overload, the current i is
+// docs/model.md §7.3: non-overload retryable failures are retried with delay 0 if no overload was
+// seen yet, and they do not advance the backoff counter: after an overload, the current i is
 // reused.
 func TestNonOverloadRetryNoBackoff(t *testing.T) {
 	t.Run("no overload seen: retried at once", func(t *testing.T) {
@@ -128,7 +128,7 @@ func TestNonOverloadRetryNoBackoff(t *testing.T) {
 	})
 }
 
-// MODEL-FACTS §4, Shard variants of the retry criteria: reads are kIdempotent (RetriableError
+// docs/model.md §7.2, Shard variants of the retry criteria: reads are kIdempotent (RetriableError
 // category or a retryable label), writes kNotIdempotent (NotPrimary errors, or the
 // RetryableError label of an overload rejection, which did not write).
 func TestRetryCriteria(t *testing.T) {
@@ -200,7 +200,7 @@ func TestConnectionRefused(t *testing.T) {
 	}
 }
 
-// MODEL-FACTS §4, AdaptiveRetryStrategy + RetryBudget: with capacity 2 and every attempt
+// docs/model.md §7.2, AdaptiveRetryStrategy + RetryBudget: with capacity 2 and every attempt
 // overloaded, the shard's budget allows exactly 2 retries across operations, then none;
 // attempts that are not overloaded return 0.1, plus 1 after an overloaded attempt, capped at the
 // capacity.
@@ -276,7 +276,7 @@ func TestRetryBudget(t *testing.T) {
 	})
 }
 
-// MODEL-FACTS §4: the backoff sleep is interruptible; when maxTimeMS would pass during it the
+// docs/model.md §7.3: the backoff sleep is interruptible; when maxTimeMS would pass during it the
 // command fails with MaxTimeMSExpired at the deadline. Attempts carry the time left as their
 // own maxTimeMS.
 func TestMaxTimeMSCutsOffBackoff(t *testing.T) {

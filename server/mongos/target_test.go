@@ -9,7 +9,7 @@ import (
 	"overloadsim/wire"
 )
 
-// MODEL-FACTS §4, "Mongos retargeting within a shard", after the server's jstest (id
+// docs/model.md §7.1, retargeting within a shard, after the server's jstest (id
 // 56418682936, runTestAllNodesFail): every member of a 3-member shard fails the command once
 // with 462. With overloadAwareServerSelectionEnabled each overload retry goes to a member that
 // has not failed yet, and once all eligible members have, to one that has; without it (or with

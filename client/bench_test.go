@@ -17,7 +17,7 @@ import (
 // 2000 ops/s; a one-way delay of 0.5 ms.
 func referenceWorld(tb testing.TB) *world {
 	svc, _ := dist.Exp(5 * time.Millisecond)
-	node := server.Config{Address: "db", Workers: 8, Service: svc,
+	node := server.Config{Address: "db", Workers: 8, Service: svc, RejectCost: server.DefaultRejectCost, HandshakeCost: server.DefaultHandshakeCost,
 		RequestLimiter: server.RequestLimiterConfig{Enabled: true, AdmissionRatePerSec: 1000, AdmissionBurstCapacitySecs: 0.1}}
 	o := DefaultOptions()
 	o.AdaptiveRetries = true

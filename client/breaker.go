@@ -2,9 +2,9 @@ package client
 
 import (
 	"errors"
-	"fmt"
 	"time"
 
+	"overloadsim/field"
 	"overloadsim/sim"
 )
 
@@ -27,14 +27,16 @@ func DefaultCircuitBreaker() CircuitBreaker {
 		SleepWindow: 5 * time.Second, RollingWindow: time.Minute}
 }
 
-// Validate reports every invalid field of an enabled breaker.
+// Validate reports every invalid field of an enabled breaker, each as a *field.Error named as
+// the SDK spells it under circuitBreaker (circuitBreaker.volumeThreshold), joined with
+// errors.Join.
 func (c CircuitBreaker) Validate() error {
 	if !c.Enabled {
 		return nil
 	}
 	var errs []error
-	bad := func(field string, v any, rule string) {
-		errs = append(errs, fmt.Errorf("circuitBreaker.%s: %v: %s", field, v, rule))
+	bad := func(name string, v any, rule string) {
+		errs = append(errs, field.New("circuitBreaker."+name, v, rule))
 	}
 	if c.VolumeThreshold < 1 {
 		bad("volumeThreshold", c.VolumeThreshold, "must be ≥ 1")

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"errors"
 	"fmt"
 	"overloadsim/dist"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"overloadsim/client/selection"
+	"overloadsim/field"
 	"overloadsim/server"
 	"overloadsim/server/failpoint"
 	"overloadsim/sim"
@@ -351,6 +353,11 @@ func TestOptionsValidation(t *testing.T) {
 		for _, w := range tc.want {
 			if err == nil || !strings.Contains(err.Error(), w) {
 				t.Errorf("Validate() = %v, want it to mention %q", err, w)
+			}
+		}
+		for _, part := range field.Parts(err) {
+			if fe := (*field.Error)(nil); !errors.As(part, &fe) {
+				t.Errorf("Validate(): %q holds no *field.Error", part)
 			}
 		}
 	}

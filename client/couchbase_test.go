@@ -33,7 +33,7 @@ func couchbaseEnv(t *testing.T, policy string, delay time.Duration, mod func(*se
 // rejectAll is a request limiter whose capacity is below one token: every request is rejected
 // (docs/model.md §4.1), here with KV TemporaryFailure since the node speaks Couchbase.
 func rejectAll(c *server.Config) {
-	c.RejectCost = -1
+	c.RejectCost = 0 // rejections are free
 	c.RequestLimiter = server.RequestLimiterConfig{Enabled: true, AdmissionRatePerSec: 1, AdmissionBurstCapacitySecs: 0.001}
 }
 

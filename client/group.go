@@ -10,6 +10,7 @@ import (
 	"overloadsim/client/retry"
 	"overloadsim/client/workload"
 	"overloadsim/dist"
+	"overloadsim/field"
 	"overloadsim/sim"
 )
 
@@ -73,10 +74,12 @@ type Workload struct {
 	Stop sim.Time
 }
 
-// Validate reports every problem at once.
+// Validate reports every problem at once, each as a *field.Error (fields threads, mix, timeout,
+// appRetry.attempts, appRetry.perAttemptTimeout, appRetry.base, appRetry.cap, appRetry.backoff,
+// and workload for the loop as a whole), joined with errors.Join.
 func (w *Workload) Validate() error {
 	var errs []error
-	bad := func(field string, v any, rule string) { errs = append(errs, fmt.Errorf("%s: %v: %s", field, v, rule)) }
+	bad := func(name string, v any, rule string) { errs = append(errs, field.New(name, v, rule)) }
 	open, closed := w.Arrivals != nil, w.Threads > 0
 	switch {
 	case open && closed:
@@ -97,14 +100,21 @@ func (w *Workload) Validate() error {
 	if r.Attempts < 0 {
 		bad("appRetry.attempts", r.Attempts, "must be ≥ 0")
 	}
-	if r.PerAttemptTimeout < 0 || r.Base < 0 || r.Cap < 0 {
-		bad("appRetry", fmt.Sprintf("perAttemptTimeout %v, base %v, cap %v", r.PerAttemptTimeout, r.Base, r.Cap), "durations must be ≥ 0")
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{{"appRetry.perAttemptTimeout", r.PerAttemptTimeout}, {"appRetry.base", r.Base}, {"appRetry.cap", r.Cap}} {
+		if d.v < 0 {
+			bad(d.name, d.v, "must be ≥ 0")
+		}
 	}
 	if r.Backoff > BackoffFullJitter {
 		bad("appRetry.backoff", r.Backoff, "must be none, exponential or fullJitter")
 	}
 	return errors.Join(errs...)
 }
+
+//go:generate go run overloadsim/internal/countergen -type=GroupStats
 
 // GroupStats are an application group's counters: what the application saw.
 type GroupStats struct {
@@ -114,8 +124,6 @@ type GroupStats struct {
 }
 
 // Observer is told of every finished application operation (for latency histograms).
-//go:generate go run overloadsim/internal/countergen -type=GroupStats
-
 type Observer interface {
 	AppOperationDone(now sim.Time, g *Group, r *AppResult)
 }

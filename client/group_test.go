@@ -1,6 +1,7 @@
 package client
 
 import (
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"overloadsim/client/selection"
 	"overloadsim/client/workload"
 	"overloadsim/dist"
+	"overloadsim/field"
 	"overloadsim/server"
 	"overloadsim/server/failpoint"
 	"overloadsim/sim"
@@ -76,7 +78,7 @@ func (w *world) attempts() (started uint64) {
 func TestOpenLoopHealthy(t *testing.T) {
 	p, _ := workload.Constant(200)
 	mix, kinds := finds()
-	w := newWorld(t, server.Config{Address: "db", Workers: 8, Service: dist.Const(time.Millisecond)},
+	w := newWorld(t, server.Config{Address: "db", Workers: 8, Service: dist.Const(time.Millisecond), RejectCost: server.DefaultRejectCost, HandshakeCost: server.DefaultHandshakeCost},
 		DefaultOptions(), 4, Workload{Arrivals: workload.Poisson(p), Mix: mix, Kinds: kinds, Stop: sim.Time(60 * time.Second)}, 500*time.Microsecond)
 	w.loop.RunUntil(sim.Time(61 * time.Second))
 	st := w.group.Stats()
@@ -98,7 +100,7 @@ func TestOpenLoopHealthy(t *testing.T) {
 // Buzen 1978).
 func TestClosedLoop(t *testing.T) {
 	mix, kinds := finds()
-	w := newWorld(t, server.Config{Address: "db", Workers: 64, Service: dist.Const(4 * time.Millisecond)},
+	w := newWorld(t, server.Config{Address: "db", Workers: 64, Service: dist.Const(4 * time.Millisecond), RejectCost: server.DefaultRejectCost, HandshakeCost: server.DefaultHandshakeCost},
 		DefaultOptions(), 2, Workload{Threads: 5, Think: dist.Const(5 * time.Millisecond), Mix: mix, Kinds: kinds,
 			Stop: sim.Time(10 * time.Second)}, 500*time.Microsecond)
 	w.loop.RunUntil(sim.Time(11 * time.Second))
@@ -114,7 +116,7 @@ func TestClosedLoop(t *testing.T) {
 // one attempt each, 10 + 20 ms of application backoff.
 func TestAppRetryWrapper(t *testing.T) {
 	mix, kinds := finds()
-	node := server.Config{Address: "db", Workers: 8, Service: dist.Const(time.Millisecond)}
+	node := server.Config{Address: "db", Workers: 8, Service: dist.Const(time.Millisecond), RejectCost: server.DefaultRejectCost, HandshakeCost: server.DefaultHandshakeCost}
 	w := newWorld(t, node, DefaultOptions(), 1, Workload{Threads: 1, Mix: mix, Kinds: kinds, Stop: 1,
 		Retry: AppRetry{Attempts: 3, Backoff: BackoffExponential, Base: 10 * time.Millisecond}}, 0)
 	fp, _ := failpoint.New(failpoint.Config{Mode: failpoint.AlwaysOn(), FailCommands: []string{"find"}, ErrorCode: 2})
@@ -138,7 +140,7 @@ func TestAppRetryWrapper(t *testing.T) {
 // Each application operation here costs the server three full services, all of them wasted.
 func TestTimeoutRetryCollapse(t *testing.T) {
 	mix, kinds := finds()
-	node := server.Config{Address: "db", Workers: 64, Service: dist.Const(200 * time.Millisecond)}
+	node := server.Config{Address: "db", Workers: 64, Service: dist.Const(200 * time.Millisecond), RejectCost: server.DefaultRejectCost, HandshakeCost: server.DefaultHandshakeCost}
 	w := newWorld(t, node, DefaultOptions(), 1, Workload{Threads: 1, Mix: mix, Kinds: kinds, Stop: 1,
 		Retry: AppRetry{Attempts: 3, PerAttemptTimeout: 50 * time.Millisecond}}, 0)
 	w.loop.RunUntil(sim.Time(2 * time.Second))
@@ -165,7 +167,7 @@ func TestTimeoutRetryCollapse(t *testing.T) {
 // aborts work the client has given up on (MaxTimeMSExpired) instead of wasting it.
 func TestCSOT(t *testing.T) {
 	mix, kinds := finds()
-	node := server.Config{Address: "db", Workers: 64, Service: dist.Const(200 * time.Millisecond)}
+	node := server.Config{Address: "db", Workers: 64, Service: dist.Const(200 * time.Millisecond), RejectCost: server.DefaultRejectCost, HandshakeCost: server.DefaultHandshakeCost}
 	o := DefaultOptions()
 	o.Timeout = 50 * time.Millisecond
 	w := newWorld(t, node, o, 1, Workload{Threads: 1, Mix: mix, Kinds: kinds, Stop: 1}, 0)
@@ -188,9 +190,16 @@ func TestWorkloadValidation(t *testing.T) {
 		{Workload{Threads: 1}, "mix: empty"},
 		{Workload{Threads: 1, Mix: mix, Kinds: kinds, Retry: AppRetry{Attempts: -1}}, "appRetry.attempts: -1"},
 		{Workload{Threads: 1, Mix: mix, Kinds: kinds, Timeout: -time.Second}, "timeout: -1s"},
+		{Workload{Threads: 1, Mix: mix, Kinds: kinds, Retry: AppRetry{Attempts: 2, Base: -time.Millisecond}}, "appRetry.base: -1ms: must be ≥ 0"},
 	} {
-		if err := tc.w.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
+		err := tc.w.Validate()
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Validate() = %v, want %q", err, tc.want)
+		}
+		for _, part := range field.Parts(err) {
+			if fe := (*field.Error)(nil); !errors.As(part, &fe) {
+				t.Errorf("Validate(): %q holds no *field.Error", part)
+			}
 		}
 	}
 }

@@ -46,7 +46,7 @@ type envConfig struct {
 }
 
 func standalone(mod func(*server.Config)) []server.Config {
-	c := server.Config{Address: "db", Workers: 8, Service: dist.Const(time.Millisecond)}
+	c := server.Config{Address: "db", Workers: 8, Service: dist.Const(time.Millisecond), RejectCost: server.DefaultRejectCost, HandshakeCost: server.DefaultHandshakeCost}
 	if mod != nil {
 		mod(&c)
 	}
@@ -56,9 +56,9 @@ func standalone(mod func(*server.Config)) []server.Config {
 func replicaSet3() []server.Config {
 	svc := dist.Const(time.Millisecond)
 	return []server.Config{
-		{Address: "a", Role: wire.Primary, Service: svc},
-		{Address: "b", Role: wire.Secondary, Service: svc},
-		{Address: "c", Role: wire.Secondary, Service: svc},
+		{Address: "a", Role: wire.Primary, Service: svc, RejectCost: server.DefaultRejectCost, HandshakeCost: server.DefaultHandshakeCost},
+		{Address: "b", Role: wire.Secondary, Service: svc, RejectCost: server.DefaultRejectCost, HandshakeCost: server.DefaultHandshakeCost},
+		{Address: "c", Role: wire.Secondary, Service: svc, RejectCost: server.DefaultRejectCost, HandshakeCost: server.DefaultHandshakeCost},
 	}
 }
 

@@ -2,11 +2,11 @@ package client
 
 import (
 	"errors"
-	"fmt"
 	"time"
 
 	"overloadsim/client/retry"
 	"overloadsim/client/selection"
+	"overloadsim/field"
 )
 
 // Options are a MongoClient's options, with the drivers' names and defaults (connection string
@@ -72,12 +72,15 @@ func DefaultOptions() Options {
 	}
 }
 
-// Validate reports every invalid option at once, each naming the option, its value and the rule.
-// kind is the topology the client connects to (read preference rules depend on it).
+// Validate reports every invalid option at once, each as a *field.Error naming the option (as a
+// connection string spells it: timeoutMS, maxPoolSize, circuitBreaker.volumeThreshold), its
+// value and the rule, joined with errors.Join; the read preference's and the retry policy's come
+// from selection.ReadPreference.Validate and retry.Options.Validate. kind is the topology the
+// client connects to (read preference rules depend on it).
 func (o Options) Validate(kind selection.TopologyKind) error {
 	var errs []error
-	bad := func(field string, v any, rule string) {
-		errs = append(errs, fmt.Errorf("%s: %v: %s", field, v, rule))
+	bad := func(name string, v any, rule string) {
+		errs = append(errs, field.New(name, v, rule))
 	}
 	if o.Timeout < 0 {
 		bad("timeoutMS", o.Timeout, "must be ≥ 0 (0 = off)")

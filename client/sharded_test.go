@@ -29,13 +29,13 @@ func TestShardedRetryTargetsAnotherMongos(t *testing.T) {
 	for _, policy := range []string{retry.NameMongoDB202603, retry.NameMongoDB202607} {
 		loop := sim.NewLoop()
 		cl, err := server.NewCluster(loop, server.ClusterConfig{Nodes: []server.Config{
-			{Address: "s0", Role: wire.Primary, ReplSetName: "rs0"}}}, 1)
+			{Address: "s0", Role: wire.Primary, ReplSetName: "rs0", RejectCost: server.DefaultRejectCost, HandshakeCost: server.DefaultHandshakeCost}}}, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var nodes []Node
 		for i, addr := range []string{"m1", "m2"} {
-			m, err := cl.AddMongos(server.Config{Address: addr, Role: wire.Mongos, Router: okRouter{}})
+			m, err := cl.AddMongos(server.Config{Address: addr, Role: wire.Mongos, Router: okRouter{}, RejectCost: server.DefaultRejectCost, HandshakeCost: server.DefaultHandshakeCost})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"overloadsim/field"
 )
 
 // otherUnits are header words naming a unit other than milliseconds. A header such as
@@ -34,7 +36,8 @@ var otherUnits = map[string]bool{
 //   - Blank lines and lines starting with # are skipped; columns after the first are ignored.
 //
 // Values must be in [0, MaxDuration]; fractions of a nanosecond are rounded. A reader with no
-// values is an error.
+// values is an error. Errors are a *field.Error after "dist: ", naming the line ("csv line 3"),
+// the text and the rule.
 func ReadEmpiricalCSV(r io.Reader) ([]time.Duration, error) {
 	cr := csv.NewReader(r)
 	cr.FieldsPerRecord = -1
@@ -52,34 +55,41 @@ func ReadEmpiricalCSV(r io.Reader) ([]time.Duration, error) {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("dist: csv: %w", err)
+			fe := &field.Error{Field: "csv", Value: "(unreadable)", Rule: err.Error(), Err: err}
+			if pe := (*csv.ParseError)(nil); errors.As(err, &pe) {
+				fe.Field, fe.Value, fe.Rule = fmt.Sprintf("csv line %d column %d", pe.Line, pe.Column), "", pe.Err.Error()
+			}
+			return nil, fmt.Errorf("dist: %w", fe)
 		}
 		line, _ := cr.FieldPos(0)
-		field := strings.TrimSpace(rec[0])
+		text := strings.TrimSpace(rec[0])
 		if first {
-			field = strings.TrimPrefix(field, "\ufeff") // spreadsheets often start with a BOM
+			text = strings.TrimPrefix(text, "\ufeff") // spreadsheets often start with a BOM
 		}
-		d, bare, ok := ParseDurationField(field, time.Millisecond)
-		if first && !ok && field != "" {
-			headerUnit = unitOf(field)
+		d, bare, ok := ParseDurationField(text, time.Millisecond)
+		if first && !ok && text != "" {
+			headerUnit = unitOf(text)
 			first = false
 			continue
 		}
 		first = false
+		bad := func(rule string) error {
+			return fmt.Errorf("dist: %w", &field.Error{Field: fmt.Sprintf("csv line %d", line), Value: strconv.Quote(text), Rule: rule})
+		}
 		switch {
 		case !ok:
-			return nil, fmt.Errorf("dist: csv line %d: %q: want a duration such as 3ms or a number of milliseconds", line, field)
+			return nil, bad("must be a duration such as 3ms or a number of milliseconds")
 		case bare && headerUnit != "":
-			return nil, fmt.Errorf("dist: csv line %d: %q: bare numbers are milliseconds but the header names unit %q; write durations with units instead (e.g. 250µs)", line, field, headerUnit)
+			return nil, bad(fmt.Sprintf("bare numbers are milliseconds but the header names unit %q; write durations with units instead (e.g. 250µs)", headerUnit))
 		case d < 0:
-			return nil, fmt.Errorf("dist: csv line %d: %q: must be >= 0", line, field)
+			return nil, bad("must be ≥ 0")
 		case d > MaxDuration:
-			return nil, fmt.Errorf("dist: csv line %d: %q: must be <= %v (MaxDuration)", line, field, MaxDuration)
+			return nil, bad(fmt.Sprintf("must be ≤ %v (MaxDuration)", MaxDuration))
 		}
 		values = append(values, d)
 	}
 	if len(values) == 0 {
-		return nil, errors.New("dist: csv: no values")
+		return nil, fmt.Errorf("dist: %w", &field.Error{Field: "csv", Value: "no values", Rule: "must hold at least one value"})
 	}
 	return values, nil
 }

@@ -39,20 +39,20 @@ func TestReadEmpiricalCSV(t *testing.T) {
 		in    string
 		want  string
 	}{
-		{"empty", "", "dist: csv: no values"},
-		{"header only", "latency_ms\n", "dist: csv: no values"},
-		{"a lone word is a header", "NaN\n", "dist: csv: no values"},
-		{"text after the header", "latency_ms\n3\nfast\n", `dist: csv line 3: "fast": want a duration such as 3ms or a number of milliseconds`},
-		{"empty field", "3\n,x\n", `dist: csv line 2: "": want a duration such as 3ms or a number of milliseconds`},
-		{"negative number", "3\n-1\n", `dist: csv line 2: "-1": must be >= 0`},
-		{"negative duration", "-1ms\n", `dist: csv line 1: "-1ms": must be >= 0`},
-		{"NaN", "1ms\nNaN\n", `dist: csv line 2: "NaN": want a duration such as 3ms or a number of milliseconds`},
-		{"Inf", "1ms\nInf\n", `dist: csv line 2: "Inf": want a duration such as 3ms or a number of milliseconds`},
-		{"beyond MaxDuration", "1e300\n", `dist: csv line 1: "1e300": must be <= 1281023h53m38.427387904s (MaxDuration)`},
-		{"beyond float range", "1e400\n", `dist: csv line 1: "1e400": must be <= 1281023h53m38.427387904s (MaxDuration)`},
+		{"empty", "", "dist: csv: no values: must hold at least one value"},
+		{"header only", "latency_ms\n", "dist: csv: no values: must hold at least one value"},
+		{"a lone word is a header", "NaN\n", "dist: csv: no values: must hold at least one value"},
+		{"text after the header", "latency_ms\n3\nfast\n", `dist: csv line 3: "fast": must be a duration such as 3ms or a number of milliseconds`},
+		{"empty field", "3\n,x\n", `dist: csv line 2: "": must be a duration such as 3ms or a number of milliseconds`},
+		{"negative number", "3\n-1\n", `dist: csv line 2: "-1": must be ≥ 0`},
+		{"negative duration", "-1ms\n", `dist: csv line 1: "-1ms": must be ≥ 0`},
+		{"NaN", "1ms\nNaN\n", `dist: csv line 2: "NaN": must be a duration such as 3ms or a number of milliseconds`},
+		{"Inf", "1ms\nInf\n", `dist: csv line 2: "Inf": must be a duration such as 3ms or a number of milliseconds`},
+		{"beyond MaxDuration", "1e300\n", `dist: csv line 1: "1e300": must be ≤ 1281023h53m38.427387904s (MaxDuration)`},
+		{"beyond float range", "1e400\n", `dist: csv line 1: "1e400": must be ≤ 1281023h53m38.427387904s (MaxDuration)`},
 		{"microsecond header over bare numbers", "latency_us\n250\n", `dist: csv line 2: "250": bare numbers are milliseconds but the header names unit "us"; write durations with units instead (e.g. 250µs)`},
 		{"seconds header over bare numbers", "RTT (s),host\n0.5,a\n", `dist: csv line 2: "0.5": bare numbers are milliseconds but the header names unit "s"; write durations with units instead (e.g. 250µs)`},
-		{"broken quoting", "\"3\n", "dist: csv: parse error on line 1, column 4: extraneous or missing \" in quoted-field"},
+		{"broken quoting", "\"3\n", "dist: csv line 1 column 4: extraneous or missing \" in quoted-field"},
 	}
 	for _, tt := range bad {
 		got, err := ReadEmpiricalCSV(strings.NewReader(tt.in))

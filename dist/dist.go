@@ -147,7 +147,7 @@ func newUniform(lo, hi time.Duration) (*uniform, *failure) {
 		return nil, f
 	}
 	if hi < lo {
-		return nil, invalid("hi %v: must be >= lo %v", hi, lo)
+		return nil, invalid("hi %v: must be ≥ lo %v", hi, lo)
 	}
 	return &uniform{lo, hi}, nil
 }
@@ -194,9 +194,9 @@ func checkDuration(param string, d time.Duration, positive bool) *failure {
 	case positive && d <= 0:
 		return invalid("%s %v: must be > 0", param, d)
 	case d < 0:
-		return invalid("%s %v: must be >= 0", param, d)
+		return invalid("%s %v: must be ≥ 0", param, d)
 	case d > MaxDuration:
-		return invalid("%s %v: must be <= %v (MaxDuration)", param, d, MaxDuration)
+		return invalid("%s %v: must be ≤ %v (MaxDuration)", param, d, MaxDuration)
 	}
 	return nil
 }

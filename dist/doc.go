@@ -63,7 +63,8 @@
 //
 // # Errors
 //
-// Errors name the text, the parameter and the rule, for example
+// Errors are a *field.Error (package overloadsim/field) whose value is the text and whose rule
+// names the parameter, for example
 //
 //	dist: "exp(-5ms)": mean -5ms: must be > 0
 //

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"overloadsim/field"
 )
 
 // Sentinel errors. Every error from Parse, ParseWith and the constructors matches one of them
@@ -21,29 +23,22 @@ var (
 	ErrInvalid = errors.New("dist: invalid parameter")
 )
 
-// distError is the error type of this package. Its message is "dist: " followed by the quoted
-// text (from Parse) or the family name (from a constructor), then the parameter and the rule.
-type distError struct {
-	msg   string
-	kind  error
-	cause error
-}
-
-func (e *distError) Error() string { return e.msg }
-
-// Unwrap returns the sentinel and, if there is one, the underlying error.
-func (e *distError) Unwrap() []error {
-	if e.cause == nil {
-		return []error{e.kind}
-	}
-	return []error{e.kind, e.cause}
-}
-
-// failure is an error before it knows where it happened; Parse and the constructors prefix it.
+// failure is an error before it knows where it happened; Parse and the constructors turn it
+// into a *field.Error.
 type failure struct {
 	msg   string
 	kind  error
 	cause error
+}
+
+// as returns the error for value breaking f: a *field.Error after "dist: " that matches f's
+// sentinel and cause under errors.Is.
+func (f *failure) as(value string) error {
+	err := f.kind
+	if f.cause != nil {
+		err = errors.Join(f.kind, f.cause)
+	}
+	return fmt.Errorf("dist: %w", &field.Error{Value: value, Rule: f.msg, Err: err})
 }
 
 func invalid(format string, args ...any) *failure {
@@ -54,12 +49,13 @@ func syntax(format string, args ...any) *failure {
 	return &failure{msg: fmt.Sprintf(format, args...), kind: ErrSyntax}
 }
 
-// in turns f into the error of constructor family; a nil f gives a nil error.
+// in turns f into the error of constructor family, whose value is the family's name
+// ("dist: exp: mean -5ms: must be > 0"); a nil f gives a nil error.
 func (f *failure) in(family string) error {
 	if f == nil {
 		return nil
 	}
-	return &distError{msg: "dist: " + family + ": " + f.msg, kind: f.kind, cause: f.cause}
+	return f.as(family)
 }
 
 // family describes one distribution name of the text syntax.
@@ -146,10 +142,14 @@ func Parse(s string) (Duration, error) { return ParseWith(s, nil) }
 // empirical(…) is not a duration, it is a file name, passed to load. The resulting
 // distribution's String is empirical(file), so a scenario's canonical text names the file, not
 // its contents. load may be nil, in which case empirical(file) is an error.
+//
+// An error is a *field.Error after "dist: " whose value is the quoted text and whose rule says
+// what is wrong with it (dist: "exp(-5ms)": mean -5ms: must be > 0); it matches ErrSyntax,
+// ErrUnknown or ErrInvalid, and the loader's error, under errors.Is.
 func ParseWith(s string, load func(name string) ([]time.Duration, error)) (Duration, error) {
 	d, f := parse(s, load)
 	if f != nil {
-		return nil, &distError{msg: "dist: " + strconv.Quote(s) + ": " + f.msg, kind: f.kind, cause: f.cause}
+		return nil, f.as(strconv.Quote(s))
 	}
 	return d, nil
 }

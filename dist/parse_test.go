@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"overloadsim/field"
 )
 
 func TestParseValid(t *testing.T) {
@@ -103,18 +105,18 @@ var invalidTexts = []struct {
 	// Parameter rules.
 	{"negative exp mean", "exp(-5ms)", ErrInvalid, `dist: "exp(-5ms)": mean -5ms: must be > 0`},
 	{"zero exp mean", "exp(0s)", ErrInvalid, `dist: "exp(0s)": mean 0s: must be > 0`},
-	{"negative bare duration", "-5ms", ErrInvalid, `dist: "-5ms": duration -5ms: must be >= 0`},
-	{"negative const", "const(-1ms)", ErrInvalid, `dist: "const(-1ms)": duration -1ms: must be >= 0`},
-	{"const beyond MaxDuration", "const(2562047h)", ErrInvalid, `dist: "const(2562047h)": duration 2562047h0m0s: must be <= 1281023h53m38.427387904s (MaxDuration)`},
+	{"negative bare duration", "-5ms", ErrInvalid, `dist: "-5ms": duration -5ms: must be ≥ 0`},
+	{"negative const", "const(-1ms)", ErrInvalid, `dist: "const(-1ms)": duration -1ms: must be ≥ 0`},
+	{"const beyond MaxDuration", "const(2562047h)", ErrInvalid, `dist: "const(2562047h)": duration 2562047h0m0s: must be ≤ 1281023h53m38.427387904s (MaxDuration)`},
 	{"negative lognormal mean", "lognormal(-3ms, 0.5)", ErrInvalid, `dist: "lognormal(-3ms, 0.5)": mean -3ms: must be > 0`},
 	{"NaN sigma", "lognormal(3ms, NaN)", ErrInvalid, `dist: "lognormal(3ms, NaN)": sigma NaN: must be a finite number in [0, 10]`},
 	{"Inf sigma", "lognormal(3ms, Inf)", ErrInvalid, `dist: "lognormal(3ms, Inf)": sigma +Inf: must be a finite number in [0, 10]`},
 	{"sigma overflowing float", "lognormal(3ms, 1e400)", ErrInvalid, `dist: "lognormal(3ms, 1e400)": sigma 1e400: must be a finite number in [0, 10]`},
 	{"negative sigma", "lognormal(3ms, -0.5)", ErrInvalid, `dist: "lognormal(3ms, -0.5)": sigma -0.5: must be a finite number in [0, 10]`},
 	{"sigma above MaxSigma", "lognormal(3ms, 11)", ErrInvalid, `dist: "lognormal(3ms, 11)": sigma 11: must be a finite number in [0, 10]`},
-	{"lo above hi", "uniform(3ms, 1ms)", ErrInvalid, `dist: "uniform(3ms, 1ms)": hi 1ms: must be >= lo 3ms`},
-	{"negative lo", "uniform(-1ms, 1ms)", ErrInvalid, `dist: "uniform(-1ms, 1ms)": lo -1ms: must be >= 0`},
-	{"negative empirical value", "empirical(1ms, -2ms)", ErrInvalid, `dist: "empirical(1ms, -2ms)": value #2 -2ms: must be >= 0`},
+	{"lo above hi", "uniform(3ms, 1ms)", ErrInvalid, `dist: "uniform(3ms, 1ms)": hi 1ms: must be ≥ lo 3ms`},
+	{"negative lo", "uniform(-1ms, 1ms)", ErrInvalid, `dist: "uniform(-1ms, 1ms)": lo -1ms: must be ≥ 0`},
+	{"negative empirical value", "empirical(1ms, -2ms)", ErrInvalid, `dist: "empirical(1ms, -2ms)": value #2 -2ms: must be ≥ 0`},
 	{"file without loader", "empirical(rtt.csv)", ErrInvalid, `dist: "empirical(rtt.csv)": file "rtt.csv": Parse reads no files; use ParseWith with a loader`},
 }
 
@@ -131,6 +133,10 @@ func TestParseInvalid(t *testing.T) {
 		}
 		if err.Error() != tt.want {
 			t.Errorf("%s: Parse(%q) error\n got %s\nwant %s", tt.gloss, tt.in, err, tt.want)
+		}
+		// The field error's value is the text as given, so that a caller can re-attribute it.
+		if fe := (*field.Error)(nil); !errors.As(err, &fe) || fe.Value != strconv.Quote(tt.in) || tt.want != "dist: "+fe.Error() {
+			t.Errorf("%s: Parse(%q) error %v holds no *field.Error for the text", tt.gloss, tt.in, err)
 		}
 		for _, s := range sentinels {
 			if errors.Is(err, s) != (s == tt.kind) {
@@ -157,12 +163,12 @@ func TestConstructorErrors(t *testing.T) {
 		want  string
 	}{
 		{"negative exp mean", func() (Duration, error) { return Exp(-5 * time.Millisecond) }, "dist: exp: mean -5ms: must be > 0"},
-		{"exp mean beyond MaxDuration", func() (Duration, error) { return Exp(MaxDuration + 1) }, "dist: exp: mean 1281023h53m38.427387905s: must be <= 1281023h53m38.427387904s (MaxDuration)"},
+		{"exp mean beyond MaxDuration", func() (Duration, error) { return Exp(MaxDuration + 1) }, "dist: exp: mean 1281023h53m38.427387905s: must be ≤ 1281023h53m38.427387904s (MaxDuration)"},
 		{"zero lognormal mean", func() (Duration, error) { return LogNormal(0, 1) }, "dist: lognormal: mean 0s: must be > 0"},
 		{"NaN sigma", func() (Duration, error) { return LogNormal(time.Second, nan()) }, "dist: lognormal: sigma NaN: must be a finite number in [0, 10]"},
-		{"lo above hi", func() (Duration, error) { return Uniform(2, 1) }, "dist: uniform: hi 1ns: must be >= lo 2ns"},
+		{"lo above hi", func() (Duration, error) { return Uniform(2, 1) }, "dist: uniform: hi 1ns: must be ≥ lo 2ns"},
 		{"empty empirical", func() (Duration, error) { return Empirical(nil) }, "dist: empirical: no values: empirical needs at least 1"},
-		{"negative empirical value", func() (Duration, error) { return Empirical([]time.Duration{1, -1}) }, "dist: empirical: value #2 -1ns: must be >= 0"},
+		{"negative empirical value", func() (Duration, error) { return Empirical([]time.Duration{1, -1}) }, "dist: empirical: value #2 -1ns: must be ≥ 0"},
 	}
 	for _, tt := range tests {
 		d, err := tt.make()
@@ -235,9 +241,9 @@ func TestParseWithFile(t *testing.T) {
 		want string
 	}{
 		{"empirical(missing.csv)", `dist: "empirical(missing.csv)": file "missing.csv": open missing.csv: file does not exist`},
-		{"empirical(empty.csv)", `dist: "empirical(empty.csv)": file "empty.csv": dist: csv: no values`},
-		{"empirical(negative.csv)", `dist: "empirical(negative.csv)": file "negative.csv": dist: csv line 2: "-2ms": must be >= 0`},
-		{"empirical(not-values.csv)", `dist: "empirical(not-values.csv)": file "not-values.csv": dist: csv line 2: "b": want a duration such as 3ms or a number of milliseconds`},
+		{"empirical(empty.csv)", `dist: "empirical(empty.csv)": file "empty.csv": dist: csv: no values: must hold at least one value`},
+		{"empirical(negative.csv)", `dist: "empirical(negative.csv)": file "negative.csv": dist: csv line 2: "-2ms": must be ≥ 0`},
+		{"empirical(not-values.csv)", `dist: "empirical(not-values.csv)": file "not-values.csv": dist: csv line 2: "b": must be a duration such as 3ms or a number of milliseconds`},
 	}
 	for _, tt := range bad {
 		_, err := ParseWith(tt.in, load)
@@ -254,7 +260,7 @@ func TestParseWithFile(t *testing.T) {
 
 	// A loader that returns bad values directly (not through ReadEmpiricalCSV) is checked too.
 	direct := func(string) ([]time.Duration, error) { return []time.Duration{time.Millisecond, -1}, nil }
-	if _, err := ParseWith("empirical(x)", direct); err == nil || err.Error() != `dist: "empirical(x)": file "x": value #2 -1ns: must be >= 0` {
+	if _, err := ParseWith("empirical(x)", direct); err == nil || err.Error() != `dist: "empirical(x)": file "x": value #2 -1ns: must be ≥ 0` {
 		t.Errorf("bad loader values: got %v", err)
 	}
 	none := func(string) ([]time.Duration, error) { return nil, nil }

@@ -2,8 +2,11 @@ package ratelimiter
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"strconv"
+
+	"overloadsim/field"
 )
 
 // Limits on a TokenBucket's parameters; see the package documentation for why they exist.
@@ -39,24 +42,20 @@ type Config struct {
 	BurstCapacitySecs float64
 	// MaxQueueDepth is how many callers of Acquire may wait for a token at once
 	// (ingressRequestAdmissionMaxQueueDepth). Zero, the server default, means never queue:
-	// a caller that would have to wait is rejected. It must be >= 0. TryAcquire ignores it.
+	// a caller that would have to wait is rejected. It must be ≥ 0. TryAcquire ignores it.
 	MaxQueueDepth int64
 }
 
-// FieldError is one invalid configuration value: which field, its value and the rule it breaks.
-type FieldError struct {
-	Field string // the field's name, e.g. "RatePerSec" or "RetryBudgetConfig.Capacity"
-	Value string // the offending value as text
-	Rule  string // what the value must satisfy
-}
-
-func (e *FieldError) Error() string {
-	return "ratelimiter: " + e.Field + ": " + e.Value + ": " + e.Rule
+// invalid is the error for one invalid configuration value: a *field.Error naming the field as
+// the Go code does (RatePerSec, RetryBudgetConfig.Capacity), its value and the rule, after
+// "ratelimiter: ".
+func invalid(name, value, rule string) error {
+	return fmt.Errorf("ratelimiter: %w", &field.Error{Field: name, Value: value, Rule: rule})
 }
 
 const (
 	ruleFinitePositive = "must be a finite number > 0"
-	ruleNonNegative    = "must be >= 0"
+	ruleNonNegative    = "must be ≥ 0"
 )
 
 var ruleRateRange = "must be between " + formatFloat(MinRatePerSec) + " and " + formatFloat(MaxRatePerSec) + " tokens/s"
@@ -65,29 +64,29 @@ func formatFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) 
 
 func finitePositive(v float64) bool { return v > 0 && !math.IsInf(v, 1) } // NaN fails v > 0
 
-// checkFinitePositive returns a *FieldError unless v is a finite number > 0.
-func checkFinitePositive(field string, v float64) error {
+// checkFinitePositive returns a field error unless v is a finite number > 0.
+func checkFinitePositive(name string, v float64) error {
 	if finitePositive(v) {
 		return nil
 	}
-	return &FieldError{Field: field, Value: formatFloat(v), Rule: ruleFinitePositive}
+	return invalid(name, formatFloat(v), ruleFinitePositive)
 }
 
-// Validate reports every invalid field of c, each as a *FieldError, joined with errors.Join.
+// Validate reports every invalid field of c, each holding a *field.Error, joined with errors.Join.
 // It returns nil for a valid Config.
 func (c Config) Validate() error {
 	var errs []error
 	switch {
 	case !finitePositive(c.RatePerSec):
-		errs = append(errs, &FieldError{Field: "RatePerSec", Value: formatFloat(c.RatePerSec), Rule: ruleFinitePositive})
+		errs = append(errs, invalid("RatePerSec", formatFloat(c.RatePerSec), ruleFinitePositive))
 	case c.RatePerSec < MinRatePerSec || c.RatePerSec > MaxRatePerSec:
-		errs = append(errs, &FieldError{Field: "RatePerSec", Value: formatFloat(c.RatePerSec), Rule: ruleRateRange})
+		errs = append(errs, invalid("RatePerSec", formatFloat(c.RatePerSec), ruleRateRange))
 	}
 	if err := checkFinitePositive("BurstCapacitySecs", c.BurstCapacitySecs); err != nil {
 		errs = append(errs, err)
 	}
 	if c.MaxQueueDepth < 0 {
-		errs = append(errs, &FieldError{Field: "MaxQueueDepth", Value: strconv.FormatInt(c.MaxQueueDepth, 10), Rule: ruleNonNegative})
+		errs = append(errs, invalid("MaxQueueDepth", strconv.FormatInt(c.MaxQueueDepth, 10), ruleNonNegative))
 	}
 	return errors.Join(errs...)
 }

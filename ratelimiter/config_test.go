@@ -5,26 +5,24 @@ import (
 	"math"
 	"slices"
 	"testing"
+
+	"overloadsim/field"
 )
 
-// fieldErrors flattens an error returned by a Validate or a constructor into its FieldError
-// messages, failing the test if any part is not a *FieldError.
+// fieldErrors flattens an error returned by a Validate or a constructor into its parts'
+// messages, failing the test if any part holds no *field.Error.
 func fieldErrors(t *testing.T, err error) []string {
 	t.Helper()
 	if err == nil {
 		return nil
 	}
-	parts := []error{err}
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		parts = j.Unwrap()
-	}
 	var out []string
-	for _, e := range parts {
-		var fe *FieldError
+	for _, e := range field.Parts(err) {
+		var fe *field.Error
 		if !errors.As(e, &fe) {
-			t.Fatalf("error %q is not a *FieldError", e)
+			t.Fatalf("error %q holds no *field.Error", e)
 		}
-		out = append(out, fe.Error())
+		out = append(out, e.Error())
 	}
 	return out
 }
@@ -55,11 +53,11 @@ func TestNewTokenBucketRejectsInvalidConfig(t *testing.T) {
 		{"burst +Inf", with(func(c *Config) { c.BurstCapacitySecs = math.Inf(1) }), []string{"ratelimiter: BurstCapacitySecs: +Inf" + finite}},
 		{"burst zero", with(func(c *Config) { c.BurstCapacitySecs = 0 }), []string{"ratelimiter: BurstCapacitySecs: 0" + finite}},
 		{"burst negative", with(func(c *Config) { c.BurstCapacitySecs = -0.5 }), []string{"ratelimiter: BurstCapacitySecs: -0.5" + finite}},
-		{"depth negative", with(func(c *Config) { c.MaxQueueDepth = -1 }), []string{"ratelimiter: MaxQueueDepth: -1: must be >= 0"}},
+		{"depth negative", with(func(c *Config) { c.MaxQueueDepth = -1 }), []string{"ratelimiter: MaxQueueDepth: -1: must be ≥ 0"}},
 		{"zero Config: every field at once", Config{MaxQueueDepth: -3}, []string{
 			"ratelimiter: RatePerSec: 0" + finite,
 			"ratelimiter: BurstCapacitySecs: 0" + finite,
-			"ratelimiter: MaxQueueDepth: -3: must be >= 0",
+			"ratelimiter: MaxQueueDepth: -3: must be ≥ 0",
 		}},
 	}
 	for _, tc := range cases {

@@ -28,7 +28,7 @@ func DefaultRetryBudgetConfig() RetryBudgetConfig {
 	return RetryBudgetConfig{Capacity: DefaultShardRetryTokenBucketCapacity, ReturnRate: DefaultShardRetryTokenReturnRate}
 }
 
-// Validate reports every invalid field of c, each as a *FieldError, joined with errors.Join.
+// Validate reports every invalid field of c, each holding a *field.Error, joined with errors.Join.
 func (c RetryBudgetConfig) Validate() error {
 	return errors.Join(
 		checkFinitePositive("RetryBudgetConfig.Capacity", c.Capacity),

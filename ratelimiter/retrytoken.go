@@ -19,7 +19,7 @@ const (
 	RetryCost = 1
 )
 
-const panicBadAmount = "ratelimiter: RetryTokenBucket.%s(%v): the amount must be a finite number >= 0"
+const panicBadAmount = "ratelimiter: RetryTokenBucket.%s(%v): the amount must be a finite number ≥ 0"
 
 // RetryTokenBucket is the driver's per-MongoClient retry token bucket (adaptiveRetries=true):
 // a float balance between 0 and a capacity, with no time-based refill. It follows the spec's
@@ -32,7 +32,7 @@ type RetryTokenBucket struct {
 }
 
 // NewRetryTokenBucket returns a full bucket of the given capacity (DefaultRetryTokenCapacity in
-// the spec). The capacity must be finite and > 0; otherwise it returns a *FieldError.
+// the spec). The capacity must be finite and > 0; otherwise it returns an error holding a *field.Error.
 func NewRetryTokenBucket(capacity float64) (*RetryTokenBucket, error) {
 	if err := checkFinitePositive("RetryTokenBucket.Capacity", capacity); err != nil {
 		return nil, err

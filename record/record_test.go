@@ -44,6 +44,7 @@ func newTinyWorld(t testing.TB) *tinyWorld {
 	})
 	loop := sim.NewLoop()
 	node := server.Config{Address: "db", Workers: 2, Service: dist.Const(4 * time.Millisecond),
+		RejectCost: server.DefaultRejectCost, HandshakeCost: server.DefaultHandshakeCost,
 		RequestLimiter: server.RequestLimiterConfig{Enabled: true, AdmissionRatePerSec: 300, AdmissionBurstCapacitySecs: 0.1}}
 	cl, err := server.NewCluster(loop, server.ClusterConfig{Nodes: []server.Config{node}}, tinySeed)
 	if err != nil {

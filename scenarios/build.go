@@ -62,7 +62,7 @@ func Build(sc *Scenario, seed uint64, loop *sim.Loop, rec *record.Recorder) (*Wo
 	cfg := server.ClusterConfig{ElectionTime: sc.Topology.ElectionTime}
 	for i := range sc.Topology.Nodes {
 		n := &sc.Topology.Nodes[i]
-		if n.Role != "mongos" {
+		if n.Role != wire.Mongos {
 			cfg.Nodes = append(cfg.Nodes, n.serverConfig())
 		}
 	}
@@ -83,7 +83,7 @@ func Build(sc *Scenario, seed uint64, loop *sim.Loop, rec *record.Recorder) (*Wo
 		}
 	}
 
-	kind := sc.Topology.topologyKind()
+	kind := sc.Topology.Kind
 	for gi := range sc.Clients {
 		g := &sc.Clients[gi]
 		opts := g.Driver.options()
@@ -146,12 +146,12 @@ func Build(sc *Scenario, seed uint64, loop *sim.Loop, rec *record.Recorder) (*Wo
 // member's networkDelay) and draws from the router's streams, then the node itself.
 func (w *World) addMongos() error {
 	sc, seed := w.Scenario, w.Seed
-	if sc.Topology.Kind != "sharded" {
+	if !sc.Topology.sharded() {
 		return nil
 	}
 	for i := range sc.Topology.Nodes {
 		m := &sc.Topology.Nodes[i]
-		if m.Role != "mongos" {
+		if m.Role != wire.Mongos {
 			continue
 		}
 		var shards []mongos.Shard
@@ -204,7 +204,7 @@ func (g *Group) workload(sc *Scenario) (client.Workload, error) {
 	for i := range kinds {
 		kinds[i], _ = client.ParseOpKind(mix.Kind(i))
 	}
-	backoff, _ := client.ParseBackoffKind(g.AppRetry.Backoff)
+	backoff := g.AppRetry.Backoff
 	w := client.Workload{
 		Threads: g.Workload.Threads, Think: g.Workload.Think.D, Mix: mix, Kinds: kinds, Timeout: g.Timeout,
 		Retry: client.AppRetry{Attempts: g.AppRetry.Attempts, PerAttemptTimeout: g.AppRetry.PerAttemptTimeout,
@@ -233,7 +233,7 @@ func (g *Group) workload(sc *Scenario) (client.Workload, error) {
 
 // serverFault is the fault as server.Cluster.Schedule takes it.
 func (f *Fault) serverFault() server.Fault {
-	kind, _ := parseFaultKind(f.Kind)
+	kind := f.Kind
 	sf := server.Fault{At: f.At, Kind: kind, Node: f.Node, For: f.For, Workers: f.Workers, Speed: f.Speed,
 		Delay: f.Delay, Successor: f.Successor}
 	switch kind {
@@ -265,11 +265,11 @@ func (s *Scenario) FaultWindows() []results.FaultWindow {
 		start := sim.Time(f.At)
 		end := start
 		switch {
-		case f.For > 0 && f.Kind != "up" && f.Kind != "stepDown" && f.Kind != "requestLimiter" && f.Kind != "connLimiter":
+		case f.For > 0 && f.Kind != server.FaultUp && f.Kind != server.FaultStepDown && f.Kind != server.FaultRequestLimiter && f.Kind != server.FaultConnLimiter:
 			end = start.Add(f.For)
-		case f.Kind == "down", f.Kind == "capacity", f.Kind == "networkDelay":
+		case f.Kind == server.FaultDown, f.Kind == server.FaultCapacity, f.Kind == server.FaultNetworkDelay:
 			end = horizon
-		case f.Kind == "failPoint" && f.Mode != nil && (f.Mode.Kind == failpoint.ModeAlwaysOn ||
+		case f.Kind == server.FaultFailPoint && f.Mode != nil && (f.Mode.Kind == failpoint.ModeAlwaysOn ||
 			f.Mode.Kind == failpoint.ModeSkip || f.Mode.Kind == failpoint.ModeActivationProbability):
 			end = horizon
 		}

@@ -240,6 +240,10 @@ func (d *decoder) decodeValue(n *node, v reflect.Value, path string, f fieldInfo
 		}
 		return
 	}
+	if e, ok := enums[v.Type()]; ok {
+		d.decodeEnum(n, v, path, e)
+		return
+	}
 	switch v.Kind() {
 	case reflect.Struct:
 		d.decodeStruct(n, v, path)
@@ -292,6 +296,24 @@ func (d *decoder) decodeValue(n *node, v reflect.Value, path string, f fieldInfo
 	if rule := setScalar(v, n.text, f); rule != "" {
 		d.problem(n, path, describe(n), rule)
 	}
+}
+
+// decodeEnum reads the name n holds into v, a value of the enum's type. null reads as "".
+func (d *decoder) decodeEnum(n *node, v reflect.Value, path string, e enum) {
+	text := n.text
+	switch n.kind {
+	case nullNode:
+		text = ""
+	case mapNode, seqNode:
+		d.problem(n, path, describe(n), e.rule)
+		return
+	}
+	x, ok := e.parse(text)
+	if !ok {
+		d.problem(n, path, strconv.Quote(text), e.rule)
+		return
+	}
+	v.Set(reflect.ValueOf(x))
 }
 
 // setScalar parses text into the scalar v and returns "" or the rule text broke.
@@ -386,6 +408,9 @@ func encode(v reflect.Value, f fieldInfo) *node {
 	}
 	if ce, ok := v.Interface().(customEncoder); ok {
 		return ce.encodeYAML()
+	}
+	if e, ok := enums[v.Type()]; ok {
+		return scalar(e.name(v.Interface()))
 	}
 	if v.Type() == durationType {
 		return scalar(time.Duration(v.Int()).String())

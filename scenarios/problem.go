@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"overloadsim/field"
 )
 
 // Sentinel errors.
@@ -55,6 +57,10 @@ func (p Problem) Error() string {
 	return b.String()
 }
 
+// Unwrap returns p as a *field.Error, its field the path: what the model packages report,
+// without the file and line a scenario knows.
+func (p Problem) Unwrap() error { return &field.Error{Field: p.Path, Value: p.Value, Rule: p.Rule} }
+
 // Problems is every problem found in a scenario, in file order. It is the error Load, Parse,
 // Validate and Set return.
 type Problems []Problem
@@ -70,6 +76,16 @@ func (ps Problems) Error() string {
 
 // Is reports whether target is ErrInvalid.
 func (ps Problems) Is(target error) bool { return target == ErrInvalid }
+
+// Unwrap returns the problems, so that errors.As finds each one's *field.Error and
+// field.Parts lists them.
+func (ps Problems) Unwrap() []error {
+	out := make([]error, len(ps))
+	for i, p := range ps {
+		out[i] = p
+	}
+	return out
+}
 
 // sorted returns ps ordered by override (file values first), position, path and text, without
 // duplicates.

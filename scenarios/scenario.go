@@ -82,11 +82,12 @@ func (s *Scenario) recoveryRule() results.RecoveryRule {
 
 // Topology is the servers: standalones, a replica set, or a sharded cluster.
 type Topology struct {
-	// Kind is standalone (default), replicaset or sharded. A standalone topology may hold
-	// several nodes: independent deployments, each group naming the one it uses (hosts). A
-	// sharded topology has mongos nodes (role mongos) and shards, replica sets whose members
-	// name their shard.
-	Kind string `yaml:"kind"`
+	// Kind is standalone (default, selection.Single), replicaset (selection.ReplicaSet) or
+	// sharded (selection.Sharded): the kind of topology the clients see. A standalone topology
+	// may hold several nodes: independent deployments, each group naming the one it uses
+	// (hosts). A sharded topology has mongos nodes (role mongos) and shards, replica sets whose
+	// members name their shard.
+	Kind selection.TopologyKind `yaml:"kind"`
 	// ElectionTime is how long a replica set has no primary after a stepdown or after its
 	// primary goes down (default 10s, electionTimeoutMillis); > 0.
 	ElectionTime time.Duration `yaml:"electionTime"`
@@ -126,16 +127,16 @@ type Router struct {
 type Node struct {
 	// Name is the node's address: unique, letters, digits and . _ : - only.
 	Name string `yaml:"name"`
-	// Role is standalone, primary, secondary or mongos. Default: standalone in a standalone
-	// topology; in a replica set (or a shard) the first node is primary unless another is, the
-	// rest secondaries.
-	Role string `yaml:"role"`
+	// Role is standalone, primary, secondary or mongos. Default (wire.Unknown until
+	// EnsureDefaults): standalone in a standalone topology; in a replica set (or a shard) the
+	// first node is primary unless another is, the rest secondaries.
+	Role wire.Role `yaml:"role"`
 	// Shard names the shard (replica set) a data node of a sharded topology belongs to.
 	Shard string `yaml:"shard,omitzero"`
 	// Flavor is the protocol the node speaks: mongodb (default) or couchbase (standalone
 	// topologies only): overload answers KV TemporaryFailure or search HTTP 429, and it can
 	// rebalance.
-	Flavor string `yaml:"flavor,omitzero"`
+	Flavor server.Flavor `yaml:"flavor,omitzero"`
 	// Workers is the number of commands that execute at once (default 8); ≥ 1.
 	Workers int `yaml:"workers"`
 	// MaxQueueDepth bounds the queue for a worker (433 AdmissionQueueOverflow beyond it);
@@ -152,16 +153,17 @@ type Node struct {
 	USLKappa float64 `yaml:"uslKappa"`
 	// InFlightPenalty adds k·n to a command started with n executing; ≥ 0, default 0s.
 	InFlightPenalty time.Duration `yaml:"inFlightPenalty"`
-	// RejectCost is the worker time a rejection (462, 433) takes; 0s = free; default 20µs.
+	// RejectCost is the worker time a rejection (462, 433) takes; ≥ 0, 0s = free; default
+	// 20µs (server.DefaultRejectCost), given to a node that does not set it.
 	RejectCost time.Duration `yaml:"rejectCost"`
 	// HandshakeCost is how long a new connection takes to become usable (TCP, TLS, hello, auth);
-	// ≥ 0, default 2ms.
+	// ≥ 0, 0s = at once; default 2ms (server.DefaultHandshakeCost).
 	HandshakeCost time.Duration `yaml:"handshakeCost"`
 	// NetworkDelay is the one-way delay of every client↔node link (default const(500µs)).
 	NetworkDelay Dist `yaml:"networkDelay"`
-	// ExternalClientBaseBackoffMS is externalClientBaseBackoffMS: > 0 attaches baseBackoffMS
-	// to overload errors; whole milliseconds, default 0 (off).
-	ExternalClientBaseBackoffMS time.Duration `yaml:"externalClientBaseBackoffMS,ms"`
+	// ExternalClientBaseBackoff is externalClientBaseBackoffMS: > 0 attaches baseBackoffMS to
+	// overload errors; whole milliseconds, default 0 (off).
+	ExternalClientBaseBackoff time.Duration `yaml:"externalClientBaseBackoffMS,ms"`
 	// RequestLimiter and ConnLimiter are the ingress limiters, written inline.
 	RequestLimiter RequestLimiter `yaml:",inline"`
 	ConnLimiter    ConnLimiter    `yaml:",inline"`
@@ -215,22 +217,22 @@ type Group struct {
 	AppRetry AppRetry `yaml:"appRetry"`
 }
 
-// Driver holds the MongoClient options, with the drivers' names and defaults. Fields named
-// …MS take a duration (250ms) or a bare number of milliseconds.
+// Driver holds the MongoClient options, with the drivers' names and defaults. Keys ending in MS
+// (the connection string's names) take a duration (250ms) or a bare number of milliseconds.
 type Driver struct {
 	AppName                   string              `yaml:"appName"`                     // default: the group's name
 	RetryReads                bool                `yaml:"retryReads"`                  // default true
 	RetryWrites               bool                `yaml:"retryWrites"`                 // default true
-	TimeoutMS                 time.Duration       `yaml:"timeoutMS,ms"`                // CSOT; 0 (default) = off
+	Timeout                   time.Duration       `yaml:"timeoutMS,ms"`                // CSOT; 0 (default) = off
 	MaxPoolSize               int                 `yaml:"maxPoolSize"`                 // default 100; ≥ 1
 	MaxConnecting             int                 `yaml:"maxConnecting"`               // default 2; ≥ 1
-	ConnectTimeoutMS          time.Duration       `yaml:"connectTimeoutMS,ms"`         // default 30s; > 0
-	ServerSelectionTimeoutMS  time.Duration       `yaml:"serverSelectionTimeoutMS,ms"` // default 30s; > 0
-	WaitQueueTimeoutMS        time.Duration       `yaml:"waitQueueTimeoutMS,ms"`       // default 0 = none
-	LocalThresholdMS          time.Duration       `yaml:"localThresholdMS,ms"`         // default 15ms; ≥ 0
-	HeartbeatFrequencyMS      time.Duration       `yaml:"heartbeatFrequencyMS,ms"`     // default 10s; > 0
-	MinHeartbeatFrequencyMS   time.Duration       `yaml:"minHeartbeatFrequencyMS,ms"`  // default 500ms; > 0
-	ReadPreference            string              `yaml:"readPreference"`              // default primary
+	ConnectTimeout            time.Duration       `yaml:"connectTimeoutMS,ms"`         // default 30s; > 0
+	ServerSelectionTimeout    time.Duration       `yaml:"serverSelectionTimeoutMS,ms"` // default 30s; > 0
+	WaitQueueTimeout          time.Duration       `yaml:"waitQueueTimeoutMS,ms"`       // default 0 = none
+	LocalThreshold            time.Duration       `yaml:"localThresholdMS,ms"`         // default 15ms; ≥ 0
+	HeartbeatFrequency        time.Duration       `yaml:"heartbeatFrequencyMS,ms"`     // default 10s; > 0
+	MinHeartbeatFrequency     time.Duration       `yaml:"minHeartbeatFrequencyMS,ms"`  // default 500ms; > 0
+	ReadPreference            selection.Mode      `yaml:"readPreference"`              // default primary
 	ReadPreferenceTags        []map[string]string `yaml:"readPreferenceTags"`          // tag sets, in order
 	RetryPolicy               string              `yaml:"retryPolicy"`                 // default mongodb-2026-03
 	AdaptiveRetries           bool                `yaml:"adaptiveRetries"`             // 2026-03 only; default false
@@ -282,20 +284,31 @@ type AppRetry struct {
 	PerAttemptTimeout time.Duration `yaml:"perAttemptTimeout"`
 	// Backoff is none (default), exponential (base·2^(k−1), capped) or fullJitter
 	// (U[0,1)·min(cap, base·2^(k−1))).
-	Backoff string `yaml:"backoff"`
+	Backoff client.BackoffKind `yaml:"backoff"`
 	// Base and Cap shape the backoff; Cap 0s = no cap.
 	Base time.Duration `yaml:"base"`
 	Cap  time.Duration `yaml:"cap"`
 }
 
-// loadKind is the fault kind that changes a client group's load, not a server.
-const loadKind = "load"
+// loadKind is the fault kind that changes a client group's load rather than a server: the
+// scenarios' own kind, spelt load, beside server.FaultKind's.
+const loadKind server.FaultKind = 1<<8 - 1
 
-// Fault kinds as scenarios spell them (server.FaultKind's names), besides loadKind.
-var faultKinds = []server.FaultKind{
-	server.FaultFailPoint, server.FaultDown, server.FaultUp, server.FaultStepDown,
-	server.FaultCapacity, server.FaultNetworkDelay, server.FaultRequestLimiter, server.FaultConnLimiter,
-	server.FaultRebalance, server.FaultPause,
+// faultKindName is a fault kind's name as a scenario spells it.
+func faultKindName(k server.FaultKind) string {
+	if k == loadKind {
+		return "load"
+	}
+	return k.String()
+}
+
+// parseFaultKind returns the fault kind a scenario calls name: one of server.FaultKinds, or
+// load.
+func parseFaultKind(name string) (server.FaultKind, bool) {
+	if name == "load" {
+		return loadKind, true
+	}
+	return server.ParseFaultKind(name)
 }
 
 // Fault is one timed change to the servers. Only the fields of its kind may be given.
@@ -306,9 +319,10 @@ type Fault struct {
 	At time.Duration `yaml:"at"`
 	// Kind is failPoint, down, up, stepDown, capacity, networkDelay, requestLimiter,
 	// connLimiter, rebalance (a couchbase node: KV answers NotMyVbucket for For), pause (the
-	// node's process stops for For: a GC or VM pause; see server.Server.Pause) or load (a
-	// client group's rate is multiplied by Factor for For: a surge or a dip of load).
-	Kind string `yaml:"kind"`
+	// node's process stops for For: a GC or VM pause; see server.Server.Pause) — the
+	// server.FaultKind of those names — or load (a client group's rate is multiplied by Factor
+	// for For: a surge or a dip of load), the scenarios' own kind.
+	Kind server.FaultKind `yaml:"kind"`
 	// Node is the node's name; required except for stepDown in a replica set (default: the
 	// current primary) and for load, which names no node.
 	Node string `yaml:"node,omitzero"`
@@ -398,7 +412,7 @@ func (s *Scenario) setDefaults() {
 }
 
 func (t *Topology) setDefaults() {
-	*t = Topology{Kind: "standalone", ElectionTime: server.DefaultElectionTime}
+	*t = Topology{Kind: selection.Single, ElectionTime: server.DefaultElectionTime}
 	var n Node
 	n.setDefaults()
 	n.Name = DefaultNodeName
@@ -427,18 +441,18 @@ func (g *Group) setDefaults() {
 func (d *Driver) setDefaults() {
 	o := client.DefaultOptions()
 	*d = Driver{
-		RetryReads: o.RetryReads, RetryWrites: o.RetryWrites, TimeoutMS: o.Timeout,
+		RetryReads: o.RetryReads, RetryWrites: o.RetryWrites, Timeout: o.Timeout,
 		MaxPoolSize: o.MaxPoolSize, MaxConnecting: o.MaxConnecting,
-		ConnectTimeoutMS: o.ConnectTimeout, ServerSelectionTimeoutMS: o.ServerSelectionTimeout,
-		WaitQueueTimeoutMS: o.WaitQueueTimeout, LocalThresholdMS: o.LocalThreshold,
-		HeartbeatFrequencyMS: o.HeartbeatFrequency, MinHeartbeatFrequencyMS: o.MinHeartbeatFrequency,
-		ReadPreference: o.ReadPreference.Mode.String(), RetryPolicy: o.RetryPolicy,
+		ConnectTimeout: o.ConnectTimeout, ServerSelectionTimeout: o.ServerSelectionTimeout,
+		WaitQueueTimeout: o.WaitQueueTimeout, LocalThreshold: o.LocalThreshold,
+		HeartbeatFrequency: o.HeartbeatFrequency, MinHeartbeatFrequency: o.MinHeartbeatFrequency,
+		ReadPreference: o.ReadPreference.Mode, RetryPolicy: o.RetryPolicy,
 		AdaptiveRetries: o.AdaptiveRetries, MaxAdaptiveRetries: o.MaxAdaptiveRetries,
 		EnableOverloadRetargeting: o.EnableOverloadRetargeting,
 	}
 }
 
-func (a *AppRetry) setDefaults() { *a = AppRetry{Attempts: 1, Backoff: "none"} }
+func (a *AppRetry) setDefaults() { *a = AppRetry{Attempts: 1, Backoff: client.BackoffNone} }
 
 func (r *Router) setDefaults() { *r = *defaultRouter() }
 
@@ -478,29 +492,29 @@ func (s *Sweep) setDefaults() { *s = Sweep{Replications: DefaultReplications} }
 func (s *Scenario) EnsureDefaults() {
 	nodes := s.Topology.Nodes
 	switch s.Topology.Kind {
-	case "standalone":
+	case selection.Single:
 		for i := range nodes {
-			if nodes[i].Role == "" {
-				nodes[i].Role = "standalone"
+			if nodes[i].Role == wire.Unknown {
+				nodes[i].Role = wire.Standalone
 			}
 		}
-	case "replicaset", "sharded":
+	case selection.ReplicaSet, selection.Sharded:
 		// Per replica set (per shard when sharded): the first member without a role is the
 		// primary unless another member is, the rest are secondaries.
 		hasPrimary := map[string]bool{}
 		for _, n := range nodes {
-			hasPrimary[n.Shard] = hasPrimary[n.Shard] || n.Role == "primary"
+			hasPrimary[n.Shard] = hasPrimary[n.Shard] || n.Role == wire.Primary
 		}
 		for i := range nodes {
-			if nodes[i].Role == "" {
+			if nodes[i].Role == wire.Unknown {
 				sh := nodes[i].Shard
-				nodes[i].Role = "secondary"
+				nodes[i].Role = wire.Secondary
 				if !hasPrimary[sh] {
-					nodes[i].Role, hasPrimary[sh] = "primary", true
+					nodes[i].Role, hasPrimary[sh] = wire.Primary, true
 				}
 			}
 		}
-		if s.Topology.Kind == "sharded" && s.Topology.Router == nil {
+		if s.Topology.sharded() && s.Topology.Router == nil {
 			s.Topology.Router = defaultRouter()
 		}
 	}
@@ -520,7 +534,7 @@ func (s *Scenario) EnsureDefaults() {
 	for i := range s.Faults {
 		f := &s.Faults[i]
 		if f.Name == "" {
-			f.Name = strings.TrimSpace(f.Kind + " " + f.Node + f.Group)
+			f.Name = strings.TrimSpace(faultKindName(f.Kind) + " " + f.Node + f.Group)
 		}
 		var n *Node
 		for j := range nodes {
@@ -532,14 +546,14 @@ func (s *Scenario) EnsureDefaults() {
 			continue
 		}
 		switch f.Kind {
-		case "requestLimiter":
+		case server.FaultRequestLimiter:
 			r, c := &f.RequestLimiter, n.RequestLimiter
 			fill(&r.Enabled, c.Enabled)
 			fill(&r.RatePerSec, c.RatePerSec)
 			fill(&r.BurstCapacitySecs, c.BurstCapacitySecs)
 			fill(&r.MaxQueueDepth, c.MaxQueueDepth)
 			fill(&r.ApplicationExemptions, c.ApplicationExemptions)
-		case "connLimiter":
+		case server.FaultConnLimiter:
 			r, c := &f.ConnLimiter, n.ConnLimiter
 			fill(&r.Enabled, c.Enabled)
 			fill(&r.RatePerSec, c.RatePerSec)
@@ -563,28 +577,19 @@ func (s *Scenario) String() string {
 	return b.String()
 }
 
-// serverConfig is the node as server.New takes it.
+// serverConfig is the node as server.New takes it. Its costs are the node's: a node that does
+// not set them has the defaults from setDefaults, and 0s means free in both.
 func (n *Node) serverConfig() server.Config {
-	role, _ := wire.ParseRole(n.Role)
-	flavor, _ := server.ParseFlavor(n.flavor())
 	c := server.Config{
-		Address: n.Name, Role: role, ReplSetName: n.Shard, Flavor: flavor,
+		Address: n.Name, Role: n.Role, ReplSetName: n.Shard, Flavor: n.Flavor,
 		Workers: n.Workers, MaxQueueDepth: n.MaxQueueDepth,
 		Service: n.Service.D, USLSigma: n.USLSigma, USLKappa: n.USLKappa,
 		InFlightPenalty:             n.InFlightPenalty,
 		RejectCost:                  n.RejectCost,
 		HandshakeCost:               n.HandshakeCost,
-		ExternalClientBaseBackoffMS: int64(n.ExternalClientBaseBackoffMS / time.Millisecond),
+		ExternalClientBaseBackoffMS: int64(n.ExternalClientBaseBackoff / time.Millisecond),
 		RequestLimiter:              n.RequestLimiter.config(),
 		ConnLimiter:                 n.ConnLimiter.config(),
-	}
-	// In a scenario 0s means free; server.Config reads 0 as "the default" and a negative
-	// value as free.
-	if n.RejectCost == 0 {
-		c.RejectCost = -1
-	}
-	if n.HandshakeCost == 0 {
-		c.HandshakeCost = -1
 	}
 	if len(n.ServiceByCommand) > 0 {
 		c.ServiceByCommand = map[wire.Command]dist.Duration{}
@@ -595,14 +600,6 @@ func (n *Node) serverConfig() server.Config {
 		}
 	}
 	return c
-}
-
-// flavor returns the node's flavor, mongodb when not given.
-func (n *Node) flavor() string {
-	if n.Flavor == "" {
-		return server.FlavorMongoDB.String()
-	}
-	return n.Flavor
 }
 
 func (r RequestLimiter) config() server.RequestLimiterConfig {
@@ -622,18 +619,14 @@ func (d *Driver) options() client.Options {
 	o := client.DefaultOptions()
 	o.AppName = d.AppName
 	o.RetryReads, o.RetryWrites = d.RetryReads, d.RetryWrites
-	o.Timeout = d.TimeoutMS
+	o.Timeout = d.Timeout
 	o.MaxPoolSize, o.MaxConnecting = d.MaxPoolSize, d.MaxConnecting
-	o.ConnectTimeout = d.ConnectTimeoutMS
-	o.ServerSelectionTimeout = d.ServerSelectionTimeoutMS
-	o.WaitQueueTimeout = d.WaitQueueTimeoutMS
-	o.LocalThreshold = d.LocalThresholdMS
-	o.HeartbeatFrequency, o.MinHeartbeatFrequency = d.HeartbeatFrequencyMS, d.MinHeartbeatFrequencyMS
-	mode, ok := selection.ParseMode(d.ReadPreference)
-	if !ok {
-		mode = selection.Mode(255) // reported by Validate
-	}
-	o.ReadPreference = selection.ReadPreference{Mode: mode, TagSets: d.ReadPreferenceTags}
+	o.ConnectTimeout = d.ConnectTimeout
+	o.ServerSelectionTimeout = d.ServerSelectionTimeout
+	o.WaitQueueTimeout = d.WaitQueueTimeout
+	o.LocalThreshold = d.LocalThreshold
+	o.HeartbeatFrequency, o.MinHeartbeatFrequency = d.HeartbeatFrequency, d.MinHeartbeatFrequency
+	o.ReadPreference = selection.ReadPreference{Mode: d.ReadPreference, TagSets: d.ReadPreferenceTags}
 	o.RetryPolicy = d.RetryPolicy
 	o.AdaptiveRetries = d.AdaptiveRetries
 	o.MaxAdaptiveRetries = d.MaxAdaptiveRetries
@@ -646,16 +639,8 @@ func (d *Driver) options() client.Options {
 	return o
 }
 
-// topologyKind is the kind the clients see.
-func (t *Topology) topologyKind() selection.TopologyKind {
-	switch t.Kind {
-	case "replicaset":
-		return selection.ReplicaSet
-	case "sharded":
-		return selection.Sharded
-	}
-	return selection.Single
-}
+// sharded reports whether t is a sharded cluster.
+func (t *Topology) sharded() bool { return t.Kind == selection.Sharded }
 
 // hosts returns the names of the nodes g's clients connect to: its hosts, or by default every
 // node (every mongos when sharded).
@@ -665,7 +650,7 @@ func (t *Topology) hosts(g *Group) []string {
 	}
 	var out []string
 	for i := range t.Nodes {
-		if t.Kind != "sharded" || t.Nodes[i].Role == "mongos" {
+		if !t.sharded() || t.Nodes[i].Role == wire.Mongos {
 			out = append(out, t.Nodes[i].Name)
 		}
 	}

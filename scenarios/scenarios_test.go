@@ -14,6 +14,7 @@ import (
 
 	"overloadsim/results"
 	"overloadsim/sim"
+	"overloadsim/wire"
 )
 
 // TestInvalid reads every scenario in testdata/invalid (each starts with a comment saying what
@@ -72,9 +73,10 @@ func TestDefaults(t *testing.T) {
 		{"interval", sc.Interval, DefaultInterval},
 		{"one standalone node named db", len(sc.Topology.Nodes), 1},
 		{"node name", sc.Topology.Nodes[0].Name, DefaultNodeName},
-		{"node role", sc.Topology.Nodes[0].Role, "standalone"},
+		{"node role", sc.Topology.Nodes[0].Role, wire.Standalone},
 		{"workers", sc.Topology.Nodes[0].Workers, 8},
 		{"reject cost", sc.Topology.Nodes[0].RejectCost, 20 * time.Microsecond},
+		{"handshake cost", sc.Topology.Nodes[0].HandshakeCost, 2 * time.Millisecond},
 		{"service", sc.Topology.Nodes[0].Service.String(), "exp(1ms)"},
 		{"limiter rate", sc.Topology.Nodes[0].RequestLimiter.RatePerSec, float64(DefaultLimiterRate)},
 		{"count", sc.Clients[0].Count, 1},
@@ -102,8 +104,8 @@ func TestZeroIsNotDefault(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := sc.Clients[0].Driver; d.RetryReads || d.LocalThresholdMS != 0 || sc.Seed != 0 {
-		t.Errorf("retryReads %v, localThresholdMS %v, seed %d: want false, 0s, 0 as given", d.RetryReads, d.LocalThresholdMS, sc.Seed)
+	if d := sc.Clients[0].Driver; d.RetryReads || d.LocalThreshold != 0 || sc.Seed != 0 {
+		t.Errorf("retryReads %v, localThresholdMS %v, seed %d: want false, 0s, 0 as given", d.RetryReads, d.LocalThreshold, sc.Seed)
 	}
 	_, err = Parse("z.yaml", []byte(minimal+"    driver: {maxPoolSize: 0}\n"))
 	if err == nil || !strings.Contains(err.Error(), "clients[0].driver.maxPoolSize: 0: must be ≥ 1") {

@@ -51,6 +51,28 @@ func (n *node) get(key string) *node {
 	return nil
 }
 
+// lookup returns the node at path under n (a field path such as points[2].at), or nil when
+// n has none there.
+func (n *node) lookup(path string) *node {
+	segs, err := parsePath(path)
+	if err != nil {
+		return nil
+	}
+	cur := n
+	for _, seg := range segs {
+		if cur = cur.get(seg.key); cur == nil {
+			return nil
+		}
+		for _, i := range seg.indices {
+			if cur.kind != seqNode || i >= len(cur.items) {
+				return nil
+			}
+			cur = cur.items[i]
+		}
+	}
+	return cur
+}
+
 // clone returns a deep copy of n.
 func (n *node) clone() *node {
 	if n == nil {

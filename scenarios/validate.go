@@ -14,6 +14,7 @@ import (
 	"overloadsim/client/retry"
 	"overloadsim/client/selection"
 	"overloadsim/client/workload"
+	"overloadsim/field"
 	"overloadsim/server"
 	"overloadsim/server/failpoint"
 	"overloadsim/wire"
@@ -47,27 +48,29 @@ func (v *validator) bad(path, value, rule string) {
 	v.d.problemAt(path, value, rule)
 }
 
-// reattribute reports the leaves of err, each "field: value: rule" after prefix, as problems
-// at base.field; rename maps a package's field names to the scenario's.
-func (v *validator) reattribute(err error, prefix, base string, rename map[string]string) {
-	for _, e := range flatten(err) {
-		msg := strings.TrimPrefix(e.Error(), prefix)
-		field, rest, ok := strings.Cut(msg, ": ")
-		if !ok {
-			v.bad(base, "", msg)
+// failed reports whether the value at path failed to decode: its problem is reported, and the
+// field holds its default, which the rules that depend on it must not read as given.
+func (v *validator) failed(path string) bool { return v.d.bad[path] }
+
+// reattribute reports the problems of err, as a model package's Validate returns them, at base:
+// each *field.Error at its field under base (rename maps a package's field name to the
+// scenario's, "-" dropping it), with its value and rule; any other error at base, its message
+// the rule.
+func (v *validator) reattribute(err error, base string, rename map[string]string) {
+	for _, part := range field.Parts(err) {
+		var fe *field.Error
+		if !errors.As(part, &fe) {
+			v.bad(base, "", part.Error())
 			continue
 		}
-		value, rule, ok := strings.Cut(rest, ": ")
-		if !ok {
-			value, rule = "", rest
+		name := fe.Field
+		if r, ok := rename[name]; ok {
+			if r == "-" {
+				continue
+			}
+			name = r
 		}
-		if r, ok := rename[field]; ok {
-			field = r
-		}
-		if field == "-" {
-			continue
-		}
-		v.bad(joinPath(base, field), value, rule)
+		v.bad(field.Join(base, name), fe.Value, fe.Rule)
 	}
 }
 
@@ -132,17 +135,15 @@ func validName(s, extra string) bool {
 	return true
 }
 
+// topology checks the topology: its router, its election time, each node, and the replica
+// sets the nodes form. Rules that depend on the kind wait for a kind that decoded.
 func (v *validator) topology() {
 	t := &v.sc.Topology
-	switch t.Kind {
-	case "standalone", "replicaset", "sharded":
-	default:
-		v.bad("topology.kind", strconv.Quote(t.Kind), "must be standalone, replicaset or sharded")
-	}
-	if t.Kind != "sharded" && t.Router != nil {
-		v.bad("topology.router", "(given)", "applies to a sharded topology only")
-	}
+	kindOK := !v.failed("topology.kind")
 	if t.Router != nil {
+		if kindOK && !t.sharded() {
+			v.bad("topology.router", "(given)", "applies to a sharded topology only")
+		}
 		v.router(t.Router)
 	}
 	if t.ElectionTime <= 0 {
@@ -151,97 +152,136 @@ func (v *validator) topology() {
 	if len(t.Nodes) == 0 {
 		v.bad("topology.nodes", "[]", "must list at least one node")
 	}
-	primaries := map[string]int{} // by shard ("" outside sharded topologies)
-	mongoses := 0
 	seen := map[string]int{}
 	for i := range t.Nodes {
 		n := &t.Nodes[i]
 		p := fmt.Sprintf("topology.nodes[%d]", i)
-		switch {
-		case !validName(n.Name, "._:-"):
-			v.bad(p+".name", strconv.Quote(n.Name), "must be a non-empty name of letters, digits and . _ : -")
-		case seen[n.Name] > 0:
-			v.bad(p+".name", n.Name, fmt.Sprintf("must be unique (also nodes[%d])", seen[n.Name]-1))
-		default:
-			seen[n.Name] = i + 1
+		v.nodeName(n, p, seen, i)
+		if kindOK {
+			v.nodeRole(n, p)
+			v.nodeShard(n, p)
+			v.nodeFlavor(n, p)
 		}
-		switch {
-		case t.Kind == "standalone" && n.Role != "standalone":
-			v.bad(p+".role", strconv.Quote(n.Role), "must be standalone in a standalone topology")
-		case t.Kind == "replicaset" && n.Role != "primary" && n.Role != "secondary":
-			v.bad(p+".role", strconv.Quote(n.Role), "must be primary or secondary in a replica set")
-		case t.Kind == "sharded" && n.Role != "primary" && n.Role != "secondary" && n.Role != "mongos":
-			v.bad(p+".role", strconv.Quote(n.Role), "must be mongos, primary or secondary in a sharded topology")
+		v.nodeDists(n, p)
+		v.nodeConfig(n, p)
+	}
+	if kindOK {
+		v.replicaSets()
+	}
+}
+
+// nodeName checks that a node's name is fit for stream names and unique.
+func (v *validator) nodeName(n *Node, p string, seen map[string]int, i int) {
+	switch {
+	case !validName(n.Name, "._:-"):
+		v.bad(p+".name", strconv.Quote(n.Name), "must be a non-empty name of letters, digits and . _ : -")
+	case seen[n.Name] > 0:
+		v.bad(p+".name", n.Name, fmt.Sprintf("must be unique (also nodes[%d])", seen[n.Name]-1))
+	default:
+		seen[n.Name] = i + 1
+	}
+}
+
+// nodeRole checks that a node's role fits the topology's kind.
+func (v *validator) nodeRole(n *Node, p string) {
+	role := strconv.Quote(roleName(n.Role))
+	switch v.sc.Topology.Kind {
+	case selection.Single:
+		if n.Role != wire.Standalone {
+			v.bad(p+".role", role, "must be standalone in a standalone topology")
 		}
-		switch {
-		case t.Kind != "sharded" && n.Shard != "":
-			v.bad(p+".shard", n.Shard, "applies to a sharded topology only")
-		case t.Kind == "sharded" && n.Role == "mongos" && n.Shard != "":
-			v.bad(p+".shard", n.Shard, "a mongos belongs to no shard")
-		case t.Kind == "sharded" && n.Role != "mongos" && !validName(n.Shard, "._-"):
-			v.bad(p+".shard", strconv.Quote(n.Shard), "every shard member names its shard (letters, digits and . _ -)")
+	case selection.ReplicaSet:
+		if n.Role != wire.Primary && n.Role != wire.Secondary {
+			v.bad(p+".role", role, "must be primary or secondary in a replica set")
 		}
-		switch n.flavor() {
-		case "mongodb":
-		case "couchbase":
-			if t.Kind != "standalone" {
-				v.bad(p+".flavor", n.Flavor, "a couchbase node stands alone: use topology.kind standalone")
-			}
-		default:
-			v.bad(p+".flavor", strconv.Quote(n.Flavor), "must be mongodb or couchbase")
+	case selection.Sharded:
+		if n.Role != wire.Primary && n.Role != wire.Secondary && n.Role != wire.Mongos {
+			v.bad(p+".role", role, "must be mongos, primary or secondary in a sharded topology")
 		}
+	}
+}
+
+// nodeShard checks a node's shard: only a sharded topology's data nodes have one, and they must.
+func (v *validator) nodeShard(n *Node, p string) {
+	sharded := v.sc.Topology.sharded()
+	switch {
+	case !sharded && n.Shard != "":
+		v.bad(p+".shard", n.Shard, "applies to a sharded topology only")
+	case sharded && n.Role == wire.Mongos && n.Shard != "":
+		v.bad(p+".shard", n.Shard, "a mongos belongs to no shard")
+	case sharded && n.Role != wire.Mongos && !validName(n.Shard, "._-"):
+		v.bad(p+".shard", strconv.Quote(n.Shard), "every shard member names its shard (letters, digits and . _ -)")
+	}
+}
+
+// nodeFlavor checks that a couchbase node stands alone.
+func (v *validator) nodeFlavor(n *Node, p string) {
+	if n.Flavor == server.FlavorCouchbase && v.sc.Topology.Kind != selection.Single {
+		v.bad(p+".flavor", n.Flavor.String(), "a couchbase node stands alone: use topology.kind standalone")
+	}
+}
+
+// nodeDists checks that a node has its distributions, and service times only for commands.
+func (v *validator) nodeDists(n *Node, p string) {
+	if n.Service.D == nil {
+		v.bad(p+".service", "null", "must be a distribution such as exp(1ms)")
+	}
+	if n.NetworkDelay.D == nil {
+		v.bad(p+".networkDelay", "null", "must be a distribution such as const(500µs)")
+	}
+	for name, dd := range n.ServiceByCommand {
+		cmd, ok := wire.ParseCommand(name)
+		if !ok || cmd == wire.Connect || cmd == wire.Disconnect {
+			v.bad(p+".serviceByCommand."+name, name, "unknown command; known: "+strings.Join(serviceCommands(), ", "))
+		}
+		if dd.D == nil {
+			v.bad(p+".serviceByCommand."+name, "null", "must be a distribution")
+		}
+	}
+}
+
+// nodeConfig checks externalClientBaseBackoffMS in the scenario's unit, then the rest of the
+// node by server.Config.Validate.
+func (v *validator) nodeConfig(n *Node, p string) {
+	if n.ExternalClientBaseBackoff%time.Millisecond != 0 {
+		v.bad(p+".externalClientBaseBackoffMS", n.ExternalClientBaseBackoff.String(), "must be a whole number of milliseconds")
+	}
+	if n.ExternalClientBaseBackoff < 0 {
+		v.bad(p+".externalClientBaseBackoffMS", n.ExternalClientBaseBackoff.String(), "must be ≥ 0 (0 = off)")
+	}
+	cfg := n.serverConfig()
+	cfg.Role, cfg.Flavor = wire.Standalone, server.FlavorMongoDB // checked above, against the topology kind
+	cfg.ExternalClientBaseBackoffMS = 0                          // checked above, in the scenario's unit
+	v.reattribute(cfg.Validate(), p, map[string]string{"address": "name"})
+}
+
+// replicaSets checks the replica sets the nodes form: a replica set starts with one primary; a
+// sharded topology has mongos nodes and shards, each starting with one primary.
+func (v *validator) replicaSets() {
+	t := &v.sc.Topology
+	primaries := map[string]int{} // by shard ("" outside sharded topologies)
+	shards := map[string]bool{}
+	mongoses := 0
+	for i := range t.Nodes {
+		n := &t.Nodes[i]
 		switch n.Role {
-		case "primary":
+		case wire.Primary:
 			primaries[n.Shard]++
-		case "mongos":
+		case wire.Mongos:
 			mongoses++
 		}
-		if n.Service.D == nil {
-			v.bad(p+".service", "null", "must be a distribution such as exp(1ms)")
+		if n.Role != wire.Mongos && n.Shard != "" {
+			shards[n.Shard] = true
 		}
-		if n.NetworkDelay.D == nil {
-			v.bad(p+".networkDelay", "null", "must be a distribution such as const(500µs)")
-		}
-		for name, dd := range n.ServiceByCommand {
-			cmd, ok := wire.ParseCommand(name)
-			if !ok || cmd == wire.Connect || cmd == wire.Disconnect {
-				v.bad(p+".serviceByCommand."+name, name, "unknown command; known: "+strings.Join(serviceCommands(), ", "))
-			}
-			if dd.D == nil {
-				v.bad(p+".serviceByCommand."+name, "null", "must be a distribution")
-			}
-		}
-		if n.RejectCost < 0 {
-			v.bad(p+".rejectCost", n.RejectCost.String(), "must be ≥ 0 (0s = free)")
-		}
-		if n.HandshakeCost < 0 {
-			v.bad(p+".handshakeCost", n.HandshakeCost.String(), "must be ≥ 0")
-		}
-		if n.ExternalClientBaseBackoffMS%time.Millisecond != 0 {
-			v.bad(p+".externalClientBaseBackoffMS", n.ExternalClientBaseBackoffMS.String(), "must be a whole number of milliseconds")
-		}
-		if n.ExternalClientBaseBackoffMS < 0 {
-			v.bad(p+".externalClientBaseBackoffMS", n.ExternalClientBaseBackoffMS.String(), "must be ≥ 0 (0 = off)")
-		}
-		cfg := n.serverConfig()
-		cfg.Role, cfg.Flavor = wire.Standalone, 0 // checked above, against the topology kind
-		cfg.ExternalClientBaseBackoffMS = 0       // checked above, in the scenario's unit
-		v.reattribute(cfg.Validate(), "server "+strconv.Quote(n.Name)+": ", p, map[string]string{"address": "name"})
 	}
 	switch t.Kind {
-	case "replicaset":
+	case selection.ReplicaSet:
 		if len(t.Nodes) > 0 && primaries[""] != 1 {
 			v.bad("topology.nodes", fmt.Sprintf("%d primaries", primaries[""]), "a replica set starts with exactly one primary")
 		}
-	case "sharded":
+	case selection.Sharded:
 		if mongoses == 0 {
 			v.bad("topology.nodes", "no mongos", "a sharded topology needs at least one node with role mongos")
-		}
-		shards := map[string]bool{}
-		for i := range t.Nodes {
-			if n := &t.Nodes[i]; n.Role != "mongos" && n.Shard != "" {
-				shards[n.Shard] = true
-			}
 		}
 		if len(shards) == 0 && mongoses > 0 {
 			v.bad("topology.nodes", "no shard", "a sharded topology needs at least one shard member (primary or secondary with a shard)")
@@ -266,7 +306,7 @@ func (v *validator) router(r *Router) {
 	if !cfg.ExhaustedLabels.Has(wire.SystemOverloadedError) {
 		v.bad(p+".exhaustedRetryLabels", "["+strings.Join(r.ExhaustedLabels, ", ")+"]", "must include SystemOverloadedError: it is an overload error whatever else it says")
 	}
-	v.reattribute(cfg.Validate(), "mongos: ", p, nil)
+	v.reattribute(cfg.Validate(), p, nil)
 }
 
 // serviceCommands lists the commands serviceByCommand accepts.
@@ -288,7 +328,6 @@ func (v *validator) clients() {
 		v.bad("clients", "[]", "must list at least one client group")
 	}
 	seen := map[string]int{}
-	kind := s.Topology.topologyKind()
 	for i := range s.Clients {
 		g := &s.Clients[i]
 		p := fmt.Sprintf("clients[%d]", i)
@@ -303,7 +342,7 @@ func (v *validator) clients() {
 		if g.Count < 1 || g.Count > maxCount {
 			v.bad(p+".count", strconv.Itoa(g.Count), fmt.Sprintf("must be in [1, %d]", maxCount))
 		}
-		v.driver(g, p+".driver", kind)
+		v.driver(g, p+".driver")
 		v.workload(g, p)
 		v.hosts(g, p)
 	}
@@ -313,10 +352,12 @@ func (v *validator) clients() {
 // reach and of the operations they issue.
 func (v *validator) hosts(g *Group, p string) {
 	t := &v.sc.Topology
+	kindOK := !v.failed("topology.kind")
 	switch {
-	case t.Kind == "replicaset" && len(g.Hosts) > 0:
+	case !kindOK:
+	case t.Kind == selection.ReplicaSet && len(g.Hosts) > 0:
 		v.bad(p+".hosts", "["+strings.Join(g.Hosts, ", ")+"]", "a replica set's clients discover every member: leave hosts out")
-	case t.Kind == "standalone" && len(t.Nodes) > 1 && len(g.Hosts) != 1:
+	case t.Kind == selection.Single && len(t.Nodes) > 1 && len(g.Hosts) != 1:
 		v.bad(p+".hosts", "["+strings.Join(g.Hosts, ", ")+"]", fmt.Sprintf("name exactly one node: the standalone topology has %d independent nodes (%s)",
 			len(t.Nodes), strings.Join(nodeNames(v.sc), ", ")))
 		if len(g.Hosts) == 0 {
@@ -332,7 +373,7 @@ func (v *validator) hosts(g *Group, p string) {
 			v.bad(hp, h, "no such node; nodes: "+strings.Join(nodeNames(v.sc), ", "))
 		case seen[h]:
 			v.bad(hp, h, "listed twice")
-		case t.Kind == "sharded" && n.Role != "mongos":
+		case kindOK && t.sharded() && n.Role != wire.Mongos:
 			v.bad(hp, h, "a sharded cluster's clients connect to mongos nodes only")
 		}
 		seen[h] = true
@@ -343,13 +384,12 @@ func (v *validator) hosts(g *Group, p string) {
 		want = server.FlavorCouchbase
 	}
 	for _, h := range t.hosts(g) {
-		n := v.sc.node(h)
-		if n == nil {
-			continue // reported above
+		i := slices.IndexFunc(t.Nodes, func(n Node) bool { return n.Name == h })
+		if i < 0 || v.failed(fmt.Sprintf("topology.nodes[%d].flavor", i)) {
+			continue // reported above, or with the node
 		}
-		// An unknown flavor is reported with the node.
-		if f, ok := server.ParseFlavor(n.flavor()); ok && f != want {
-			v.bad(p+".driver.retryPolicy", g.Driver.RetryPolicy, fmt.Sprintf("a %s client cannot talk to node %s, which speaks %s", want, n.Name, f))
+		if n := &t.Nodes[i]; n.Flavor != want {
+			v.bad(p+".driver.retryPolicy", g.Driver.RetryPolicy, fmt.Sprintf("a %s client cannot talk to node %s, which speaks %s", want, n.Name, n.Flavor))
 		}
 	}
 	for _, kind := range sortedKeys(g.Mix) {
@@ -363,32 +403,14 @@ func (v *validator) hosts(g *Group, p string) {
 	}
 }
 
-func (v *validator) driver(g *Group, p string, kind selection.TopologyKind) {
-	dr := &g.Driver
-	if _, ok := selection.ParseMode(dr.ReadPreference); !ok {
-		v.bad(p+".readPreference", strconv.Quote(dr.ReadPreference), "must be primary, primaryPreferred, secondary, secondaryPreferred or nearest")
+// driver checks a group's driver options by client.Options.Validate; the read preference's
+// mode, which the decoder has read, and the topology kind are the scenario's own.
+func (v *validator) driver(g *Group, p string) {
+	rename := map[string]string{"readPreference.tagSets": "readPreferenceTags", "readPreference.mode": "-", "topology": "-"}
+	if v.failed(p + ".readPreference") {
+		rename["readPreference.tagSets"] = "-" // the tag rules depend on the mode, which is not known
 	}
-	for _, e := range flatten(dr.options().Validate(kind)) {
-		var fe *selection.FieldError
-		var oe *retry.OptionError
-		switch {
-		case errors.As(e, &fe):
-			switch fe.Field {
-			case "readPreference.tagSets":
-				v.bad(p+".readPreferenceTags", fe.Value, fe.Rule)
-			case "readPreference.mode", "topology":
-				// reported above, with the text from the file
-			default:
-				v.bad(p, fe.Value, fe.Field+": "+fe.Rule)
-			}
-		case errors.As(e, &oe):
-			v.bad(p+"."+oe.Field, oe.Value, oe.Rule+" (retryPolicy "+oe.Policy+")")
-		case errors.Is(e, retry.ErrUnknownPolicy):
-			v.bad(p+".retryPolicy", strconv.Quote(dr.RetryPolicy), "unknown policy; known: "+strings.Join(retry.Names(), ", "))
-		default:
-			v.reattribute(e, "", p, nil)
-		}
-	}
+	v.reattribute(g.Driver.options().Validate(v.sc.Topology.Kind), p, rename)
 }
 
 func (v *validator) workload(g *Group, p string) {
@@ -419,36 +441,17 @@ func (v *validator) workload(g *Group, p string) {
 		}
 	}
 	mix, err := workload.NewMix(mixWeights(g.Mix))
-	for _, e := range flatten(err) {
-		msg := strings.TrimPrefix(e.Error(), "workload: mix: ")
-		head, rule, _ := strings.Cut(msg, ": ")
-		if i, j := strings.Index(head, "("), strings.Index(head, ")"); strings.HasPrefix(head, "weight #") && i > 0 && j > i {
-			v.bad(p+".mix."+head[i+1:j], strings.TrimSpace(head[j+1:]), rule)
-			continue
-		}
-		v.bad(p+".mix", head, rule)
-	}
+	v.reattribute(err, p+".mix", nil) // a weight's field is its kind
 	r := g.AppRetry
-	backoff, ok := client.ParseBackoffKind(r.Backoff)
-	if !ok {
-		v.bad(p+".appRetry.backoff", strconv.Quote(r.Backoff), "must be none, exponential or fullJitter")
-	}
-	for _, f := range []struct {
-		name string
-		d    time.Duration
-	}{{"perAttemptTimeout", r.PerAttemptTimeout}, {"base", r.Base}, {"cap", r.Cap}} {
-		if f.d < 0 {
-			v.bad(p+".appRetry."+f.name, f.d.String(), "must be ≥ 0")
-		}
-	}
 	if r.Attempts < 1 {
 		v.bad(p+".appRetry.attempts", strconv.Itoa(r.Attempts), "must be ≥ 1 (1 = no application retries)")
 	}
-	if (r.Backoff == "exponential" || r.Backoff == "fullJitter") && r.Base <= 0 {
-		v.bad(p+".appRetry.base", r.Base.String(), "must be > 0 with backoff "+r.Backoff)
+	if r.Backoff != client.BackoffNone && r.Base <= 0 {
+		v.bad(p+".appRetry.base", r.Base.String(), "must be > 0 with backoff "+r.Backoff.String())
 	}
 	cw := client.Workload{Threads: w.Threads, Mix: mix, Kinds: []client.OpKind{client.Find}, Timeout: g.Timeout,
-		Retry: client.AppRetry{Attempts: max(r.Attempts, 0), Backoff: backoff}}
+		Retry: client.AppRetry{Attempts: max(r.Attempts, 0), PerAttemptTimeout: r.PerAttemptTimeout,
+			Backoff: r.Backoff, Base: r.Base, Cap: r.Cap}}
 	if open {
 		cw.Arrivals = workload.Poisson(constantZero)
 		cw.Threads = 0
@@ -458,7 +461,7 @@ func (v *validator) workload(g *Group, p string) {
 	if mix == nil {
 		cw.Mix = constantMix // reported above
 	}
-	v.reattribute(cw.Validate(), "", p, map[string]string{"threads": "workload.threads", "workload": "-"})
+	v.reattribute(cw.Validate(), p, map[string]string{"threads": "workload.threads", "workload": "-"})
 }
 
 // Stand-ins that let client.Workload.Validate check the rest of a workload whose loop or mix
@@ -480,26 +483,27 @@ func mixWeights(m map[string]float64) []workload.Weight {
 
 // faultFields lists the kind-specific fields and the kind each belongs to.
 var faultFields = []struct {
-	name, kind string
-	given      func(f *Fault) bool
+	name  string
+	kind  server.FaultKind
+	given func(f *Fault) bool
 }{
-	{"mode", "failPoint", func(f *Fault) bool { return f.Mode != nil }},
-	{"data", "failPoint", func(f *Fault) bool { return f.Data != nil }},
-	{"workers", "capacity", func(f *Fault) bool { return f.Workers != 0 }},
-	{"speed", "capacity", func(f *Fault) bool { return f.Speed != 0 }},
-	{"delay", "networkDelay", func(f *Fault) bool { return f.Delay != 0 }},
-	{"successor", "stepDown", func(f *Fault) bool { return f.Successor != "" }},
+	{"mode", server.FaultFailPoint, func(f *Fault) bool { return f.Mode != nil }},
+	{"data", server.FaultFailPoint, func(f *Fault) bool { return f.Data != nil }},
+	{"workers", server.FaultCapacity, func(f *Fault) bool { return f.Workers != 0 }},
+	{"speed", server.FaultCapacity, func(f *Fault) bool { return f.Speed != 0 }},
+	{"delay", server.FaultNetworkDelay, func(f *Fault) bool { return f.Delay != 0 }},
+	{"successor", server.FaultStepDown, func(f *Fault) bool { return f.Successor != "" }},
 	{"group", loadKind, func(f *Fault) bool { return f.Group != "" }},
 	{"factor", loadKind, func(f *Fault) bool { return f.Factor != 0 }},
-	{"ingressRequestRateLimiterEnabled", "requestLimiter", func(f *Fault) bool { return f.RequestLimiter.Enabled != nil }},
-	{"ingressRequestAdmissionRatePerSec", "requestLimiter", func(f *Fault) bool { return f.RequestLimiter.RatePerSec != nil }},
-	{"ingressRequestAdmissionBurstCapacitySecs", "requestLimiter", func(f *Fault) bool { return f.RequestLimiter.BurstCapacitySecs != nil }},
-	{"ingressRequestAdmissionMaxQueueDepth", "requestLimiter", func(f *Fault) bool { return f.RequestLimiter.MaxQueueDepth != nil }},
-	{"ingressRequestRateLimiterApplicationExemptions", "requestLimiter", func(f *Fault) bool { return f.RequestLimiter.ApplicationExemptions != nil }},
-	{"ingressConnectionEstablishmentRateLimiterEnabled", "connLimiter", func(f *Fault) bool { return f.ConnLimiter.Enabled != nil }},
-	{"ingressConnectionEstablishmentRatePerSec", "connLimiter", func(f *Fault) bool { return f.ConnLimiter.RatePerSec != nil }},
-	{"ingressConnectionEstablishmentBurstCapacitySecs", "connLimiter", func(f *Fault) bool { return f.ConnLimiter.BurstCapacitySecs != nil }},
-	{"ingressConnectionEstablishmentMaxQueueDepth", "connLimiter", func(f *Fault) bool { return f.ConnLimiter.MaxQueueDepth != nil }},
+	{"ingressRequestRateLimiterEnabled", server.FaultRequestLimiter, func(f *Fault) bool { return f.RequestLimiter.Enabled != nil }},
+	{"ingressRequestAdmissionRatePerSec", server.FaultRequestLimiter, func(f *Fault) bool { return f.RequestLimiter.RatePerSec != nil }},
+	{"ingressRequestAdmissionBurstCapacitySecs", server.FaultRequestLimiter, func(f *Fault) bool { return f.RequestLimiter.BurstCapacitySecs != nil }},
+	{"ingressRequestAdmissionMaxQueueDepth", server.FaultRequestLimiter, func(f *Fault) bool { return f.RequestLimiter.MaxQueueDepth != nil }},
+	{"ingressRequestRateLimiterApplicationExemptions", server.FaultRequestLimiter, func(f *Fault) bool { return f.RequestLimiter.ApplicationExemptions != nil }},
+	{"ingressConnectionEstablishmentRateLimiterEnabled", server.FaultConnLimiter, func(f *Fault) bool { return f.ConnLimiter.Enabled != nil }},
+	{"ingressConnectionEstablishmentRatePerSec", server.FaultConnLimiter, func(f *Fault) bool { return f.ConnLimiter.RatePerSec != nil }},
+	{"ingressConnectionEstablishmentBurstCapacitySecs", server.FaultConnLimiter, func(f *Fault) bool { return f.ConnLimiter.BurstCapacitySecs != nil }},
+	{"ingressConnectionEstablishmentMaxQueueDepth", server.FaultConnLimiter, func(f *Fault) bool { return f.ConnLimiter.MaxQueueDepth != nil }},
 }
 
 // fieldText is the value of the field of f that YAML calls name, as the canonical text writes
@@ -516,137 +520,52 @@ func fieldText(f *Fault, name string) string {
 	return "(given)"
 }
 
-func faultKindNames() []string {
-	out := make([]string, len(faultKinds), len(faultKinds)+1)
-	for i, k := range faultKinds {
-		out[i] = k.String()
-	}
-	return append(out, loadKind)
-}
-
-// parseFaultKind returns the server fault kind called name.
-func parseFaultKind(name string) (server.FaultKind, bool) {
-	for _, k := range faultKinds {
-		if k.String() == name {
-			return k, true
-		}
-	}
-	return 0, false
-}
-
+// faults checks each fault: the fields it gives belong to its kind, and a load fault follows
+// load's rules; every other fault follows server.CheckFault's, on the topology's nodes, within
+// the run.
 func (v *validator) faults() {
 	s := v.sc
-	nodes := map[string]*Node{}
+	nodes := make([]server.Config, len(s.Topology.Nodes))
 	for i := range s.Topology.Nodes {
-		nodes[s.Topology.Nodes[i].Name] = &s.Topology.Nodes[i]
+		nodes[i] = s.Topology.Nodes[i].serverConfig()
 	}
 	for i := range s.Faults {
 		f := &s.Faults[i]
 		p := fmt.Sprintf("faults[%d]", i)
-		kind, known := parseFaultKind(f.Kind)
+		if !v.failed(p + ".kind") {
+			v.faultFields(f, p)
+		}
 		if f.Kind == loadKind {
-			known = true
 			v.load(f, p)
+			continue
 		}
-		if !known {
-			v.bad(p+".kind", strconv.Quote(f.Kind), "must be one of "+strings.Join(faultKindNames(), ", "))
+		sf := f.serverFault()
+		if f.Kind == server.FaultFailPoint && !v.failPointGiven(f, p) {
+			// What is missing is reported; the rest of the fault is checked as if the
+			// failpoint were off, which has nothing more to check.
+			sf.FailPoint = failpoint.Config{Mode: failpoint.Off()}
 		}
-		if f.At < 0 || s.Duration > 0 && f.At >= s.Duration {
-			v.bad(p+".at", f.At.String(), "must be in [0s, duration "+s.Duration.String()+")")
-		}
-		if f.For < 0 {
-			v.bad(p+".for", f.For.String(), "must be ≥ 0 (0s = permanent)")
-		}
-		switch kind {
-		case server.FaultUp, server.FaultStepDown, server.FaultRequestLimiter, server.FaultConnLimiter:
-			if f.For != 0 {
-				v.bad(p+".for", f.For.String(), "a "+f.Kind+" fault is not undone; use a second fault")
-			}
-		}
-		node := nodes[f.Node]
-		switch {
-		case f.Kind == loadKind:
-			if f.Node != "" {
-				v.bad(p+".node", f.Node, "a load fault changes a client group's rate, not a node: name the group")
-			}
-		case f.Node == "" && kind == server.FaultStepDown:
-		case f.Node == "":
-			if known {
-				v.bad(p+".node", `""`, "required for a "+f.Kind+" fault")
-			}
-		case node == nil:
-			v.bad(p+".node", f.Node, "no such node; nodes: "+strings.Join(nodeNames(s), ", "))
-		}
-		for _, ff := range faultFields {
-			if known && ff.kind != f.Kind && ff.given(f) {
-				v.bad(p+"."+ff.name, fieldText(f, ff.name), "applies to a "+ff.kind+" fault only")
-			}
-		}
-		switch kind {
-		case server.FaultFailPoint:
-			v.failPoint(f, p)
-		case server.FaultCapacity:
-			if f.Workers < 0 {
-				v.bad(p+".workers", strconv.Itoa(f.Workers), "must be ≥ 1 (0 leaves it unchanged)")
-			}
-			if !(f.Speed >= 0) || math.IsInf(f.Speed, 0) {
-				v.bad(p+".speed", formatFloat(f.Speed), "must be a finite number > 0 (0 leaves it unchanged)")
-			}
-			if f.Workers == 0 && f.Speed == 0 {
-				v.bad(p, "capacity", "must set workers or speed")
-			}
-		case server.FaultNetworkDelay:
-			if f.Delay <= 0 {
-				v.bad(p+".delay", f.Delay.String(), "must be > 0")
-			}
-		case server.FaultRebalance:
-			if node != nil && node.flavor() != "couchbase" {
-				v.bad(p+".node", f.Node, "a rebalance needs a node with flavor couchbase")
-			}
-			if f.For <= 0 {
-				v.bad(p+".for", f.For.String(), "a rebalance lasts a while: must be > 0")
-			}
-		case server.FaultPause:
-			if f.For <= 0 {
-				v.bad(p+".for", f.For.String(), "a pause lasts a while: must be > 0")
-			}
-		case server.FaultStepDown:
-			switch {
-			case s.Topology.Kind != "replicaset" && s.Topology.Kind != "sharded":
-				v.bad(p+".kind", f.Kind, "a stepdown needs topology.kind replicaset or sharded")
-			case s.Topology.Kind == "sharded" && f.Node == "":
-				v.bad(p+".node", `""`, "name the shard primary to step down: a sharded cluster has one per shard")
-			case node != nil && node.Role == "mongos":
-				v.bad(p+".node", f.Node, "a mongos has no replica-set role to step down from")
-			}
-			if f.Successor != "" && nodes[f.Successor] == nil {
-				v.bad(p+".successor", f.Successor, "no such node; nodes: "+strings.Join(nodeNames(s), ", "))
-			}
-		case server.FaultRequestLimiter, server.FaultConnLimiter:
-			if node != nil {
-				cfg := node.serverConfig()
-				cfg.Role = wire.Standalone
-				if kind == server.FaultRequestLimiter {
-					cfg.RequestLimiter = f.requestLimiter()
-				}
-				if kind == server.FaultConnLimiter {
-					cfg.ConnLimiter = f.connLimiter()
-				}
-				for _, e := range flatten(cfg.Validate()) {
-					msg := strings.TrimPrefix(e.Error(), "server "+strconv.Quote(node.Name)+": ")
-					if strings.HasPrefix(msg, "ingress") {
-						v.reattribute(errors.New(msg), "", p, nil)
-					}
-				}
-			}
+		v.reattribute(server.CheckFault(sf, nodes, max(s.Duration, 0)), p, nil)
+	}
+}
+
+// faultFields checks that a fault gives only the fields of its kind.
+func (v *validator) faultFields(f *Fault, p string) {
+	for _, ff := range faultFields {
+		if ff.kind != f.Kind && ff.given(f) {
+			v.bad(p+"."+ff.name, fieldText(f, ff.name), "applies to a "+faultKindName(ff.kind)+" fault only")
 		}
 	}
 }
 
-// load checks a load fault: a factor, a duration, and open-loop groups whose profile can be
-// scaled over a window.
+// load checks a load fault: its time, a factor, a duration, no node, and open-loop groups whose
+// profile can be scaled over a window.
 func (v *validator) load(f *Fault, p string) {
 	s := v.sc
+	v.reattribute(server.CheckFaultTime(f.At, f.For, max(s.Duration, 0)), p, nil)
+	if f.Node != "" {
+		v.bad(p+".node", f.Node, "a load fault changes a client group's rate, not a node: name the group")
+	}
 	if !(f.Factor > 0) || math.IsInf(f.Factor, 0) {
 		v.bad(p+".factor", formatFloat(f.Factor), "must be a finite number > 0 (the rate's multiplier: 3 triples it)")
 	}
@@ -683,16 +602,18 @@ func nodeNames(s *Scenario) []string {
 	return out
 }
 
-func (v *validator) failPoint(f *Fault, p string) {
+// failPointGiven reports a failPoint fault's missing mode or data, and whether both are there to
+// be checked.
+func (v *validator) failPointGiven(f *Fault, p string) bool {
 	if f.Mode == nil {
 		v.bad(p+".mode", "(missing)", "required for a failPoint fault: alwaysOn, off, {times: N}, {skip: N} or {activationProbability: P}")
-		return
+		return false
 	}
 	if f.Data == nil && f.Mode.Kind != failpoint.ModeOff {
 		v.bad(p+".data", "(missing)", "required for a failPoint fault: {failCommands: [...], errorCode: …}")
-		return
+		return false
 	}
-	v.reattribute(f.failPoint().Validate(), "failpoint: ", p, nil)
+	return true
 }
 
 // failPoint is the fault's configureFailPoint command.

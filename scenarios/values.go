@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
@@ -12,6 +13,7 @@ import (
 
 	"overloadsim/client/workload"
 	"overloadsim/dist"
+	"overloadsim/field"
 	"overloadsim/server/failpoint"
 )
 
@@ -42,8 +44,12 @@ func (x *Dist) decodeYAML(d *decoder, n *node, path string) {
 	}
 	v, err := dist.ParseWith(n.text, d.empirical)
 	if err != nil {
-		value, rule := reattributeDist(n.text, err)
-		d.problem(n, path, value, rule)
+		// The field error's value is the text, which the problem gives as written.
+		rule := err.Error()
+		if fe := (*field.Error)(nil); errors.As(err, &fe) {
+			rule = fe.Rule
+		}
+		d.problem(n, path, n.text, rule)
 		return
 	}
 	x.D = v
@@ -58,14 +64,6 @@ func (d *decoder) empirical(name string) ([]time.Duration, error) {
 		return nil, err
 	}
 	return dist.ReadEmpiricalCSV(bytes.NewReader(data))
-}
-
-// reattributeDist splits a dist error, `dist: "exp(-5ms)": mean -5ms: must be > 0`, into the
-// value (the text) and the rule (the rest).
-func reattributeDist(text string, err error) (value, rule string) {
-	msg := err.Error()
-	msg = strings.TrimPrefix(msg, "dist: "+strconv.Quote(text)+": ")
-	return text, msg
 }
 
 // Warmup is the start of a run left out of its summary: a fixed duration, or auto (MSER-5,
@@ -283,13 +281,18 @@ func (x *Profile) load(d *decoder, n *node, path string) {
 			x.p, err = workload.TraceFile(x.File, pts)
 		}
 	}
-	if err != nil {
-		d.problem(n, path, x.File, strings.TrimPrefix(err.Error(), "workload: "))
+	// A problem in the file is the file's: its field error, line and column, is the rule.
+	for _, part := range field.Parts(err) {
+		rule := part.Error()
+		if fe := (*field.Error)(nil); errors.As(part, &fe) {
+			rule = fe.Error()
+		}
+		d.problem(n, path, x.File, rule)
 	}
 }
 
 // build makes the workload profile and re-attributes its constructor's errors to the
-// parameters they name.
+// parameters they name: a field error's field is a parameter (end) or a point's (points[2].at).
 func (x *Profile) build(d *decoder, n *node, path string) {
 	var err error
 	switch x.Kind {
@@ -310,32 +313,18 @@ func (x *Profile) build(d *decoder, n *node, path string) {
 		}
 		x.p, err = workload.Piecewise(pts)
 	}
-	for _, e := range flatten(err) {
-		msg := strings.TrimPrefix(e.Error(), "workload: "+x.Kind+": ")
-		head, rule, found := strings.Cut(msg, ": ")
-		if !found {
-			d.problem(n, path, describe(n), msg)
+	for _, part := range field.Parts(err) {
+		var fe *field.Error
+		if !errors.As(part, &fe) {
+			d.problem(n, path, describe(n), part.Error())
 			continue
 		}
-		fp, fn, value := path, n, head
-		if rest, ok := strings.CutPrefix(head, "point #"); ok {
-			num, tail, _ := strings.Cut(rest, " ")
-			if i, err := strconv.Atoi(num); err == nil && i >= 1 {
-				fp = fmt.Sprintf("%s.points[%d]", path, i-1)
-				param, val, _ := strings.Cut(tail, " ")
-				if param == "time" {
-					param = "at"
-				}
-				fp += "." + param
-				value = val
-				if pn := n.get("points"); pn != nil && i-1 < len(pn.items) {
-					fn = pn.items[i-1].get(param)
-				}
-			}
-		} else if param, val, ok := strings.Cut(head, " "); ok && n.kind == mapNode && n.get(param) != nil {
-			fp, fn, value = path+"."+param, n.get(param), val
+		// A parameter the file writes is the problem's field; a rate written as 2000/s has none.
+		if fn := n.lookup(fe.Field); fn != nil {
+			d.problem(fn, field.Join(path, fe.Field), fe.Value, fe.Rule)
+		} else {
+			d.problem(n, path, fe.Value, fe.Rule)
 		}
-		d.problem(fn, fp, value, rule)
 	}
 }
 
@@ -540,30 +529,4 @@ func checkRange(from, to, step float64) string {
 		return fmt.Sprintf("gives more than %d values", maxSweepValues)
 	}
 	return ""
-}
-
-// flatten lists the leaves of an error made by errors.Join (or nil). Package errors that
-// unwrap to a sentinel (dist, workload) are leaves: a join's message is exactly its parts'
-// messages, one per line, and theirs is not.
-func flatten(err error) []error {
-	if err == nil {
-		return nil
-	}
-	j, ok := err.(interface{ Unwrap() []error })
-	if !ok {
-		return []error{err}
-	}
-	parts := j.Unwrap()
-	msgs := make([]string, len(parts))
-	for i, p := range parts {
-		msgs[i] = p.Error()
-	}
-	if strings.Join(msgs, "\n") != err.Error() {
-		return []error{err}
-	}
-	var out []error
-	for _, e := range parts {
-		out = append(out, flatten(e)...)
-	}
-	return out
 }

@@ -51,7 +51,7 @@ func BenchmarkMemory(b *testing.B) {
 			const n = 100000
 			var before, after runtime.MemStats
 			loop := sim.NewLoop()
-			s, _ := New(loop, Config{Address: "n", Workers: 1, Service: dist.Const(time.Hour), HandshakeCost: -1}, 1)
+			s, _ := New(loop, Config{Address: "n", Workers: 1, Service: dist.Const(time.Hour)}, 1)
 			p := newProbe(loop, s, true)
 			p.keep = false
 			link := wire.NewLink(nil, nil)

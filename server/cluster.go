@@ -4,8 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 	"time"
 
+	"overloadsim/field"
 	"overloadsim/server/failpoint"
 	"overloadsim/sim"
 	"overloadsim/wire"
@@ -43,6 +46,25 @@ func (k FaultKind) String() string {
 	return fmt.Sprintf("fault(%d)", k)
 }
 
+// FaultKinds returns every fault kind, in declaration order.
+func FaultKinds() []FaultKind {
+	out := make([]FaultKind, 0, len(faultNames))
+	for k := FaultFailPoint; k <= FaultPause; k++ {
+		out = append(out, k)
+	}
+	return out
+}
+
+// ParseFaultKind returns the fault kind called name (failPoint, down, …, pause).
+func ParseFaultKind(name string) (FaultKind, bool) {
+	for _, k := range FaultKinds() {
+		if k.String() == name {
+			return k, true
+		}
+	}
+	return 0, false
+}
+
 // Fault is one timed change to the cluster, as data. Only the fields of its Kind are read.
 type Fault struct {
 	At   time.Duration // virtual time since the start of the run
@@ -59,6 +81,203 @@ type Fault struct {
 	Successor      string               // StepDown: the member to elect; empty = first eligible
 	RequestLimiter RequestLimiterConfig // RequestLimiter
 	ConnLimiter    ConnLimiterConfig    // ConnLimiter
+}
+
+// CheckFaultTime reports the rules on when a fault happens, whatever its kind, each as a
+// *field.Error: at is in [0, horizon) — or ≥ 0 when horizon is 0, for a run of unknown length —
+// and forDur (the field for) is ≥ 0, 0 meaning permanent.
+func CheckFaultTime(at, forDur, horizon time.Duration) error {
+	var errs []error
+	switch {
+	case horizon > 0 && (at < 0 || at >= horizon):
+		errs = append(errs, field.New("at", at, "must be in [0s, duration "+horizon.String()+")"))
+	case at < 0:
+		errs = append(errs, field.New("at", at, "must be ≥ 0"))
+	}
+	if forDur < 0 {
+		errs = append(errs, field.New("for", forDur, "must be ≥ 0 (0s = permanent)"))
+	}
+	return errors.Join(errs...)
+}
+
+// CheckFault reports every rule f breaks on a deployment of nodes (its data nodes and mongos
+// nodes, in configuration order), each as a *field.Error named as a scenario's fault spells the
+// field — at, for, kind, node, successor, workers, speed, delay, the failpoint's mode.… and
+// data.…, the limiter parameters — or with no field for the fault as a whole; the errors are
+// joined with errors.Join. horizon, when > 0, is the length of the run: a fault must happen
+// before it. CheckFault is pure: Cluster.Schedule calls it, and so does a scenario's
+// validation, so that both hold a fault to the same rules:
+//
+//   - when: see CheckFaultTime;
+//   - kind: one of FaultKinds; up, stepDown, requestLimiter and connLimiter are one-off changes
+//     that are not undone, so their for is 0;
+//   - node: required, except for a stepdown in a single replica set (its current primary), and
+//     one of the nodes;
+//   - failPoint: the failpoint's configuration is valid (failpoint.Config.Validate, whose errors
+//     keep their "failpoint: " context);
+//   - capacity: workers ≥ 1 and speed a finite number > 0, 0 leaving either unchanged, and at
+//     least one of them set;
+//   - networkDelay: delay > 0;
+//   - rebalance: a couchbase node, for a duration > 0;
+//   - pause: for a duration > 0;
+//   - stepDown: the deployment has a replica set; a sharded cluster's (named) replica sets need
+//     the primary named; the node is a replica-set member, not a mongos or a standalone; a
+//     successor is one of the nodes;
+//   - requestLimiter, connLimiter: the new parameters are valid (RequestLimiterConfig.Validate,
+//     ConnLimiterConfig.Validate).
+func CheckFault(f Fault, nodes []Config, horizon time.Duration) error {
+	c := &faultCheck{f: f, nodes: nodes, node: findConfig(nodes, f.Node)}
+	c.errs = field.Parts(CheckFaultTime(f.At, f.For, horizon))
+	_, known := faultNames[f.Kind]
+	if !known {
+		names := make([]string, 0, len(faultNames))
+		for _, k := range FaultKinds() {
+			names = append(names, k.String())
+		}
+		c.bad("kind", f.Kind, "must be one of "+strings.Join(names, ", "))
+	}
+	c.target(known)
+	if known {
+		c.byKind()
+	}
+	return errors.Join(c.errs...)
+}
+
+// faultCheck collects the problems of one fault.
+type faultCheck struct {
+	f     Fault
+	nodes []Config
+	node  *Config // the fault's node; nil when it names none, or none that exists
+	errs  []error
+}
+
+func (c *faultCheck) bad(name string, v any, rule string) {
+	c.errs = append(c.errs, field.New(name, v, rule))
+}
+
+// target checks the fault's node: required for a known kind other than stepDown, and one of the
+// nodes.
+func (c *faultCheck) target(known bool) {
+	f := c.f
+	switch {
+	case f.Node == "" && (f.Kind == FaultStepDown || !known): // a stepdown's rules say
+	case f.Node == "":
+		c.bad("node", `""`, "required for a "+f.Kind.String()+" fault")
+	case c.node == nil:
+		c.bad("node", f.Node, "no such node; nodes: "+addresses(c.nodes))
+	}
+}
+
+// byKind checks the rules of the fault's kind.
+func (c *faultCheck) byKind() {
+	f := c.f
+	switch f.Kind {
+	case FaultUp, FaultStepDown, FaultRequestLimiter, FaultConnLimiter:
+		if f.For != 0 {
+			c.bad("for", f.For, "a "+f.Kind.String()+" fault is not undone; use a second fault")
+		}
+	}
+	switch f.Kind {
+	case FaultFailPoint:
+		c.errs = append(c.errs, field.Parts(f.FailPoint.Validate())...)
+	case FaultCapacity:
+		c.capacity()
+	case FaultNetworkDelay:
+		if f.Delay <= 0 {
+			c.bad("delay", f.Delay, "must be > 0")
+		}
+	case FaultRebalance:
+		if c.node != nil && c.node.Flavor != FlavorCouchbase {
+			c.bad("node", f.Node, "a rebalance needs a node with flavor couchbase")
+		}
+		if f.For <= 0 {
+			c.bad("for", f.For, "a rebalance lasts a while: must be > 0")
+		}
+	case FaultPause:
+		if f.For <= 0 {
+			c.bad("for", f.For, "a pause lasts a while: must be > 0")
+		}
+	case FaultStepDown:
+		c.stepDown()
+	case FaultRequestLimiter:
+		if c.node != nil {
+			c.errs = append(c.errs, field.Parts(f.RequestLimiter.Validate())...)
+		}
+	case FaultConnLimiter:
+		if c.node != nil {
+			c.errs = append(c.errs, field.Parts(f.ConnLimiter.Validate())...)
+		}
+	}
+}
+
+// capacity checks a capacity change: workers ≥ 1 and speed a finite number > 0, 0 leaving
+// either unchanged, and at least one of them set.
+func (c *faultCheck) capacity() {
+	f := c.f
+	if f.Workers < 0 {
+		c.bad("workers", f.Workers, "must be ≥ 1 (0 leaves it unchanged)")
+	}
+	if !(f.Speed >= 0) || math.IsInf(f.Speed, 0) {
+		c.bad("speed", f.Speed, "must be a finite number > 0 (0 leaves it unchanged)")
+	}
+	if f.Workers == 0 && f.Speed == 0 {
+		c.bad("", "capacity", "must set workers or speed")
+	}
+}
+
+// stepDown checks a stepdown: a replica set to step down in, the primary named in a sharded
+// cluster, a node that is a replica-set member, and a successor that exists.
+func (c *faultCheck) stepDown() {
+	f, node := c.f, c.node
+	sets, named := replicaSetsOf(c.nodes)
+	switch {
+	case sets == 0:
+		c.bad("kind", f.Kind, "a stepdown needs a replica set")
+	case f.Node == "" && named:
+		c.bad("node", `""`, "name the shard primary to step down: a sharded cluster has one per shard")
+	case node != nil && node.Role == wire.Mongos:
+		c.bad("node", f.Node, "a mongos has no replica-set role to step down from")
+	case node != nil && node.Role != wire.Primary && node.Role != wire.Secondary:
+		c.bad("node", f.Node, "a stepdown needs a replica-set member")
+	}
+	if f.Successor != "" && findConfig(c.nodes, f.Successor) == nil {
+		c.bad("successor", f.Successor, "no such node; nodes: "+addresses(c.nodes))
+	}
+}
+
+// findConfig returns the configuration of the node called addr, or nil.
+func findConfig(nodes []Config, addr string) *Config {
+	for i := range nodes {
+		if nodes[i].Address == addr {
+			return &nodes[i]
+		}
+	}
+	return nil
+}
+
+// addresses lists the nodes' addresses, in order.
+func addresses(nodes []Config) string {
+	names := make([]string, len(nodes))
+	for i := range nodes {
+		names[i] = nodes[i].Address
+	}
+	return strings.Join(names, ", ")
+}
+
+// replicaSetsOf counts the replica sets the nodes form (primaries and secondaries, by
+// ReplSetName) and says whether they are named: the shards of a sharded cluster.
+func replicaSetsOf(nodes []Config) (sets int, named bool) {
+	seen := map[string]bool{}
+	for i := range nodes {
+		if r := nodes[i].Role; r == wire.Primary || r == wire.Secondary {
+			if !seen[nodes[i].ReplSetName] {
+				seen[nodes[i].ReplSetName] = true
+				sets++
+			}
+			named = named || nodes[i].ReplSetName != ""
+		}
+	}
+	return sets, named
 }
 
 // ClusterConfig describes the data nodes of a deployment: one standalone or several
@@ -129,9 +348,16 @@ const (
 	evElection
 )
 
+// clusterError is the error for field of a ClusterConfig holding value, which breaks rule: a
+// *field.Error after "cluster: ".
+func clusterError(name string, value any, rule string) error {
+	return fmt.Errorf("cluster: %w", field.New(name, value, rule))
+}
+
 // NewCluster builds the data nodes of cfg on loop. Primaries and secondaries form replica sets
 // by ReplSetName, each of which must start with exactly one primary; standalones stand alone
-// (several are independent deployments); mongos nodes come later, through AddMongos.
+// (several are independent deployments); mongos nodes come later, through AddMongos. Every
+// problem is reported at once, each a *field.Error (a node's under nodes[i]).
 func NewCluster(loop *sim.Loop, cfg ClusterConfig, seed uint64) (*Cluster, error) {
 	c := &Cluster{loop: loop, byAddr: map[string]*Server{}, setOf: map[*Server]*ReplicaSet{},
 		electionTime: cfg.ElectionTime, seed: seed}
@@ -140,25 +366,26 @@ func NewCluster(loop *sim.Loop, cfg ClusterConfig, seed uint64) (*Cluster, error
 	}
 	var errs []error
 	if len(cfg.Nodes) == 0 {
-		errs = append(errs, errors.New("cluster: nodes: empty: need at least one node"))
+		errs = append(errs, clusterError("nodes", "[]", "must list at least one node"))
 	}
 	if c.electionTime < 0 {
-		errs = append(errs, fmt.Errorf("cluster: electionTime: %v: must be ≥ 0", cfg.ElectionTime))
+		errs = append(errs, clusterError("electionTime", cfg.ElectionTime, "must be ≥ 0"))
 	}
 	sets := map[string]*ReplicaSet{}
 	standalones := 0
 	for i, nc := range cfg.Nodes {
+		p := "nodes[" + strconv.Itoa(i) + "]"
 		if nc.Role == wire.Mongos {
-			errs = append(errs, fmt.Errorf("nodes[%d].role: mongos: add mongos nodes with AddMongos", i))
+			errs = append(errs, field.New(p+".role", nc.Role, "add mongos nodes with AddMongos"))
 			continue
 		}
 		s, err := New(loop, nc, seed)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("nodes[%d]: %w", i, err))
+			errs = append(errs, field.Prefix(p, err))
 			continue
 		}
 		if _, dup := c.byAddr[s.Address()]; dup {
-			errs = append(errs, fmt.Errorf("nodes[%d].address: %q: must be unique", i, s.Address()))
+			errs = append(errs, field.New(p+".address", strconv.Quote(s.Address()), "must be unique"))
 			continue
 		}
 		c.nodes = append(c.nodes, s)
@@ -166,7 +393,7 @@ func NewCluster(loop *sim.Loop, cfg ClusterConfig, seed uint64) (*Cluster, error
 		if s.Role() == wire.Standalone {
 			standalones++
 			if nc.ReplSetName != "" {
-				errs = append(errs, fmt.Errorf("nodes[%d].replSetName: %q: a standalone belongs to no replica set", i, nc.ReplSetName))
+				errs = append(errs, field.New(p+".replSetName", strconv.Quote(nc.ReplSetName), "a standalone belongs to no replica set"))
 			}
 			continue
 		}
@@ -180,10 +407,11 @@ func NewCluster(loop *sim.Loop, cfg ClusterConfig, seed uint64) (*Cluster, error
 		c.setOf[s] = rs
 	}
 	if standalones > 0 && len(c.sets) > 0 {
-		errs = append(errs, fmt.Errorf("cluster: nodes: %d standalones beside %d replica set(s): a standalone cannot join a replica set", standalones, len(c.sets)))
+		errs = append(errs, clusterError("nodes", fmt.Sprintf("%d standalones beside %d replica set(s)", standalones, len(c.sets)),
+			"a standalone cannot join a replica set"))
 	}
 	if _, unnamed := sets[""]; unnamed && len(c.sets) > 1 {
-		errs = append(errs, errors.New("cluster: nodes: primaries or secondaries without replSetName beside named replica sets: name every shard"))
+		errs = append(errs, clusterError("nodes", "primaries or secondaries without replSetName beside named replica sets", "name every shard"))
 	}
 	for _, rs := range c.sets {
 		primaries := 0
@@ -193,7 +421,8 @@ func NewCluster(loop *sim.Loop, cfg ClusterConfig, seed uint64) (*Cluster, error
 			}
 		}
 		if primaries != 1 {
-			errs = append(errs, fmt.Errorf("cluster: nodes: %d primaries in replica set %q: a replica set starts with exactly one", primaries, rs.name))
+			errs = append(errs, clusterError("nodes", fmt.Sprintf("%d primaries in replica set %q", primaries, rs.name),
+				"a replica set starts with exactly one"))
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
@@ -206,10 +435,10 @@ func NewCluster(loop *sim.Loop, cfg ClusterConfig, seed uint64) (*Cluster, error
 // scheduled. A mongos needs a cluster with replica sets to route to.
 func (c *Cluster) AddMongos(cfg Config) (*Server, error) {
 	if cfg.Role != wire.Mongos {
-		return nil, fmt.Errorf("mongos %q: role: %v: must be mongos", cfg.Address, cfg.Role)
+		return nil, fmt.Errorf("mongos %q: %w", cfg.Address, field.New("role", cfg.Role, "must be mongos"))
 	}
 	if _, dup := c.byAddr[cfg.Address]; dup {
-		return nil, fmt.Errorf("mongos %q: address: must be unique", cfg.Address)
+		return nil, fmt.Errorf("mongos %q: %w", cfg.Address, field.New("address", strconv.Quote(cfg.Address), "must be unique"))
 	}
 	if len(c.sets) == 0 {
 		return nil, fmt.Errorf("mongos %q: the cluster has no replica set to route to", cfg.Address)
@@ -251,91 +480,34 @@ func (c *Cluster) Primary() *Server {
 }
 
 // Schedule validates faults and schedules them on the loop. It reports every invalid fault at
-// once, naming its index, field, value and rule; nothing is scheduled unless all are valid.
+// once, each problem a *field.Error from CheckFault under faults[i]; nothing is scheduled unless
+// all are valid.
 func (c *Cluster) Schedule(faults []Fault) error {
-	var errs []error
-	bad := func(i int, field string, v any, rule string) {
-		errs = append(errs, fmt.Errorf("faults[%d].%s: %v: %s", i, field, v, rule))
+	nodes := make([]Config, len(c.nodes))
+	for i, s := range c.nodes {
+		nodes[i] = s.cfg
 	}
-	states := make([]*faultState, len(faults))
+	var errs []error
 	for i, f := range faults {
-		st := &faultState{Fault: f}
-		if f.At < 0 {
-			bad(i, "at", f.At, "must be ≥ 0")
+		if err := CheckFault(f, nodes, 0); err != nil {
+			errs = append(errs, field.Prefix("faults["+strconv.Itoa(i)+"]", err))
 		}
-		if f.For < 0 {
-			bad(i, "for", f.For, "must be ≥ 0 (0 = permanent)")
-		}
-		if _, ok := faultNames[f.Kind]; !ok {
-			bad(i, "kind", f.Kind, "unknown fault kind")
-		}
-		if f.Node != "" || f.Kind != FaultStepDown {
-			if st.node = c.byAddr[f.Node]; st.node == nil {
-				bad(i, "node", fmt.Sprintf("%q", f.Node), "no such node")
-			}
-		}
-		switch f.Kind {
-		case FaultFailPoint:
-			p, err := failpoint.New(f.FailPoint)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("faults[%d].failPoint: %w", i, err))
-			}
-			st.fp = p
-		case FaultStepDown:
-			switch {
-			case st.node != nil:
-				if st.set = c.setOf[st.node]; st.set == nil {
-					bad(i, "node", fmt.Sprintf("%q", f.Node), "a stepdown needs a replica-set member")
-				}
-			case len(c.sets) == 1:
-				st.set = c.sets[0]
-			case len(c.sets) == 0:
-				bad(i, "kind", f.Kind, "a stepdown needs a replica set")
-			default:
-				bad(i, "node", `""`, fmt.Sprintf("name the member to step down: the cluster has %d replica sets", len(c.sets)))
-			}
-			if f.Successor != "" && c.byAddr[f.Successor] == nil {
-				bad(i, "successor", fmt.Sprintf("%q", f.Successor), "no such node")
-			}
-		case FaultCapacity:
-			if f.Workers < 0 {
-				bad(i, "workers", f.Workers, "must be ≥ 1 (0 leaves it unchanged)")
-			}
-			if f.Speed < 0 || math.IsNaN(f.Speed) || math.IsInf(f.Speed, 0) {
-				bad(i, "speed", f.Speed, "must be a finite number > 0 (0 leaves it unchanged)")
-			}
-			if f.Workers == 0 && f.Speed == 0 {
-				bad(i, "workers", 0, "a capacity fault must change workers or speed")
-			}
-		case FaultRebalance:
-			if st.node != nil && st.node.cfg.Flavor != FlavorCouchbase {
-				bad(i, "kind", f.Kind, "a rebalance needs a couchbase node")
-			}
-			if f.For <= 0 {
-				bad(i, "for", f.For, "a rebalance must end: give its duration (> 0)")
-			}
-		case FaultPause:
-			if f.For <= 0 {
-				bad(i, "for", f.For, "a pause must end: give its duration (> 0)")
-			}
-		case FaultRequestLimiter, FaultConnLimiter:
-			if st.node != nil {
-				probe := st.node.cfg
-				probe.RequestLimiter, probe.ConnLimiter = f.RequestLimiter, f.ConnLimiter
-				if f.Kind == FaultRequestLimiter {
-					probe.ConnLimiter = st.node.cfg.ConnLimiter
-				} else {
-					probe.RequestLimiter = st.node.cfg.RequestLimiter
-				}
-				if err := probe.Validate(); err != nil {
-					errs = append(errs, fmt.Errorf("faults[%d]: %w", i, err))
-				}
-			}
-		}
-		states[i] = st
 	}
 	if err := errors.Join(errs...); err != nil {
 		return err
+	}
+	states := make([]*faultState, len(faults))
+	for i, f := range faults {
+		st := &faultState{Fault: f, node: c.byAddr[f.Node]}
+		switch f.Kind {
+		case FaultFailPoint:
+			st.fp, _ = failpoint.New(f.FailPoint) // valid: CheckFault validated it
+		case FaultStepDown:
+			if st.set = c.setOf[st.node]; st.node == nil {
+				st.set = c.sets[0] // CheckFault: the only replica set, unnamed
+			}
+		}
+		states[i] = st
 	}
 	c.faults = append(c.faults, states...)
 	for _, st := range states {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"overloadsim/dist"
+	"overloadsim/field"
 	"overloadsim/wire"
 )
 
@@ -70,10 +71,12 @@ type Config struct {
 	// RejectCost is the worker time a rejection (462 or 433) takes: rejections happen before
 	// any real work but still parse a message and write a reply. They go ahead of queued work
 	// and hold a worker for this long, so a rejection storm takes capacity from real work.
-	// Default 20µs; negative means free (the reply is sent without using a worker).
+	// ≥ 0; 0 makes rejections free (the reply is sent without using a worker). A real server's
+	// cost is about DefaultRejectCost, which scenarios give a node that does not set it.
 	RejectCost time.Duration
 	// HandshakeCost is how long an admitted connection takes to be usable (TCP, TLS, hello and
-	// auth), a pure delay. Default 2ms; negative means 0.
+	// auth), a pure delay. ≥ 0; 0 makes connections usable at once. A real server's is about
+	// DefaultHandshakeCost, which scenarios give a node that does not set it.
 	HandshakeCost time.Duration
 	// ExternalClientBaseBackoffMS is externalClientBaseBackoffMS: when > 0 the node attaches
 	// baseBackoffMS to the overload errors it returns. Default 0 (off).
@@ -135,7 +138,9 @@ func OverloadCode(f Flavor, cmd wire.Command, code wire.Code) wire.Code {
 	return code
 }
 
-// Defaults used by EnsureDefaults.
+// Defaults. EnsureDefaults fills Role, Workers and Service; DefaultRejectCost and
+// DefaultHandshakeCost are a real server's costs, which a Config states (its zero costs
+// nothing) and scenarios give a node that does not set them.
 const (
 	DefaultWorkers       = 8
 	DefaultRejectCost    = 20 * time.Microsecond
@@ -143,7 +148,8 @@ const (
 	defaultServiceMean   = time.Millisecond
 )
 
-// EnsureDefaults fills the zero-valued optional fields.
+// EnsureDefaults fills the zero-valued Role, Workers and Service. Every other zero value means
+// itself (no queue bound, no costs, no slowdown, limiters off).
 func (c *Config) EnsureDefaults() {
 	if c.Role == wire.Unknown {
 		c.Role = wire.Standalone
@@ -154,20 +160,15 @@ func (c *Config) EnsureDefaults() {
 	if c.Service == nil {
 		c.Service, _ = dist.Exp(defaultServiceMean)
 	}
-	if c.RejectCost == 0 {
-		c.RejectCost = DefaultRejectCost
-	}
-	if c.HandshakeCost == 0 {
-		c.HandshakeCost = DefaultHandshakeCost
-	}
 }
 
-// Validate reports every invalid field at once; each error names the field, its value and
-// the rule.
+// Validate reports every invalid field at once, each as a *field.Error after `server "<address>": `
+// whose field is named as a scenario's node spells it (workers, rejectCost,
+// ingressRequestAdmissionRatePerSec), joined with errors.Join.
 func (c *Config) Validate() error {
 	var errs []error
-	bad := func(field string, v any, rule string) {
-		errs = append(errs, fmt.Errorf("server %q: %s: %v: %s", c.Address, field, v, rule))
+	bad := func(name string, v any, rule string) {
+		errs = append(errs, c.context(field.New(name, v, rule)))
 	}
 	if strings.TrimSpace(c.Address) == "" {
 		bad("address", `""`, "must not be empty")
@@ -207,6 +208,12 @@ func (c *Config) Validate() error {
 	if c.InFlightPenalty < 0 {
 		bad("inFlightPenalty", c.InFlightPenalty, "must be ≥ 0")
 	}
+	if c.RejectCost < 0 {
+		bad("rejectCost", c.RejectCost, "must be ≥ 0 (0s = free)")
+	}
+	if c.HandshakeCost < 0 {
+		bad("handshakeCost", c.HandshakeCost, "must be ≥ 0")
+	}
 	if c.ExternalClientBaseBackoffMS < 0 {
 		bad("externalClientBaseBackoffMS", c.ExternalClientBaseBackoffMS, "must be ≥ 0 (0 = off)")
 	}
@@ -215,25 +222,51 @@ func (c *Config) Validate() error {
 			bad("serviceByCommand."+cmd.String(), "nil", "must be a distribution")
 		}
 	}
-	if rl := c.RequestLimiter; rl.Enabled {
-		checkRate(bad, "ingressRequestAdmissionRatePerSec", rl.AdmissionRatePerSec)
-		checkRate(bad, "ingressRequestAdmissionBurstCapacitySecs", rl.AdmissionBurstCapacitySecs)
-		if rl.AdmissionMaxQueueDepth < 0 {
-			bad("ingressRequestAdmissionMaxQueueDepth", rl.AdmissionMaxQueueDepth, "must be ≥ 0")
-		}
-	}
-	if cl := c.ConnLimiter; cl.Enabled {
-		checkRate(bad, "ingressConnectionEstablishmentRatePerSec", cl.RatePerSec)
-		checkRate(bad, "ingressConnectionEstablishmentBurstCapacitySecs", cl.BurstCapacitySecs)
-		if cl.MaxQueueDepth < 0 {
-			bad("ingressConnectionEstablishmentMaxQueueDepth", cl.MaxQueueDepth, "must be ≥ 0")
-		}
+	for _, part := range field.Parts(errors.Join(c.RequestLimiter.Validate(), c.ConnLimiter.Validate())) {
+		errs = append(errs, c.context(part))
 	}
 	return errors.Join(errs...)
 }
 
-func checkRate(bad func(string, any, string), field string, v float64) {
-	if !(v > 0) || math.IsInf(v, 0) {
-		bad(field, v, "must be a finite number > 0")
+// context puts the node's address before err's message.
+func (c *Config) context(err error) error { return fmt.Errorf("server %q: %w", c.Address, err) }
+
+// Validate reports every invalid parameter of an enabled limiter, each as a *field.Error named
+// by its server parameter (ingressRequestAdmissionRatePerSec), joined with errors.Join. The
+// parameters of a disabled limiter are not read.
+func (r RequestLimiterConfig) Validate() error {
+	if !r.Enabled {
+		return nil
 	}
+	return errors.Join(
+		checkRate("ingressRequestAdmissionRatePerSec", r.AdmissionRatePerSec),
+		checkRate("ingressRequestAdmissionBurstCapacitySecs", r.AdmissionBurstCapacitySecs),
+		checkDepth("ingressRequestAdmissionMaxQueueDepth", r.AdmissionMaxQueueDepth))
+}
+
+// Validate reports every invalid parameter of an enabled limiter, each as a *field.Error named
+// by its server parameter (ingressConnectionEstablishmentRatePerSec), joined with errors.Join.
+// The parameters of a disabled limiter are not read.
+func (c ConnLimiterConfig) Validate() error {
+	if !c.Enabled {
+		return nil
+	}
+	return errors.Join(
+		checkRate("ingressConnectionEstablishmentRatePerSec", c.RatePerSec),
+		checkRate("ingressConnectionEstablishmentBurstCapacitySecs", c.BurstCapacitySecs),
+		checkDepth("ingressConnectionEstablishmentMaxQueueDepth", c.MaxQueueDepth))
+}
+
+func checkRate(name string, v float64) error {
+	if !(v > 0) || math.IsInf(v, 0) {
+		return field.New(name, v, "must be a finite number > 0")
+	}
+	return nil
+}
+
+func checkDepth(name string, v int64) error {
+	if v < 0 {
+		return field.New(name, v, "must be ≥ 0")
+	}
+	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"overloadsim/field"
 	"overloadsim/ratelimiter"
 	"overloadsim/server/failpoint"
 	"overloadsim/sim"
@@ -81,7 +82,7 @@ func (s *Server) retune(now sim.Time, tb *ratelimiter.TokenBucket, enabled bool,
 // workers, waiting commands start at once.
 func (s *Server) SetWorkers(now sim.Time, n int) error {
 	if n < 1 {
-		return fmt.Errorf("server %q: workers: %d: must be ≥ 1", s.cfg.Address, n)
+		return s.cfg.context(field.New("workers", n, "must be ≥ 1"))
 	}
 	s.integrate(now)
 	s.workers = n
@@ -97,7 +98,7 @@ func (s *Server) Workers() int { return s.workers }
 // the remaining time is the time left when the pause began, and work stays frozen.
 func (s *Server) SetSpeed(now sim.Time, f float64) error {
 	if !(f > 0) || math.IsInf(f, 0) {
-		return fmt.Errorf("server %q: speed: %v: must be a finite number > 0", s.cfg.Address, f)
+		return s.cfg.context(field.New("speed", f, "must be a finite number > 0"))
 	}
 	old := s.speed
 	s.speed = f
@@ -266,7 +267,7 @@ func (s *Server) Up(now sim.Time, r wire.Role) {
 // interrupted writes are answered then. A mongos's router is not paused; its answers wait.
 func (s *Server) Pause(now sim.Time, d time.Duration) error {
 	if d <= 0 {
-		return fmt.Errorf("server %q: pause: %v: must be > 0", s.cfg.Address, d)
+		return s.cfg.context(field.New("pause", d, "must be > 0"))
 	}
 	if s.down {
 		return nil

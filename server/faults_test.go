@@ -1,12 +1,14 @@
 package server
 
 import (
+	"errors"
 	"math"
 	"strings"
 	"testing"
 	"time"
 
 	"overloadsim/dist"
+	"overloadsim/field"
 	"overloadsim/server/failpoint"
 	"overloadsim/sim"
 	"overloadsim/wire"
@@ -144,12 +146,12 @@ func TestMaxTimeMS(t *testing.T) {
 }
 
 // TestRejectCost: rejections go ahead of queued work and hold a worker for RejectCost, so a
-// rejection storm takes capacity from real work; RejectCost < 0 makes them free.
+// rejection storm takes capacity from real work; RejectCost 0 (the zero value) makes them free.
 func TestRejectCost(t *testing.T) {
 	for _, tc := range []struct {
 		cost     time.Duration
 		wantBusy time.Duration
-	}{{5 * time.Millisecond, 10*time.Millisecond + 3*5*time.Millisecond}, {-1, 10 * time.Millisecond}} {
+	}{{5 * time.Millisecond, 10*time.Millisecond + 3*5*time.Millisecond}, {0, 10 * time.Millisecond}} {
 		loop := sim.NewLoop()
 		cfg := limited(1, 1, 0) // one token
 		cfg.Workers, cfg.Service, cfg.RejectCost = 1, dist.Const(10*time.Millisecond), tc.cost
@@ -274,6 +276,8 @@ func TestValidation(t *testing.T) {
 		{Config{Address: "n", Role: wire.Role(99)}, []string{"role: role(99): must be standalone, primary, secondary or mongos"}},
 		{Config{Address: "n", Flavor: Flavor(7)}, []string{"flavor: flavor(7): must be mongodb or couchbase"}},
 		{Config{Address: "n", ExternalClientBaseBackoffMS: -5}, []string{"externalClientBaseBackoffMS: -5"}},
+		{Config{Address: "n", RejectCost: -time.Millisecond}, []string{`server "n": rejectCost: -1ms: must be ≥ 0 (0s = free)`}},
+		{Config{Address: "n", HandshakeCost: -2 * time.Millisecond}, []string{`server "n": handshakeCost: -2ms: must be ≥ 0`}},
 		{Config{Address: "n", RequestLimiter: RequestLimiterConfig{Enabled: true, AdmissionRatePerSec: -1, AdmissionBurstCapacitySecs: 0}},
 			[]string{"ingressRequestAdmissionRatePerSec: -1: must be a finite number > 0", "ingressRequestAdmissionBurstCapacitySecs: 0"}},
 		{Config{Address: "n", RequestLimiter: RequestLimiterConfig{Enabled: true, AdmissionRatePerSec: 1, AdmissionBurstCapacitySecs: 1, AdmissionMaxQueueDepth: -1}},
@@ -288,6 +292,15 @@ func TestValidation(t *testing.T) {
 				t.Errorf("New(%+v) error = %v, want it to contain %q", tc.cfg, err, w)
 			}
 		}
+		for _, part := range field.Parts(err) {
+			if fe := (*field.Error)(nil); !errors.As(part, &fe) {
+				t.Errorf("New(%+v): %q holds no *field.Error", tc.cfg, part)
+			}
+		}
+	}
+	// Zero costs are valid: they cost nothing.
+	if _, err := New(sim.NewLoop(), Config{Address: "n"}, 1); err != nil {
+		t.Errorf("zero costs: %v", err)
 	}
 	loop := sim.NewLoop()
 	c := replicaSet(t, loop)
@@ -298,8 +311,8 @@ func TestValidation(t *testing.T) {
 		{Kind: FaultFailPoint, Node: "a", FailPoint: failpoint.Config{Mode: failpoint.Times(-1)}},
 		{At: -time.Second, Kind: FaultUp, Node: "a"},
 	})
-	for _, w := range []string{`faults[0].node: "zz": no such node`, "faults[1].speed: -1", `faults[2].successor: "nope"`,
-		"faults[3].failPoint", "faults[4].at: -1s"} {
+	for _, w := range []string{"faults[0].node: zz: no such node", "faults[1].speed: -1", "faults[2].successor: nope",
+		"faults[3].mode.times: -1", "faults[4].at: -1s"} {
 		if err == nil || !strings.Contains(err.Error(), w) {
 			t.Errorf("Schedule error = %v, want it to contain %q", err, w)
 		}

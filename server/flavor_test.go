@@ -163,7 +163,7 @@ func TestClusterShape(t *testing.T) {
 	if _, err := c.AddMongos(Config{Address: "m", Role: wire.Mongos, Router: &echoRouter{loop: loop}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Schedule([]Fault{{Kind: FaultStepDown}}); err == nil || !strings.Contains(err.Error(), "name the member") {
+	if err := c.Schedule([]Fault{{Kind: FaultStepDown}}); err == nil || !strings.Contains(err.Error(), "name the shard primary") {
 		t.Errorf("anonymous stepdown in a sharded cluster: %v", err)
 	}
 	if err := c.Schedule([]Fault{{Kind: FaultStepDown, Node: "m"}}); err == nil {

@@ -183,7 +183,7 @@ func TestConnectionLimiter(t *testing.T) {
 // earlier (docs/model.md §5.5: interruptedDueToClientDisconnect, token returned).
 func TestConnectionQueueTimeout(t *testing.T) {
 	loop := sim.NewLoop()
-	s, _ := New(loop, Config{Address: "n", HandshakeCost: -1,
+	s, _ := New(loop, Config{Address: "n",
 		ConnLimiter: ConnLimiterConfig{Enabled: true, RatePerSec: 10, BurstCapacitySecs: 0.1, MaxQueueDepth: 10}}, 1)
 	p := newProbe(loop, s, true)
 	connect(p, 0, time.Second)                             // takes the one token
@@ -230,7 +230,7 @@ func TestAdmissionQueueOverflow(t *testing.T) {
 // the node answers anything later sent on it with a network error.
 func TestDisconnect(t *testing.T) {
 	loop := sim.NewLoop()
-	s, _ := New(loop, Config{Address: "n", HandshakeCost: -1}, 1)
+	s, _ := New(loop, Config{Address: "n"}, 1)
 	p := newProbe(loop, s, true)
 	p.send(0, wire.Connect, nil)
 	loop.Run()

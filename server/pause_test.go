@@ -228,14 +228,14 @@ func TestPauseDefersTimers(t *testing.T) {
 			},
 			[]sim.Time{ms(46), ms(151), ms(151)}, []wire.Code{wire.OK, wire.OK, wire.OK}, nil},
 		{"a connection-limiter queue admission that falls due during the pause happens at resume",
-			Config{HandshakeCost: -1, ConnLimiter: ConnLimiterConfig{Enabled: true, RatePerSec: 20, BurstCapacitySecs: 0.05, MaxQueueDepth: 1}}, nil,
+			Config{ConnLimiter: ConnLimiterConfig{Enabled: true, RatePerSec: 20, BurstCapacitySecs: 0.05, MaxQueueDepth: 1}}, nil,
 			func(p *probe) {
 				connect(p, ms(45), time.Minute) // the token
 				connect(p, ms(45), time.Minute) // waits for the next, due at 95 ms
 			},
 			[]sim.Time{ms(45), ms(150)}, []wire.Code{wire.OK, wire.OK}, nil},
 		{"held connects whose clients gave up meanwhile: one abandoned after admission, one leaves the queue at resume",
-			Config{HandshakeCost: -1, ConnLimiter: ConnLimiterConfig{Enabled: true, RatePerSec: 20, BurstCapacitySecs: 0.05, MaxQueueDepth: 5}}, nil,
+			Config{ConnLimiter: ConnLimiterConfig{Enabled: true, RatePerSec: 20, BurstCapacitySecs: 0.05, MaxQueueDepth: 5}}, nil,
 			func(p *probe) {
 				connect(p, ms(45), time.Minute)         // the token, answered at once
 				connect(p, ms(60), 20*time.Millisecond) // held; takes the refilled token at 150 ms, its client long gone
@@ -282,7 +282,7 @@ func TestPauseDefersTimers(t *testing.T) {
 // held request at the resume instant, with the tokens and parameters in force then — not those
 // of its arrival.
 func TestPauseLimiterAtResume(t *testing.T) {
-	cfg := Config{Workers: 1000, Service: dist.Const(time.Millisecond), RejectCost: -1,
+	cfg := Config{Workers: 1000, Service: dist.Const(time.Millisecond),
 		RequestLimiter: RequestLimiterConfig{Enabled: true, AdmissionRatePerSec: 100, AdmissionBurstCapacitySecs: 0.05}} // 5 tokens
 	tests := []struct {
 		name     string
@@ -406,7 +406,7 @@ func TestPauseValidation(t *testing.T) {
 	loop := sim.NewLoop()
 	c := replicaSet(t, loop)
 	err := c.Schedule([]Fault{{Kind: FaultPause, Node: "a"}, {Kind: FaultPause, Node: "b", For: -time.Second}, {Kind: FaultPause, Node: "zz", For: time.Second}})
-	for _, w := range []string{"faults[0].for: 0s: a pause must end", "faults[1].for: -1s", `faults[2].node: "zz": no such node`} {
+	for _, w := range []string{"faults[0].for: 0s: a pause lasts a while", "faults[1].for: -1s", "faults[2].node: zz: no such node"} {
 		if err == nil || !strings.Contains(err.Error(), w) {
 			t.Errorf("Schedule error = %v, want it to contain %q", err, w)
 		}

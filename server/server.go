@@ -406,7 +406,7 @@ func ServerLabels(code wire.Code, write bool) wire.Labels {
 func (s *Server) rejectOverload(now sim.Time, j *job, code wire.Code) {
 	code = OverloadCode(s.cfg.Flavor, j.req.Cmd, code)
 	j.reject, j.code = true, code
-	if s.cfg.RejectCost < 0 {
+	if s.cfg.RejectCost <= 0 { // free: no worker
 		s.reply(now, j, code, s.labelsFor(j, code))
 		return
 	}

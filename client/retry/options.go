@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"overloadsim/field"
 	"overloadsim/ratelimiter"
 )
 
@@ -73,28 +74,17 @@ func (o Options) String() string {
 		" sharded=" + b(o.Sharded)
 }
 
-// ErrUnknownPolicy is returned, wrapped with the name and the known names, by New and Validate
-// for a name no policy is registered under.
+// ErrUnknownPolicy is matched (errors.Is) by the error New and Validate return for a name no
+// policy is registered under: a *field.Error for retryPolicy that lists the known names.
 var ErrUnknownPolicy = errors.New("retry: unknown policy")
 
-// OptionError is one invalid option for a policy: the policy, the option's name (the drivers'
-// camelCase spelling, as in a connection string), its value and the rule it breaks.
-type OptionError struct {
-	Policy string
-	Field  string
-	Value  string
-	Rule   string
-}
-
-// Error formats e as "retry: policy: field: value: rule".
-func (e *OptionError) Error() string {
-	return "retry: " + e.Policy + ": " + e.Field + ": " + e.Value + ": " + e.Rule
-}
-
-// Validate reports every option of o that is invalid for the policy called name, each as an
-// *OptionError, joined with errors.Join; an unknown name wraps ErrUnknownPolicy. Options a
-// policy does not read must keep their defaults, so that a scenario cannot believe it set
-// something that has no effect.
+// Validate reports every option of o that is invalid for the policy called name, each as a
+// *field.Error after "retry: ", joined with errors.Join. The field is the option's name (the
+// drivers' camelCase spelling, as in a connection string), and the rule ends with the policy it
+// applies to: "applies only to mongodb-2026-03 (retryPolicy mongodb-2026-07)". An unknown name
+// is an error for the field retryPolicy that matches ErrUnknownPolicy. Options a policy does not
+// read must keep their defaults, so that a scenario cannot believe it set something that has no
+// effect.
 func (o Options) Validate(name string) error {
 	e := lookup(name)
 	if e == nil {
@@ -104,13 +94,15 @@ func (o Options) Validate(name string) error {
 }
 
 func unknown(name string) error {
-	return fmt.Errorf("%w %q (known: %s)", ErrUnknownPolicy, name, strings.Join(Names(), ", "))
+	return fmt.Errorf("retry: %w", &field.Error{Field: "retryPolicy", Value: strconv.Quote(name),
+		Rule: "unknown policy; known: " + strings.Join(Names(), ", "), Err: ErrUnknownPolicy})
 }
 
 func (o *Options) validate(e *entry) error {
 	var errs []error
-	bad := func(field, value, rule string) {
-		errs = append(errs, &OptionError{Policy: e.name, Field: field, Value: value, Rule: rule})
+	bad := func(name, value, rule string) {
+		errs = append(errs, fmt.Errorf("retry: %w", &field.Error{Field: name, Value: value,
+			Rule: rule + " (retryPolicy " + e.name + ")"}))
 	}
 	if o.AdaptiveRetries && !e.reads(optAdaptive) {
 		bad("adaptiveRetries", "true", onlyFor(optAdaptive))

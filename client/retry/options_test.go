@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"testing"
+
+	"overloadsim/field"
 )
 
 // TestNew checks the registry's validation: every violation is reported with the policy, the
@@ -26,37 +28,37 @@ func TestNew(t *testing.T) {
 		{"none", NameNone, nil, ""},
 		// Sad paths.
 		{"unknown name", "mongodb-2025-11", nil,
-			`retry: unknown policy "mongodb-2025-11" (known: couchbase-besteffort, couchbase-failfast, mongodb-2026-03, mongodb-2026-07, mongodb-legacy, none)`},
+			`retry: retryPolicy: "mongodb-2025-11": unknown policy; known: couchbase-besteffort, couchbase-failfast, mongodb-2026-03, mongodb-2026-07, mongodb-legacy, none`},
 		{"names are case-sensitive", "MongoDB-2026-03", nil,
-			`retry: unknown policy "MongoDB-2026-03" (known: couchbase-besteffort, couchbase-failfast, mongodb-2026-03, mongodb-2026-07, mongodb-legacy, none)`},
+			`retry: retryPolicy: "MongoDB-2026-03": unknown policy; known: couchbase-besteffort, couchbase-failfast, mongodb-2026-03, mongodb-2026-07, mongodb-legacy, none`},
 		{"negative maxAdaptiveRetries", NameMongoDB202607, func(o *Options) { o.MaxAdaptiveRetries = -1 },
-			"retry: mongodb-2026-07: maxAdaptiveRetries: -1: must be ≥ 0 (0 disables overload retries)"},
+			"retry: maxAdaptiveRetries: -1: must be ≥ 0 (0 disables overload retries) (retryPolicy mongodb-2026-07)"},
 		{"NaN capacity", NameMongoDB202603, func(o *Options) { o.AdaptiveRetries, o.RetryTokenCapacity = true, math.NaN() },
-			"retry: mongodb-2026-03: retryTokenCapacity: NaN: must be a finite number > 0 (0 = 1000)"},
+			"retry: retryTokenCapacity: NaN: must be a finite number > 0 (0 = 1000) (retryPolicy mongodb-2026-03)"},
 		{"negative capacity", NameMongoDB202603, func(o *Options) { o.AdaptiveRetries, o.RetryTokenCapacity = true, -5 },
-			"retry: mongodb-2026-03: retryTokenCapacity: -5: must be a finite number > 0 (0 = 1000)"},
+			"retry: retryTokenCapacity: -5: must be a finite number > 0 (0 = 1000) (retryPolicy mongodb-2026-03)"},
 		{"infinite capacity", NameMongoDB202603, func(o *Options) { o.AdaptiveRetries, o.RetryTokenCapacity = true, math.Inf(1) },
-			"retry: mongodb-2026-03: retryTokenCapacity: +Inf: must be a finite number > 0 (0 = 1000)"},
+			"retry: retryTokenCapacity: +Inf: must be a finite number > 0 (0 = 1000) (retryPolicy mongodb-2026-03)"},
 		{"capacity without adaptiveRetries", NameMongoDB202603, func(o *Options) { o.RetryTokenCapacity = 10 },
-			"retry: mongodb-2026-03: retryTokenCapacity: 10: applies only with adaptiveRetries=true"},
+			"retry: retryTokenCapacity: 10: applies only with adaptiveRetries=true (retryPolicy mongodb-2026-03)"},
 		{"maxAdaptiveRetries with 2026-03", NameMongoDB202603, func(o *Options) { o.MaxAdaptiveRetries = 3 },
-			"retry: mongodb-2026-03: maxAdaptiveRetries: 3: applies only to mongodb-2026-07; leave it at its default 2"},
+			"retry: maxAdaptiveRetries: 3: applies only to mongodb-2026-07; leave it at its default 2 (retryPolicy mongodb-2026-03)"},
 		{"zero Options with 2026-03: maxAdaptiveRetries 0 is not the default", NameMongoDB202603, func(o *Options) { *o = Options{} },
-			"retry: mongodb-2026-03: maxAdaptiveRetries: 0: applies only to mongodb-2026-07; leave it at its default 2"},
+			"retry: maxAdaptiveRetries: 0: applies only to mongodb-2026-07; leave it at its default 2 (retryPolicy mongodb-2026-03)"},
 		{"retargeting with 2026-03", NameMongoDB202603, func(o *Options) { o.EnableOverloadRetargeting = true },
-			"retry: mongodb-2026-03: enableOverloadRetargeting: true: applies only to mongodb-2026-07"},
+			"retry: enableOverloadRetargeting: true: applies only to mongodb-2026-07 (retryPolicy mongodb-2026-03)"},
 		{"adaptiveRetries with 2026-07", NameMongoDB202607, func(o *Options) { o.AdaptiveRetries = true },
-			"retry: mongodb-2026-07: adaptiveRetries: true: applies only to mongodb-2026-03"},
+			"retry: adaptiveRetries: true: applies only to mongodb-2026-03 (retryPolicy mongodb-2026-07)"},
 		{"capacity with 2026-07", NameMongoDB202607, func(o *Options) { o.RetryTokenCapacity = 10 },
-			"retry: mongodb-2026-07: retryTokenCapacity: 10: applies only to mongodb-2026-03"},
+			"retry: retryTokenCapacity: 10: applies only to mongodb-2026-03 (retryPolicy mongodb-2026-07)"},
 		{"every policy-specific option with legacy: all reported", NameLegacy, func(o *Options) {
 			o.AdaptiveRetries, o.RetryTokenCapacity, o.MaxAdaptiveRetries, o.EnableOverloadRetargeting = true, 5, 7, true
-		}, "retry: mongodb-legacy: adaptiveRetries: true: applies only to mongodb-2026-03\n" +
-			"retry: mongodb-legacy: retryTokenCapacity: 5: applies only to mongodb-2026-03\n" +
-			"retry: mongodb-legacy: maxAdaptiveRetries: 7: applies only to mongodb-2026-07; leave it at its default 2\n" +
-			"retry: mongodb-legacy: enableOverloadRetargeting: true: applies only to mongodb-2026-07"},
+		}, "retry: adaptiveRetries: true: applies only to mongodb-2026-03 (retryPolicy mongodb-legacy)\n" +
+			"retry: retryTokenCapacity: 5: applies only to mongodb-2026-03 (retryPolicy mongodb-legacy)\n" +
+			"retry: maxAdaptiveRetries: 7: applies only to mongodb-2026-07; leave it at its default 2 (retryPolicy mongodb-legacy)\n" +
+			"retry: enableOverloadRetargeting: true: applies only to mongodb-2026-07 (retryPolicy mongodb-legacy)"},
 		{"adaptiveRetries with none", NameNone, func(o *Options) { o.AdaptiveRetries = true },
-			"retry: none: adaptiveRetries: true: applies only to mongodb-2026-03"},
+			"retry: adaptiveRetries: true: applies only to mongodb-2026-03 (retryPolicy none)"},
 	}
 	for _, tc := range tests {
 		o := opts(tc.mod)
@@ -80,9 +82,14 @@ func TestNew(t *testing.T) {
 		t.Errorf("New(nope): %v does not wrap ErrUnknownPolicy", err)
 	}
 	_, err := New(NameMongoDB202607, opts(func(o *Options) { o.MaxAdaptiveRetries = -3 }))
-	var oe *OptionError
-	if !errors.As(err, &oe) || oe.Field != "maxAdaptiveRetries" || oe.Value != "-3" || oe.Policy != NameMongoDB202607 {
-		t.Errorf("errors.As(%v, *OptionError) = %+v", err, oe)
+	var fe *field.Error
+	if !errors.As(err, &fe) || fe.Field != "maxAdaptiveRetries" || fe.Value != "-3" ||
+		fe.Rule != "must be ≥ 0 (0 disables overload retries) (retryPolicy "+NameMongoDB202607+")" {
+		t.Errorf("errors.As(%v, *field.Error) = %+v", err, fe)
+	}
+	_, err = New("nope", DefaultOptions())
+	if !errors.As(err, &fe) || fe.Field != "retryPolicy" || fe.Value != `"nope"` {
+		t.Errorf("errors.As(%v, *field.Error) = %+v; want the field retryPolicy", err, fe)
 	}
 }
 

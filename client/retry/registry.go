@@ -63,8 +63,8 @@ func lookup(name string) *entry {
 }
 
 // New returns a new instance of the policy called name, for one MongoClient (a policy with a
-// token bucket owns it). An unknown name returns an error wrapping ErrUnknownPolicy that lists
-// the known names; invalid options return every violation (see Options.Validate).
+// token bucket owns it). An unknown name returns an error that matches ErrUnknownPolicy and
+// lists the known names; invalid options return every violation (see Options.Validate).
 func New(name string, opts Options) (Policy, error) {
 	e := lookup(name)
 	if e == nil {

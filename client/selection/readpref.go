@@ -2,9 +2,12 @@ package selection
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
+
+	"overloadsim/field"
 )
 
 // TopologyKind is the type of deployment a client is connected to, as server discovery
@@ -92,16 +95,10 @@ type ReadPreference struct {
 	TagSets []map[string]string
 }
 
-// FieldError is one invalid read preference setting: the field, its value and the rule it
-// breaks.
-type FieldError struct {
-	Field string // e.g. "readPreference.tagSets"
-	Value string // the offending value as text
-	Rule  string // what the value must satisfy
-}
-
-func (e *FieldError) Error() string {
-	return "selection: " + e.Field + ": " + e.Value + ": " + e.Rule
+// invalid is the error for one invalid read preference setting: a *field.Error after
+// "selection: ".
+func invalid(name, value, rule string) error {
+	return fmt.Errorf("selection: %w", &field.Error{Field: name, Value: value, Rule: rule})
 }
 
 // hasTags reports whether some tag set of rp is non-empty: the list [{}] is the default and
@@ -116,29 +113,28 @@ func (rp ReadPreference) hasTags() bool {
 }
 
 // Validate reports every setting of rp that makes no sense on a topology of the given kind,
-// each as a *FieldError, joined with errors.Join. It returns nil if rp is valid. The rules:
+// each as a *field.Error (fields readPreference.mode, readPreference.tagSets and topology),
+// joined with errors.Join. It returns nil if rp is valid. The rules:
 // the mode and kind must be known values, and a non-empty tag set is an error with mode
 // primary (the specification requires drivers to raise it) and on a Single topology (whose
 // selection would silently ignore it).
 func (rp ReadPreference) Validate(kind TopologyKind) error {
 	var errs []error
 	if kind >= numKinds {
-		errs = append(errs, &FieldError{Field: "topology", Value: kind.String(),
-			Rule: "must be single, replicaSet or sharded"})
+		errs = append(errs, invalid("topology", kind.String(), "must be single, replicaSet or sharded"))
 	}
 	if rp.Mode >= numModes {
-		errs = append(errs, &FieldError{Field: "readPreference.mode", Value: rp.Mode.String(),
-			Rule: "must be primary, primaryPreferred, secondary, secondaryPreferred or nearest"})
+		errs = append(errs, invalid("readPreference.mode", rp.Mode.String(),
+			"must be primary, primaryPreferred, secondary, secondaryPreferred or nearest"))
 	}
 	if rp.hasTags() {
 		tags := describeTagSets(rp.TagSets)
 		if rp.Mode == Primary {
-			errs = append(errs, &FieldError{Field: "readPreference.tagSets", Value: tags,
-				Rule: "must be empty when readPreference.mode is primary"})
+			errs = append(errs, invalid("readPreference.tagSets", tags, "must be empty when readPreference.mode is primary"))
 		}
 		if kind == Single {
-			errs = append(errs, &FieldError{Field: "readPreference.tagSets", Value: tags,
-				Rule: "must be empty on a single topology, which ignores the read preference"})
+			errs = append(errs, invalid("readPreference.tagSets", tags,
+				"must be empty on a single topology, which ignores the read preference"))
 		}
 	}
 	return errors.Join(errs...)

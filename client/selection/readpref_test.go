@@ -3,6 +3,8 @@ package selection
 import (
 	"errors"
 	"testing"
+
+	"overloadsim/field"
 )
 
 // TestValidate checks every rule of ReadPreference.Validate with its exact message. Reference:
@@ -59,9 +61,11 @@ func TestValidate(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("%s: ReadPreference{%v}.Validate(%v) = %q, want %q", tc.gloss, tc.rp, tc.kind, got, tc.want)
 		}
-		var fe *FieldError
-		if err != nil && !errors.As(err, &fe) {
-			t.Errorf("%s: Validate error %v holds no *FieldError", tc.gloss, err)
+		for _, part := range field.Parts(err) {
+			var fe *field.Error
+			if !errors.As(part, &fe) {
+				t.Errorf("%s: Validate error %v holds no *field.Error", tc.gloss, part)
+			}
 		}
 	}
 }

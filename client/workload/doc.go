@@ -56,10 +56,10 @@
 // values are immutable, so one profile, process or mix can serve many applications. Next and
 // Pick allocate nothing.
 //
-// Errors from the constructors name the family, the parameter, its value and the rule, for
-// example
+// Errors from the constructors are *field.Error values after the family's name, naming the
+// parameter, its value and the rule, for example
 //
-//	workload: sine: amplitude 150: must be <= mean 100 (the rate would go negative)
+//	workload: sine: amplitude: 150: must be ≤ mean 100 (the rate would go negative)
 //
 // and match [ErrInvalid] (or [ErrSyntax], for unreadable trace text) under errors.Is. Every
 // violation is reported, one per line.

@@ -6,6 +6,8 @@ import (
 	"math"
 	"strconv"
 	"time"
+
+	"overloadsim/field"
 )
 
 // Sentinel errors. Every error from a constructor or from ReadTraceCSV matches one of them under
@@ -18,30 +20,18 @@ var (
 	ErrSyntax = errors.New("workload: syntax error")
 )
 
-// workloadError is the error type of this package: a complete message and the sentinel it
-// matches.
-type workloadError struct {
-	msg  string
-	kind error
-}
-
-func (e *workloadError) Error() string { return e.msg }
-
-// Is reports whether target is the sentinel this error belongs to.
-func (e *workloadError) Is(target error) bool { return target == e.kind }
-
-// checker collects every violation found while building one value, each prefixed with the
-// family name, so that a caller sees all problems at once.
+// checker collects every violation found while building one value, each a *field.Error that
+// matches ErrInvalid, after "workload: <family>: ", so that a caller sees all problems at once.
 type checker struct {
 	family string
 	errs   []error
 }
 
-func (c *checker) fail(format string, args ...any) {
-	c.errs = append(c.errs, &workloadError{
-		msg:  "workload: " + c.family + ": " + fmt.Sprintf(format, args...),
-		kind: ErrInvalid,
-	})
+// fail records that the parameter name, holding value (printed with %v), breaks rule.
+func (c *checker) fail(name string, value any, rule string) {
+	fe := field.New(name, value, rule)
+	fe.Err = ErrInvalid
+	c.errs = append(c.errs, fmt.Errorf("workload: %s: %w", c.family, fe))
 }
 
 // err returns nil, the single violation, or all of them joined (one per line).
@@ -58,7 +48,7 @@ func (c *checker) err() error {
 // rate checks an ops/s parameter: finite and in [0, MaxOpsRate]. It reports whether v is valid.
 func (c *checker) rate(param string, v float64) bool {
 	if !validRate(v) {
-		c.fail("%s %s: %s", param, formatFloat(v), rateRule)
+		c.fail(param, formatFloat(v), rateRule)
 		return false
 	}
 	return true
@@ -68,10 +58,10 @@ func (c *checker) rate(param string, v float64) bool {
 func (c *checker) instant(param string, d time.Duration) bool {
 	switch {
 	case d < 0:
-		c.fail("%s %v: must be >= 0", param, d)
+		c.fail(param, d, "must be ≥ 0")
 		return false
 	case d > MaxTime:
-		c.fail("%s %v: must be <= %v (MaxTime)", param, d, MaxTime)
+		c.fail(param, d, fmt.Sprintf("must be ≤ %v (MaxTime)", MaxTime))
 		return false
 	}
 	return true

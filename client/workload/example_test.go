@@ -71,7 +71,7 @@ func ExampleSine() {
 	// rate(45s) = 100/s
 	// rate(1m0s) = 500/s
 	// one period: 30000 operations
-	// workload: sine: amplitude 150: must be <= mean 100 (the rate would go negative)
+	// workload: sine: amplitude: 150: must be ≤ mean 100 (the rate would go negative)
 }
 
 // Fixed arrivals on a ramp from 0 to 100/s over 10s: the n-th arrival is where the integrated

@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -28,29 +29,36 @@ type Mix struct {
 }
 
 // NewMix returns the mix of the given weights. It needs at least one kind; every kind a
-// non-empty string listed once; every weight finite and >= 0; and a finite, positive sum. A kind
+// non-empty string listed once; every weight finite and ≥ 0; and a finite, positive sum. A kind
 // with weight 0 is kept (it is listed by Kinds) but never picked. NewMix keeps its own copy.
+// An invalid weight's error names its kind as the field (workload: mix: insert: -1: …); the
+// kinds are weights[i].kind, and the mix as a whole has no field.
 func NewMix(weights []Weight) (*Mix, error) {
 	c := checker{family: "mix"}
 	if len(weights) == 0 {
-		c.fail("no kinds: need at least 1")
+		c.fail("", "[]", "must list at least one kind")
 	}
 	sum := 0.0
 	for i, w := range weights {
 		switch {
 		case w.Kind == "":
-			c.fail("kind #%d: must not be empty", i+1)
+			c.fail(fmt.Sprintf("weights[%d].kind", i), `""`, "must not be empty")
 		case slices.ContainsFunc(weights[:i], func(v Weight) bool { return v.Kind == w.Kind }):
-			c.fail("kind #%d %q: listed twice", i+1, w.Kind)
+			c.fail(fmt.Sprintf("weights[%d].kind", i), strconv.Quote(w.Kind), "listed twice")
 		}
 		if !(w.Weight >= 0) || !isFinite(w.Weight) {
-			c.fail("weight #%d (%s) %s: must be a finite number >= 0", i+1, w.Kind, formatFloat(w.Weight))
+			// A weight is named by its kind, as a mix written as a mapping names it.
+			name := w.Kind
+			if name == "" {
+				name = fmt.Sprintf("weights[%d].weight", i)
+			}
+			c.fail(name, formatFloat(w.Weight), "must be a finite number ≥ 0")
 			continue
 		}
 		sum += w.Weight
 	}
 	if len(c.errs) == 0 && !(sum > 0 && isFinite(sum)) {
-		c.fail("weights sum to %s: must be finite and > 0", formatFloat(sum))
+		c.fail("", "weights summing to "+formatFloat(sum), "the sum must be finite and > 0")
 	}
 	if err := c.err(); err != nil {
 		return nil, err

@@ -88,21 +88,21 @@ func TestMixValidation(t *testing.T) {
 		weights []Weight
 		want    string
 	}{
-		{"no kinds", nil, "workload: mix: no kinds: need at least 1"},
+		{"no kinds", nil, "workload: mix: []: must list at least one kind"},
 		{"a negative weight", []Weight{{"find", 1}, {"insert", -1}},
-			"workload: mix: weight #2 (insert) -1: must be a finite number >= 0"},
+			"workload: mix: insert: -1: must be a finite number ≥ 0"},
 		{"a NaN weight", []Weight{{"find", math.NaN()}},
-			"workload: mix: weight #1 (find) NaN: must be a finite number >= 0"},
+			"workload: mix: find: NaN: must be a finite number ≥ 0"},
 		{"an infinite weight", []Weight{{"find", math.Inf(1)}},
-			"workload: mix: weight #1 (find) +Inf: must be a finite number >= 0"},
+			"workload: mix: find: +Inf: must be a finite number ≥ 0"},
 		{"all weights 0", []Weight{{"find", 0}, {"insert", 0}},
-			"workload: mix: weights sum to 0: must be finite and > 0"},
+			"workload: mix: weights summing to 0: the sum must be finite and > 0"},
 		{"weights summing beyond float range", []Weight{{"find", math.MaxFloat64}, {"insert", math.MaxFloat64}},
-			"workload: mix: weights sum to +Inf: must be finite and > 0"},
-		{"an empty kind", []Weight{{"find", 1}, {"", 1}}, "workload: mix: kind #2: must not be empty"},
+			"workload: mix: weights summing to +Inf: the sum must be finite and > 0"},
+		{"an empty kind", []Weight{{"find", 1}, {"", 1}}, `workload: mix: weights[1].kind: "": must not be empty`},
 		{"a kind listed twice, and a bad weight", []Weight{{"find", 1}, {"insert", 1}, {"find", -2}},
-			"workload: mix: kind #3 \"find\": listed twice\n" +
-				"workload: mix: weight #3 (find) -2: must be a finite number >= 0"},
+			`workload: mix: weights[2].kind: "find": listed twice` + "\n" +
+				"workload: mix: find: -2: must be a finite number ≥ 0"},
 	}
 	for _, tt := range tests {
 		m, err := NewMix(tt.weights)

@@ -1,8 +1,8 @@
 package workload
 
 import (
+	"fmt"
 	"math"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -255,14 +255,14 @@ func Step(before, after float64, at time.Duration) (Profile, error) {
 //	          from + (to − from)·(t − start)/(end − start)  for start < t < end
 //	          to                                        for t >= end
 //
-// start must be >= 0 and end > start.
+// start must be ≥ 0 and end > start.
 func Ramp(from, to float64, start, end time.Duration) (Profile, error) {
 	c := checker{family: "ramp"}
 	c.rate("from", from)
 	c.rate("to", to)
 	okStart := c.instant("start", start)
 	if c.instant("end", end) && okStart && end <= start {
-		c.fail("end %v: must be > start %v", end, start)
+		c.fail("end", end, fmt.Sprintf("must be > start %v", start))
 	}
 	if err := c.err(); err != nil {
 		return nil, err
@@ -279,7 +279,7 @@ func Ramp(from, to float64, start, end time.Duration) (Profile, error) {
 //	rate(t) = peak   for start <= t < start + duration
 //	          base   otherwise
 //
-// duration must be > 0 and start + duration <= MaxTime.
+// duration must be > 0 and start + duration ≤ MaxTime.
 func Spike(base, peak float64, start, duration time.Duration) (Profile, error) {
 	c := checker{family: "spike"}
 	c.rate("base", base)
@@ -287,9 +287,9 @@ func Spike(base, peak float64, start, duration time.Duration) (Profile, error) {
 	okStart := c.instant("start", start)
 	switch {
 	case duration <= 0:
-		c.fail("duration %v: must be > 0", duration)
+		c.fail("duration", duration, "must be > 0")
 	case okStart && duration > MaxTime-start:
-		c.fail("duration %v: start + duration must be <= %v (MaxTime)", duration, MaxTime)
+		c.fail("duration", duration, fmt.Sprintf("start + duration must be ≤ %v (MaxTime)", MaxTime))
 	}
 	if err := c.err(); err != nil {
 		return nil, err
@@ -316,14 +316,15 @@ func Piecewise(points []Point) (Profile, error) {
 // checkPoints validates the points of a piecewise profile or a trace.
 func checkPoints(c *checker, points []Point) {
 	if len(points) == 0 {
-		c.fail("no points: need at least 1")
+		c.fail("points", "[]", "must list at least one point")
 		return
 	}
 	for i, p := range points {
-		c.instant("point #"+strconv.Itoa(i+1)+" time", p.T)
-		c.rate("point #"+strconv.Itoa(i+1)+" rate", p.Rate)
+		at := fmt.Sprintf("points[%d].at", i)
+		c.instant(at, p.T)
+		c.rate(fmt.Sprintf("points[%d].rate", i), p.Rate)
 		if i > 0 && p.T <= points[i-1].T {
-			c.fail("point #%d time %v: must be > point #%d time %v", i+1, p.T, i, points[i-1].T)
+			c.fail(at, p.T, fmt.Sprintf("must be > points[%d].at %v", i-1, points[i-1].T))
 		}
 	}
 }
@@ -368,18 +369,18 @@ func formatPoints(points []Point) string {
 
 // Scale returns p with every rate multiplied by factor: the share of an application's load one
 // of several identical clients issues (a Poisson process split k ways is k Poisson processes at
-// 1/k of the rate). factor must be finite and >= 0, and the scaled peak must not exceed
+// 1/k of the rate). factor must be finite and ≥ 0, and the scaled peak must not exceed
 // MaxOpsRate. Its String is scale(factor, p).
 func Scale(p Profile, factor float64) (Profile, error) {
 	c := checker{family: "scale"}
 	switch {
 	case p == nil:
-		c.fail("nil profile")
+		c.fail("profile", "nil", "must be a profile")
 	case !(factor >= 0) || math.IsInf(factor, 1):
-		c.fail("factor %s: must be a finite number >= 0", formatFloat(factor))
+		c.fail("factor", formatFloat(factor), "must be a finite number ≥ 0")
 	case !validRate(float64(p.MaxRate(0, Forever) * factor)):
-		c.fail("factor %s: the peak rate %s of %s would exceed %s (MaxOpsRate)",
-			formatFloat(factor), formatRate(p.MaxRate(0, Forever)*factor), p, formatFloat(MaxOpsRate))
+		c.fail("factor", formatFloat(factor), fmt.Sprintf("the peak rate %s of %s would exceed %s (MaxOpsRate)",
+			formatRate(p.MaxRate(0, Forever)*factor), p, formatFloat(MaxOpsRate)))
 	}
 	if err := c.err(); err != nil {
 		return nil, err
@@ -404,23 +405,23 @@ func Scale(p Profile, factor float64) (Profile, error) {
 // elsewhere: a temporary load change (a surge of a given height and length) laid over any
 // piecewise-linear profile (constant, step, ramp, spike, piecewise, trace). The result is again
 // piecewise linear, so arrivals keep their exact inversion; a sine profile is refused. factor must
-// be finite and >= 0, 0 <= from < to, and the scaled peak must not exceed MaxOpsRate. Its String
+// be finite and ≥ 0, 0 ≤ from < to, and the scaled peak must not exceed MaxOpsRate. Its String
 // is scaleWindow(factor, from, to, p).
 func ScaleWindow(p Profile, factor float64, from, to time.Duration) (Profile, error) {
 	c := checker{family: "scaleWindow"}
 	lin, ok := p.(*linear)
 	switch {
 	case p == nil:
-		c.fail("nil profile")
+		c.fail("profile", "nil", "must be a profile")
 	case !ok:
-		c.fail("%s: only a piecewise-linear profile can be scaled over a window", p)
+		c.fail("profile", p, "only a piecewise-linear profile can be scaled over a window")
 	case !(factor >= 0) || math.IsInf(factor, 1):
-		c.fail("factor %s: must be a finite number >= 0", formatFloat(factor))
+		c.fail("factor", formatFloat(factor), "must be a finite number ≥ 0")
 	case from < 0 || to <= from || to > MaxTime:
-		c.fail("window [%s, %s): want 0 <= from < to <= %s", from, to, MaxTime)
+		c.fail("window", fmt.Sprintf("[%s, %s)", from, to), fmt.Sprintf("must satisfy 0 ≤ from < to ≤ %s", MaxTime))
 	case !validRate(float64(p.MaxRate(from, to) * factor)):
-		c.fail("factor %s: the peak rate %s would exceed %s (MaxOpsRate)",
-			formatFloat(factor), formatRate(p.MaxRate(from, to)*factor), formatFloat(MaxOpsRate))
+		c.fail("factor", formatFloat(factor), fmt.Sprintf("the peak rate %s would exceed %s (MaxOpsRate)",
+			formatRate(p.MaxRate(from, to)*factor), formatFloat(MaxOpsRate)))
 	}
 	if err := c.err(); err != nil {
 		return nil, err

@@ -43,23 +43,24 @@ type sine struct {
 //
 // so over a whole number of periods it is exactly mean × duration.
 //
-// mean and amplitude are in ops/s with 0 <= amplitude <= mean (so the rate never goes
-// negative) and mean + amplitude <= MaxOpsRate; period must be > 0; phase must be finite.
+// mean and amplitude are in ops/s with 0 ≤ amplitude ≤ mean (so the rate never goes
+// negative) and mean + amplitude ≤ MaxOpsRate; period must be > 0; phase must be finite.
 func Sine(mean, amplitude float64, period time.Duration, phase float64) (Profile, error) {
 	c := checker{family: "sine"}
 	okMean := c.rate("mean", mean)
 	okAmp := c.rate("amplitude", amplitude)
 	switch {
 	case okMean && okAmp && amplitude > mean:
-		c.fail("amplitude %s: must be <= mean %s (the rate would go negative)", formatFloat(amplitude), formatFloat(mean))
+		c.fail("amplitude", formatFloat(amplitude), "must be ≤ mean "+formatFloat(mean)+" (the rate would go negative)")
 	case okMean && okAmp && mean+amplitude > MaxOpsRate:
-		c.fail("mean + amplitude %s: must be <= %s (MaxOpsRate)", formatFloat(mean+amplitude), formatFloat(MaxOpsRate))
+		c.fail("amplitude", formatFloat(amplitude), "mean + amplitude ("+formatFloat(mean+amplitude)+") must be ≤ "+
+			formatFloat(MaxOpsRate)+" (MaxOpsRate)")
 	}
 	if period <= 0 {
-		c.fail("period %v: must be > 0", period)
+		c.fail("period", period, "must be > 0")
 	}
 	if !isFinite(phase) {
-		c.fail("phase %s: must be finite", formatFloat(phase))
+		c.fail("phase", formatFloat(phase), "must be finite")
 	}
 	if err := c.err(); err != nil {
 		return nil, err

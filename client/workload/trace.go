@@ -11,6 +11,7 @@ import (
 	"unicode"
 
 	"overloadsim/dist"
+	"overloadsim/field"
 )
 
 // Trace returns the profile of a recorded trace: each point's rate holds until the next point
@@ -18,8 +19,8 @@ import (
 // and the last rate holds for the rest of the run:
 //
 //	rate(t) = R₀   for t < T₁
-//	          Rᵢ   for Tᵢ <= t < Tᵢ₊₁
-//	          Rₙ   for t >= Tₙ
+//	          Rᵢ   for Tᵢ ≤ t < Tᵢ₊₁
+//	          Rₙ   for t ≥ Tₙ
 //
 // A step function is what a trace of per-interval counts means: "R ops/s from T until the next
 // sample", so the operations a trace records in each interval are exactly the operations the
@@ -34,7 +35,7 @@ func Trace(points []Point) (Profile, error) {
 func TraceFile(name string, points []Point) (Profile, error) {
 	if name == "" {
 		c := checker{family: "trace"}
-		c.fail("file name: must not be empty")
+		c.fail("file", `""`, "must not be empty")
 		return nil, c.err()
 	}
 	return buildPoints("trace", points, name, false)
@@ -65,8 +66,9 @@ var otherTimeUnits = map[string]bool{
 //   - Blank lines and lines starting with # are skipped; columns after the second are
 //     ignored; a leading byte-order mark is dropped.
 //
-// A reader with no points is an error. Errors name the line, the text and the rule, and match
-// ErrSyntax (unreadable text) or ErrInvalid (a value that breaks a rule).
+// A reader with no points is an error. Errors are a *field.Error after "workload: trace csv: "
+// naming the line and column ("line 3 time"), the text and the rule, and match ErrSyntax
+// (unreadable text) or ErrInvalid (a value that breaks a rule).
 func ReadTraceCSV(r io.Reader) ([]Point, error) {
 	cr := csv.NewReader(r)
 	cr.FieldsPerRecord = -1
@@ -85,53 +87,64 @@ func ReadTraceCSV(r io.Reader) ([]Point, error) {
 			break
 		}
 		if err != nil {
-			return nil, &workloadError{msg: "workload: trace csv: " + err.Error(), kind: ErrSyntax}
+			fe := &field.Error{Value: "(unreadable)", Rule: err.Error(), Err: errors.Join(ErrSyntax, err)}
+			if pe := (*csv.ParseError)(nil); errors.As(err, &pe) {
+				fe.Field, fe.Value, fe.Rule = fmt.Sprintf("line %d column %d", pe.Line, pe.Column), "", pe.Err.Error()
+			}
+			return nil, csvError(fe)
 		}
 		line, _ := cr.FieldPos(0)
-		field := strings.TrimSpace(rec[0])
+		timeText := strings.TrimSpace(rec[0])
 		if first {
-			field = strings.TrimPrefix(field, "\ufeff") // spreadsheets often start with a BOM
+			timeText = strings.TrimPrefix(timeText, "\ufeff") // spreadsheets often start with a BOM
 		}
-		t, bare, ok := dist.ParseDurationField(field, time.Second)
-		if first && !ok && field != "" {
-			headerUnit = timeUnitOf(field)
+		t, bare, ok := dist.ParseDurationField(timeText, time.Second)
+		if first && !ok && timeText != "" {
+			headerUnit = timeUnitOf(timeText)
 			first = false
 			continue
 		}
 		first = false
-		fail := func(kind error, format string, args ...any) error {
-			return &workloadError{msg: fmt.Sprintf("workload: trace csv line %d: ", line) + fmt.Sprintf(format, args...), kind: kind}
+		// Fields are named by line and column: "line 3 time".
+		lineNo := fmt.Sprintf("line %d", line)
+		fail := func(kind error, name, value, rule string) error {
+			return csvError(&field.Error{Field: name, Value: value, Rule: rule, Err: kind})
 		}
+		timeField, timeValue := lineNo+" time", strconv.Quote(timeText)
 		switch {
 		case len(rec) < 2:
-			return nil, fail(ErrSyntax, "want 2 fields (time, rate), got %d", len(rec))
+			return nil, fail(ErrSyntax, lineNo, fmt.Sprintf("%d field", len(rec)), "must have 2 fields (time, rate)")
 		case !ok:
-			return nil, fail(ErrSyntax, "time %q: want a duration such as 1.5s or a number of seconds", field)
+			return nil, fail(ErrSyntax, timeField, timeValue, "must be a duration such as 1.5s or a number of seconds")
 		case bare && headerUnit != "":
-			return nil, fail(ErrSyntax, "time %q: bare numbers are seconds but the header names unit %q; write durations with units instead (e.g. 250ms)", field, headerUnit)
+			return nil, fail(ErrSyntax, timeField, timeValue, fmt.Sprintf(
+				"bare numbers are seconds but the header names unit %q; write durations with units instead (e.g. 250ms)", headerUnit))
 		case t < 0:
-			return nil, fail(ErrInvalid, "time %q: must be >= 0", field)
+			return nil, fail(ErrInvalid, timeField, timeValue, "must be ≥ 0")
 		case t > MaxTime:
-			return nil, fail(ErrInvalid, "time %q: must be <= %v (MaxTime)", field, MaxTime)
+			return nil, fail(ErrInvalid, timeField, timeValue, fmt.Sprintf("must be ≤ %v (MaxTime)", MaxTime))
 		case len(points) > 0 && t <= points[len(points)-1].T:
-			return nil, fail(ErrInvalid, "time %q (%v): must be > %v on line %d", field, t, points[len(points)-1].T, prevLine)
+			return nil, fail(ErrInvalid, timeField, timeValue, fmt.Sprintf("must be > %v (line %d)", points[len(points)-1].T, prevLine))
 		}
 		text := strings.TrimSpace(rec[1])
 		rate, err := strconv.ParseFloat(strings.TrimSuffix(text, "/s"), 64)
 		switch {
 		case err != nil && !errors.Is(err, strconv.ErrRange):
-			return nil, fail(ErrSyntax, "rate %q: want a number of operations per second", text)
+			return nil, fail(ErrSyntax, lineNo+" rate", strconv.Quote(text), "must be a number of operations per second")
 		case !validRate(rate):
-			return nil, fail(ErrInvalid, "rate %q: %s", text, rateRule)
+			return nil, fail(ErrInvalid, lineNo+" rate", strconv.Quote(text), rateRule)
 		}
 		points = append(points, Point{T: t, Rate: rate})
 		prevLine = line
 	}
 	if len(points) == 0 {
-		return nil, &workloadError{msg: "workload: trace csv: no points", kind: ErrInvalid}
+		return nil, csvError(&field.Error{Value: "no points", Rule: "must hold at least one time, rate record", Err: ErrInvalid})
 	}
 	return points, nil
 }
+
+// csvError gives a trace file's field error its context.
+func csvError(fe *field.Error) error { return fmt.Errorf("workload: trace csv: %w", fe) }
 
 // timeUnitOf returns the last word of a header field if it names a time unit other than
 // seconds.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"overloadsim/field"
 	"overloadsim/wire"
 )
 
@@ -104,8 +105,9 @@ func knownCode(v int) bool {
 // maxBlockTimeMS is the longest block a time.Duration can hold.
 const maxBlockTimeMS = math.MaxInt64 / int64(time.Millisecond)
 
-// Validate reports every problem with c at once. Each error names the field (as the
-// configureFailPoint document spells it), its value and the rule.
+// Validate reports every problem with c at once, each as a *field.Error naming the field (as the
+// configureFailPoint document spells it: mode.times, data.errorCode), its value and the rule,
+// after "failpoint: ", joined with errors.Join.
 //
 // Where a real server accepts a configuration that would misbehave later, Validate rejects it:
 // blockConnection without a positive blockTimeMS (the server accepts it, then fails every
@@ -116,8 +118,8 @@ const maxBlockTimeMS = math.MaxInt64 / int64(time.Millisecond)
 // any code or label string is returned as given).
 func (c Config) Validate() error {
 	var errs []error
-	bad := func(field string, v any, rule string) {
-		errs = append(errs, fmt.Errorf("failpoint: %s: %v: %s", field, v, rule))
+	bad := func(name string, v any, rule string) {
+		errs = append(errs, fmt.Errorf("failpoint: %w", field.New(name, v, rule)))
 	}
 	c.Mode.problems(bad)
 	if c.Mode.Kind == ModeOff {

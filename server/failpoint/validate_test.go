@@ -1,11 +1,13 @@
 package failpoint
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strings"
 	"testing"
 
+	"overloadsim/field"
 	"overloadsim/wire"
 )
 
@@ -190,6 +192,11 @@ func TestValidateRejects(t *testing.T) {
 			}
 			if got, want := err.Error(), strings.Join(tc.want, "\n"); got != want {
 				t.Errorf("Validate(%v) =\n%s\nwant\n%s", cfg, got, want)
+			}
+			for _, part := range field.Parts(err) {
+				if fe := (*field.Error)(nil); !errors.As(part, &fe) {
+					t.Errorf("Validate(%v): %q holds no *field.Error", cfg, part)
+				}
 			}
 			if p, err := New(cfg); p != nil || err == nil {
 				t.Errorf("New(%v) = %v, %v; want nil and the validation error", cfg, p, err)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"overloadsim/field"
 	"overloadsim/ratelimiter"
 	"overloadsim/wire"
 )
@@ -100,22 +101,23 @@ func DefaultConfig() Config {
 const allLabels = wire.SystemOverloadedError | wire.RetryableError | wire.NoWritesPerformed |
 	wire.RetryableWriteError | wire.TransientTransactionError
 
-// Validate reports every invalid field at once, each as "mongos: <field>: <value>: <rule>"
-// with the field's server parameter name, joined with errors.Join. It never panics.
+// Validate reports every invalid field at once, each as a *field.Error naming the field by its
+// server parameter name, after "mongos: " ("mongos: <field>: <value>: <rule>"), joined with
+// errors.Join. It never panics.
 func (c *Config) Validate() error {
 	var errs []error
-	bad := func(field string, v any, rule string) {
-		errs = append(errs, fmt.Errorf("mongos: %s: %v: %s", field, v, rule))
+	bad := func(name string, v any, rule string) {
+		errs = append(errs, fmt.Errorf("mongos: %w", field.New(name, v, rule)))
 	}
 	if strings.TrimSpace(c.Address) == "" {
 		bad("address", `""`, "must not be empty")
 	}
-	wholeMS := func(field string, d time.Duration) bool {
+	wholeMS := func(name string, d time.Duration) bool {
 		switch {
 		case d < 0:
-			bad(field, d, "must be ≥ 0")
+			bad(name, d, "must be ≥ 0")
 		case d%time.Millisecond != 0:
-			bad(field, d, "must be a whole number of milliseconds")
+			bad(name, d, "must be a whole number of milliseconds")
 		default:
 			return true
 		}

@@ -1,11 +1,13 @@
 package mongos
 
 import (
+	"errors"
 	"math"
 	"strings"
 	"testing"
 	"time"
 
+	"overloadsim/field"
 	"overloadsim/sim"
 	"overloadsim/wire"
 )
@@ -55,6 +57,13 @@ func TestValidateEveryProblem(t *testing.T) {
 	}
 	if got := strings.Split(err.Error(), "\n"); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("Validate() =\n%s\nwant\n%s", err, strings.Join(want, "\n"))
+	}
+	// Each part is a field error whose field is the server parameter.
+	for i, part := range field.Parts(err) {
+		var fe *field.Error
+		if !errors.As(part, &fe) || i < len(want) && !strings.HasPrefix(want[i], "mongos: "+fe.Field+": ") {
+			t.Errorf("part %d = %q: want a *field.Error naming the field of %q", i, part, want[min(i, len(want)-1)])
+		}
 	}
 
 	c = DefaultConfig()

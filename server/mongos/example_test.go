@@ -36,7 +36,7 @@ func Example() {
 	for i, role := range []wire.Role{wire.Primary, wire.Secondary, wire.Secondary} {
 		addr := fmt.Sprintf("rs0-%d", i)
 		n, err := server.New(loop, server.Config{Address: addr, Role: role, ReplSetName: "rs0",
-			Service: dist.Const(time.Millisecond)}, seed)
+			Service: dist.Const(time.Millisecond), RejectCost: server.DefaultRejectCost, HandshakeCost: server.DefaultHandshakeCost}, seed)
 		if err != nil {
 			fmt.Println(err)
 			return
@@ -59,7 +59,8 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	node, err := server.New(loop, server.Config{Address: "mongos", Role: wire.Mongos, Router: router}, seed)
+	node, err := server.New(loop, server.Config{Address: "mongos", Role: wire.Mongos, Router: router,
+		RejectCost: server.DefaultRejectCost, HandshakeCost: server.DefaultHandshakeCost}, seed)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -69,7 +69,8 @@ func newWorld(t testing.TB, cfg Config, seed uint64, shards ...[]memberSpec) *wo
 		var nodes []*server.Server
 		for j, m := range members {
 			addr := fmt.Sprintf("%s-%d", name, j)
-			sc := server.Config{Address: addr, Role: m.role, ReplSetName: name, Service: dist.Const(time.Millisecond)}
+			sc := server.Config{Address: addr, Role: m.role, ReplSetName: name, Service: dist.Const(time.Millisecond),
+				RejectCost: server.DefaultRejectCost, HandshakeCost: server.DefaultHandshakeCost}
 			if m.mod != nil {
 				m.mod(&sc)
 			}
@@ -89,7 +90,8 @@ func newWorld(t testing.TB, cfg Config, seed uint64, shards ...[]memberSpec) *wo
 		t.Fatal(err)
 	}
 	w.router = r
-	m, err := server.New(w.loop, server.Config{Address: cfg.Address, Role: wire.Mongos, Router: r}, seed)
+	m, err := server.New(w.loop, server.Config{Address: cfg.Address, Role: wire.Mongos, Router: r,
+		RejectCost: server.DefaultRejectCost, HandshakeCost: server.DefaultHandshakeCost}, seed)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -120,7 +120,7 @@ func TestCouchbaseRebalance(t *testing.T) {
 func TestCouchbaseMixMismatch(t *testing.T) {
 	e := couchbaseEnv(t, retry.NameCouchbaseBestEffort, 0, nil)
 	mix, _ := workload.NewMix([]workload.Weight{{Kind: "find", Weight: 1}})
-	if _, err := NewGroup(e.loop, "g", []*Client{e.client}, Workload{Threads: 1, Mix: mix, Kinds: []OpKind{Find}}, 1, nil); err == nil {
+	if _, err := NewGroup(e.loop, "g", []*Client{e.client}, Workload{Threads: 1, Mix: mix, Kinds: []OpKind{Find}}, 1); err == nil {
 		t.Error("a couchbase-besteffort group issuing find must be refused")
 	}
 }

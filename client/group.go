@@ -158,8 +158,9 @@ const (
 	evAppDeadline
 )
 
-// NewGroup starts w on clients. Its stream is (seed, "group/<name>").
-func NewGroup(loop *sim.Loop, name string, clients []*Client, w Workload, seed uint64, obs Observer) (*Group, error) {
+// NewGroup starts w on clients. Its stream is (seed, "group/<name>"). An observer, if any, is
+// attached with SetObserver before the loop runs.
+func NewGroup(loop *sim.Loop, name string, clients []*Client, w Workload, seed uint64) (*Group, error) {
 	if err := w.Validate(); err != nil {
 		return nil, fmt.Errorf("group %s: %w", name, err)
 	}
@@ -172,7 +173,7 @@ func NewGroup(loop *sim.Loop, name string, clients []*Client, w Workload, seed u
 			return nil, fmt.Errorf("group %s: mix: %s: a %s client cannot issue it (Couchbase requests need a couchbase-* policy, MongoDB operations a MongoDB one)", name, k, policy)
 		}
 	}
-	g := &Group{loop: loop, name: name, clients: clients, w: w, rng: loop.NewStream(seed, "group/"+name), obs: obs}
+	g := &Group{loop: loop, name: name, clients: clients, w: w, rng: loop.NewStream(seed, "group/"+name)}
 	now := loop.Now()
 	if w.Arrivals != nil {
 		g.scheduleArrival(now)
@@ -189,6 +190,10 @@ func NewGroup(loop *sim.Loop, name string, clients []*Client, w Workload, seed u
 
 // Name returns the group's name.
 func (g *Group) Name() string { return g.name }
+
+// SetObserver makes o hear of every application operation the group finishes from now on (nil:
+// none), as Client.SetAttemptObserver does for attempts.
+func (g *Group) SetObserver(o Observer) { g.obs = o }
 
 // Clients returns the group's clients.
 func (g *Group) Clients() []*Client { return g.clients }

@@ -53,10 +53,11 @@ func newWorld(t testing.TB, node server.Config, o Options, n int, wl Workload, d
 		}
 		w.clients = append(w.clients, c)
 	}
-	g, err := NewGroup(loop, "app", w.clients, wl, 1, w)
+	g, err := NewGroup(loop, "app", w.clients, wl, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
+	g.SetObserver(w)
 	w.group = g
 	return w
 }

@@ -117,14 +117,16 @@ func New(loop *sim.Loop, interval time.Duration) *Recorder {
 		groups: map[*client.Group]*results.GroupTrack{}, clients: map[*client.Client]*results.GroupTrack{}}
 }
 
-// AddGroup starts recording g and its clients' attempts; its counters count from now. Adding a
-// group twice does nothing.
+// AddGroup starts recording g: its counters count from now, and the recorder becomes the
+// observer of the group's operations and of its clients' attempts. Adding a group twice does
+// nothing.
 func (r *Recorder) AddGroup(g *client.Group) {
 	if _, ok := r.groups[g]; ok {
 		return
 	}
 	t := r.rec.AddGroup(g.Name(), func() results.GroupInterval { return Group(g) })
 	r.groups[g] = t
+	g.SetObserver(r)
 	for _, c := range g.Clients() {
 		r.clients[c] = t
 		c.SetAttemptObserver(r)
@@ -155,12 +157,9 @@ func (r *Recorder) SoFar() *results.Series { return r.rec.SoFar() }
 func (r *Recorder) Finish(now sim.Time) *results.Series { return r.rec.Finish(now) }
 
 // AppOperationDone implements client.Observer: it files the operation's latency under the
-// interval in which it finished. A group not added yet is added then.
+// interval in which it finished.
 func (r *Recorder) AppOperationDone(now sim.Time, g *client.Group, res *client.AppResult) {
 	if g != r.lastGroup {
-		if _, ok := r.groups[g]; !ok {
-			r.AddGroup(g)
-		}
 		r.lastGroup, r.lastTrack = g, r.groups[g]
 	}
 	r.lastTrack.Op(res.OK, res.Done.Sub(res.Issued))

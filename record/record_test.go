@@ -70,7 +70,7 @@ func newTinyWorld(t testing.TB) *tinyWorld {
 		t.Fatal(err)
 	}
 	w.group, err = client.NewGroup(loop, "app", w.clients, client.Workload{Arrivals: workload.Poisson(profile),
-		Mix: mix, Kinds: []client.OpKind{client.Find}, Stop: sim.Time(tinyStop)}, tinySeed, w.rec)
+		Mix: mix, Kinds: []client.OpKind{client.Find}, Stop: sim.Time(tinyStop)}, tinySeed)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -109,11 +109,7 @@ func Build(sc *Scenario, seed uint64, loop *sim.Loop, rec *record.Recorder) (*Wo
 		if err != nil {
 			return nil, fmt.Errorf("scenarios: %s: clients[%d]: %w", sc.Name, gi, err)
 		}
-		var obs client.Observer
-		if rec != nil {
-			obs = rec
-		}
-		grp, err := client.NewGroup(loop, g.Name, clients, wl, seed, obs)
+		grp, err := client.NewGroup(loop, g.Name, clients, wl, seed)
 		if err != nil {
 			return nil, fmt.Errorf("scenarios: %s: clients[%d]: %w", sc.Name, gi, err)
 		}

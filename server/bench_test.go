@@ -12,7 +12,7 @@ import (
 
 // BenchmarkMMc runs an M/M/c queue through the full request path of a node (built in code, no
 // scenario): Poisson arrivals at ρ = 0.9 on 8 workers, exponential service, replies over a
-// zero-delay link. Model events are counted as the issue defines them, arrival + departure = 2
+// zero-delay link. Model events are counted as the benchmark defines them, arrival + departure = 2
 // per customer; loop events/s (which also counts each reply's delivery and each next-arrival
 // timer) is reported alongside.
 //

@@ -16,7 +16,6 @@ type source struct {
 	loop    *sim.Loop
 	node    sim.Handler
 	conn    *wire.Conn
-	gap     dist.Duration
 	replies int
 }
 

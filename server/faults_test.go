@@ -323,21 +323,27 @@ func TestValidation(t *testing.T) {
 	}
 }
 
-// recorder collects what a node reports per interval.
+// recorder collects a node's statistics per interval, as a results recorder samples them.
 type recorder struct {
 	at    []sim.Time
 	stats []Stats
 }
 
-func (r *recorder) RecordServer(now sim.Time, addr string, st *Stats) {
-	r.at = append(r.at, now)
-	r.stats = append(r.stats, *st)
+// sampleEvery snapshots s every interval from now on.
+func (r *recorder) sampleEvery(loop *sim.Loop, s *Server, interval time.Duration) {
+	var sample sim.HandlerFunc
+	sample = func(now sim.Time, _ int, _ any) {
+		r.at = append(r.at, now)
+		r.stats = append(r.stats, s.Snapshot(now))
+		loop.After(interval, sample, 0, nil)
+	}
+	loop.After(interval, sample, 0, nil)
 }
 
-// TestObserveAndRuntimeFaults: a node reports its statistics once per interval; a runtime
+// TestRuntimeFaults: a node's statistics sampled once per interval; a runtime
 // limiter change (what MongoTune does) takes effect at its time with a full bucket; a network
 // delay fault adds to every one-way delay on the node's links and is removed after For.
-func TestObserveAndRuntimeFaults(t *testing.T) {
+func TestRuntimeFaults(t *testing.T) {
 	loop := sim.NewLoop()
 	c, err := NewCluster(loop, ClusterConfig{Nodes: []Config{limited(10, 1, 0)}}, 1)
 	if err != nil {
@@ -345,7 +351,7 @@ func TestObserveAndRuntimeFaults(t *testing.T) {
 	}
 	s := c.Node("n")
 	rec := &recorder{}
-	s.Observe(time.Second, rec)
+	rec.sampleEvery(loop, s, time.Second)
 	if err := c.Schedule([]Fault{
 		{At: 2 * time.Second, Kind: FaultRequestLimiter, Node: "n",
 			RequestLimiter: RequestLimiterConfig{Enabled: true, AdmissionRatePerSec: 100, AdmissionBurstCapacitySecs: 1}},

@@ -9,7 +9,7 @@ import (
 	"overloadsim/wire"
 )
 
-// Rule (issue: "a node can speak Couchbase"): under overload a Couchbase node's ingress limiter
+// Rule (docs/model.md §9.10, a node can speak Couchbase): under overload a Couchbase node's ingress limiter
 // answers KV TemporaryFailure (0x86) for data-service requests and HTTP 429 for search, where a
 // MongoDB node answers 462 with its three labels; Couchbase replies carry no labels.
 func TestCouchbaseOverloadCodes(t *testing.T) {

@@ -21,7 +21,6 @@ const (
 	evUnblock
 	evLimiterAdmit
 	evFinish
-	evObserve
 	evResume    // the end of a pause
 	evRouteDone // a router's answer that reached a paused mongos, held until it resumes
 )
@@ -139,8 +138,6 @@ type Server struct {
 	connQueueArea, reqQueueArea  float64
 	connQueued, reqQueued        int
 	stats                        Stats
-	observer                     Recorder
-	observeEvery                 time.Duration
 }
 
 // New returns a node on loop. Its random streams derive from (seed, "server/<address>/…").
@@ -191,10 +188,6 @@ func (s *Server) IsPaused() bool { return s.paused }
 
 // HandleEvent implements sim.Handler: requests from clients and the node's own timers.
 func (s *Server) HandleEvent(now sim.Time, kind int, arg any) {
-	if kind == evObserve {
-		s.observe(now)
-		return
-	}
 	if s.paused { // one predictable branch when no pause is active
 		s.hold(now, kind, arg)
 		return

@@ -100,21 +100,3 @@ func (s *Server) Snapshot(now sim.Time) Stats {
 	}
 	return st
 }
-
-// Recorder receives a node's statistics once per interval. The server knows nothing of file
-// formats; results implements this.
-type Recorder interface {
-	RecordServer(now sim.Time, address string, st *Stats)
-}
-
-// Observe makes the node report to r every interval, starting one interval from now.
-func (s *Server) Observe(interval time.Duration, r Recorder) {
-	s.observer, s.observeEvery = r, interval
-	s.loop.After(interval, s, evObserve, nil)
-}
-
-func (s *Server) observe(now sim.Time) {
-	st := s.Snapshot(now)
-	s.observer.RecordServer(now, s.cfg.Address, &st)
-	s.loop.After(s.observeEvery, s, evObserve, nil)
-}

@@ -24,8 +24,8 @@ func moduleRoot(t *testing.T) string {
 }
 
 // directives returns, by package directory, the countergen command lines of the module's
-// go:generate directives (outside testdata folders, plus this package's fixture), and the
-// files that carry countergen's header.
+// generate directives (outside testdata folders, plus this package's fixture), and the files
+// that carry countergen's header.
 func directives(t *testing.T, root string) (map[string][]options, []string) {
 	t.Helper()
 	byDir := map[string][]options{}

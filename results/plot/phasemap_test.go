@@ -158,12 +158,11 @@ func TestMapFigures(t *testing.T) {
 // are hatched; the boundary is drawn as the lines of MapBoundary say.
 func TestMapFigureContent(t *testing.T) {
 	type want struct {
-		texts     []string
-		inSub     []string // in the subtitle
-		absent    []string
-		boundary  int // bold black paths in the data areas (boundary polylines and bars)
-		notRun    int // hatched cells
-		undecided int
+		texts    []string
+		inSub    []string // in the subtitle
+		absent   []string
+		boundary int // bold black paths in the data areas (boundary polylines and bars)
+		notRun   int // hatched cells
 	}
 	cases := map[string]want{
 		"plain": {

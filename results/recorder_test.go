@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"overloadsim/sim"
+	"overloadsim/sim/simtest"
 )
 
 // testNames are the model's error classes and retry reasons, as a run's series names them.
@@ -46,13 +47,14 @@ func TestRecorderDifferencesSources(t *testing.T) {
 	b := &groupSource{step: GroupInterval{Issued: 1, Attempts: 1}}
 	tb := rec.AddGroup("b", b.read)
 	ta := rec.AddGroup("a", a.read)
-	server := ServerInterval{}
-	rec.AddServer("db", func(now sim.Time) ServerInterval {
-		server.Completed += 100
-		server.BusyArea += 0.5
-		server.Workers = int(now / sim.Time(time.Second))
-		return server
-	})
+	// The server's counters as a script of virtual time: 100 more completed and 0.5 more busy
+	// seconds by each interval end, and the workers gauge at its whole second.
+	sec := func(s float64) sim.Time { return sim.FromSeconds(s) }
+	server := simtest.NewScript(ServerInterval{}).
+		Set(sec(1), ServerInterval{Completed: 100, BusyArea: 0.5, Workers: 1}).
+		Set(sec(2), ServerInterval{Completed: 200, BusyArea: 1, Workers: 2}).
+		Set(sec(2.5), ServerInterval{Completed: 300, BusyArea: 1.5, Workers: 2})
+	rec.AddServer("db", server.Func())
 	shard := ShardInterval{Shard: "s0", Balance: 7}
 	rec.AddShards("m1", func() []ShardInterval {
 		shard.Attempted += 5

@@ -25,19 +25,19 @@ func BenchmarkMMc(b *testing.B) {
 		b.Fatal(err)
 	}
 	p := newProbe(loop, s, true)
-	p.keep = false
+	p.Keep = false
 	startPoisson(p, 7200, wire.Find, sim.Never, 1) // ρ = 7200 / (8 × 1000) = 0.9
-	for p.n < 100000 {                             // warm the pools
+	for p.Count < 100000 {                         // warm the pools
 		loop.Step()
 	}
-	start, fired := p.n, loop.Fired()
+	start, fired := p.Count, loop.Fired()
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		loop.Step()
 	}
 	secs := b.Elapsed().Seconds()
-	customers := float64(p.n - start)
+	customers := float64(p.Count - start)
 	b.ReportMetric(2*customers/secs, "model-events/s")
 	b.ReportMetric(float64(loop.Fired()-fired)/secs, "loop-events/s")
 }
@@ -53,20 +53,20 @@ func BenchmarkMemory(b *testing.B) {
 			loop := sim.NewLoop()
 			s, _ := New(loop, Config{Address: "n", Workers: 1, Service: dist.Const(time.Hour)}, 1)
 			p := newProbe(loop, s, true)
-			p.keep = false
+			p.Keep = false
 			link := wire.NewLink(nil, nil)
 			runtime.GC()
 			runtime.ReadMemStats(&before)
 			for i := 0; i < n; i++ {
 				if what == "idle-connection" {
 					conn := &wire.Conn{Authenticated: true, Link: link}
-					p.send(0, wire.Connect, func(r *wire.Request) { r.Conn = conn })
+					p.Send(0, wire.Connect, func(r *wire.Request) { r.Conn = conn })
 				} else {
-					p.send(0, wire.Find, nil)
+					p.Send(0, wire.Find, nil)
 				}
 			}
 			loop.RunUntil(sim.Time(time.Second))
-			p.free = nil // connection requests came back: they are not part of an idle connection
+			p.DropPool() // connection requests came back: they are not part of an idle connection
 			runtime.GC()
 			runtime.ReadMemStats(&after)
 			b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/n, "bytes/"+what)

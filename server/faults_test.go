@@ -12,6 +12,7 @@ import (
 	"overloadsim/server/failpoint"
 	"overloadsim/sim"
 	"overloadsim/wire"
+	"overloadsim/wire/wiretest"
 )
 
 var ms = func(n int) sim.Time { return sim.Time(time.Duration(n) * time.Millisecond) }
@@ -27,65 +28,65 @@ func TestFailPointThroughServer(t *testing.T) {
 		name  string
 		fp    failpoint.Config
 		cmds  []wire.Command
-		check func(t *testing.T, p *probe, s *Server)
+		check func(t *testing.T, p *wiretest.Client, s *Server)
 	}{
 		{"times 2: two finds fail with the given code and labels, the third succeeds; inserts pass",
 			failpoint.Config{Mode: failpoint.Times(2), FailCommands: []string{"find"},
 				ErrorCode: 462, ErrorLabels: overload, HasErrorLabels: true},
 			[]wire.Command{wire.Find, wire.Insert, wire.Find, wire.Find},
-			func(t *testing.T, p *probe, s *Server) {
+			func(t *testing.T, p *wiretest.Client, s *Server) {
 				want := []wire.Code{462, 0, 462, 0}
-				for i, r := range p.replies {
-					if r.reply.Code != want[i] {
-						t.Errorf("reply %d (%v): code %v, want %v", i, r.cmd, r.reply.Code, want[i])
+				for i, r := range p.Replies {
+					if r.Code != want[i] {
+						t.Errorf("reply %d (%v): code %v, want %v", i, r.Cmd, r.Code, want[i])
 					}
 				}
-				if l := p.replies[0].reply.Labels; l != wire.SystemOverloadedError|wire.RetryableError {
+				if l := p.Replies[0].Labels; l != wire.SystemOverloadedError|wire.RetryableError {
 					t.Errorf("labels %v, want exactly the failpoint's", l)
 				}
 			}},
 		{"errorLabels absent: the server's own labels (a retryable write error on insert)",
 			failpoint.Config{Mode: failpoint.AlwaysOn(), FailCommands: []string{"insert"}, ErrorCode: 91},
 			[]wire.Command{wire.Insert},
-			func(t *testing.T, p *probe, s *Server) {
-				if r := p.replies[0].reply; r.Code != 91 || r.Labels != wire.RetryableWriteError {
+			func(t *testing.T, p *wiretest.Client, s *Server) {
+				if r := p.Replies[0].Reply; r.Code != 91 || r.Labels != wire.RetryableWriteError {
 					t.Errorf("reply %v %v, want ShutdownInProgress [RetryableWriteError]", r.Code, r.Labels)
 				}
 			}},
 		{"closeConnection: network error, connection closed, later commands fail too",
 			failpoint.Config{Mode: failpoint.Times(1), FailCommands: []string{"find"}, CloseConnection: true},
 			[]wire.Command{wire.Find, wire.Find},
-			func(t *testing.T, p *probe, s *Server) {
-				if p.netErrs != 2 || !p.conn.Closed {
-					t.Errorf("net errors %d, closed %v; want 2, true", p.netErrs, p.conn.Closed)
+			func(t *testing.T, p *wiretest.Client, s *Server) {
+				if p.NetErrs != 2 || !p.Conn.Closed {
+					t.Errorf("net errors %d, closed %v; want 2, true", p.NetErrs, p.Conn.Closed)
 				}
 			}},
 		{"blockConnection alone: delayed by blockTimeMS, then executed normally",
 			failpoint.Config{Mode: failpoint.AlwaysOn(), FailCommands: []string{"find"},
 				BlockConnection: true, BlockTimeMS: 100},
 			[]wire.Command{wire.Find},
-			func(t *testing.T, p *probe, s *Server) {
-				if r := p.replies[0]; !r.reply.OK() || r.got != ms(110) {
-					t.Errorf("reply %v at %v, want OK at 110ms (100 ms block + 10 ms service)", r.reply, r.got)
+			func(t *testing.T, p *wiretest.Client, s *Server) {
+				if r := p.Replies[0]; !r.OK() || r.Got != ms(110) {
+					t.Errorf("reply %v at %v, want OK at 110ms (100 ms block + 10 ms service)", r.Reply, r.Got)
 				}
 			}},
 		{"blockConnection with errorCode: the error comes after the block",
 			failpoint.Config{Mode: failpoint.AlwaysOn(), FailCommands: []string{"find"},
 				BlockConnection: true, BlockTimeMS: 100, ErrorCode: 2, ErrorLabels: overload, HasErrorLabels: true},
 			[]wire.Command{wire.Find},
-			func(t *testing.T, p *probe, s *Server) {
-				if r := p.replies[0]; r.reply.Code != wire.BadValue || r.got != ms(100) {
-					t.Errorf("reply %v at %v, want BadValue at 100ms", r.reply.Code, r.got)
+			func(t *testing.T, p *wiretest.Client, s *Server) {
+				if r := p.Replies[0]; r.Code != wire.BadValue || r.Got != ms(100) {
+					t.Errorf("reply %v at %v, want BadValue at 100ms", r.Code, r.Got)
 				}
 			}},
 		{"skip 1: the first find passes, later ones fail",
 			failpoint.Config{Mode: failpoint.Skip(1), FailCommands: []string{"find"}, ErrorCode: 2},
 			[]wire.Command{wire.Find, wire.Find, wire.Find},
-			func(t *testing.T, p *probe, s *Server) {
+			func(t *testing.T, p *wiretest.Client, s *Server) {
 				want := []wire.Code{0, 2, 2}
-				for i, r := range p.replies {
-					if r.reply.Code != want[i] {
-						t.Errorf("reply %d: %v, want %v", i, r.reply.Code, want[i])
+				for i, r := range p.Replies {
+					if r.Code != want[i] {
+						t.Errorf("reply %d: %v, want %v", i, r.Code, want[i])
 					}
 				}
 			}},
@@ -102,12 +103,12 @@ func TestFailPointThroughServer(t *testing.T) {
 			p := newProbe(loop, s, true)
 			for i, c := range tc.cmds {
 				// one at a time, so replies come back in order
-				p.send(sim.Time(i)*ms(1000), c, func(r *wire.Request) { r.Write = c == wire.Insert })
+				p.Send(sim.Time(i)*ms(1000), c, func(r *wire.Request) { r.Write = c == wire.Insert })
 			}
 			loop.Run()
 			checkQueues(t, s)
-			if len(p.replies) != len(tc.cmds) {
-				t.Fatalf("%d replies for %d commands", len(p.replies), len(tc.cmds))
+			if len(p.Replies) != len(tc.cmds) {
+				t.Fatalf("%d replies for %d commands", len(p.Replies), len(tc.cmds))
 			}
 			tc.check(t, p, s)
 		})
@@ -121,23 +122,23 @@ func TestMaxTimeMS(t *testing.T) {
 	loop := sim.NewLoop()
 	s, _ := New(loop, Config{Address: "n", Workers: 1, Service: dist.Const(100 * time.Millisecond)}, 1)
 	p := newProbe(loop, s, true)
-	p.send(0, wire.Find, func(r *wire.Request) { r.MaxTime = 40 * time.Millisecond }) // aborted on the worker at 40 ms
-	p.send(0, wire.Find, func(r *wire.Request) { r.MaxTime = 30 * time.Millisecond }) // expires in the queue
-	p.send(ms(1), wire.Find, func(r *wire.Request) { r.GiveUpAt = ms(70) })           // runs 40–140 ms, client gone at 70
+	p.Send(0, wire.Find, func(r *wire.Request) { r.MaxTime = 40 * time.Millisecond }) // aborted on the worker at 40 ms
+	p.Send(0, wire.Find, func(r *wire.Request) { r.MaxTime = 30 * time.Millisecond }) // expires in the queue
+	p.Send(ms(1), wire.Find, func(r *wire.Request) { r.GiveUpAt = ms(70) })           // runs 40–140 ms, client gone at 70
 	loop.Run()
 	checkQueues(t, s)
-	got := map[uint64]result{}
-	for _, r := range p.replies {
-		got[r.id] = r
+	got := map[uint64]wiretest.Reply{}
+	for _, r := range p.Replies {
+		got[r.ID] = r
 	}
-	if r := got[1]; r.reply.Code != wire.MaxTimeMSExpired || r.got != ms(40) {
-		t.Errorf("first: %v at %v, want MaxTimeMSExpired at 40ms", r.reply.Code, r.got)
+	if r := got[1]; r.Code != wire.MaxTimeMSExpired || r.Got != ms(40) {
+		t.Errorf("first: %v at %v, want MaxTimeMSExpired at 40ms", r.Code, r.Got)
 	}
-	if r := got[2]; r.reply.Code != wire.MaxTimeMSExpired || r.got != ms(40) {
-		t.Errorf("second: %v at %v, want MaxTimeMSExpired at 40ms (found expired when a worker freed)", r.reply.Code, r.got)
+	if r := got[2]; r.Code != wire.MaxTimeMSExpired || r.Got != ms(40) {
+		t.Errorf("second: %v at %v, want MaxTimeMSExpired at 40ms (found expired when a worker freed)", r.Code, r.Got)
 	}
-	if r := got[3]; !r.reply.OK() || r.got != ms(140) {
-		t.Errorf("third: %v at %v, want OK at 140ms", r.reply.Code, r.got)
+	if r := got[3]; !r.OK() || r.Got != ms(140) {
+		t.Errorf("third: %v at %v, want OK at 140ms", r.Code, r.Got)
 	}
 	st := s.Snapshot(loop.Now())
 	if st.WastedBusyTime != 70*time.Millisecond || st.MaxTimeExpired != 2 || st.BusyTime != 140*time.Millisecond {
@@ -158,7 +159,7 @@ func TestRejectCost(t *testing.T) {
 		s, _ := New(loop, cfg, 1)
 		p := newProbe(loop, s, true)
 		for i := 0; i < 4; i++ {
-			p.send(0, wire.Find, nil)
+			p.Send(0, wire.Find, nil)
 		}
 		loop.Run()
 		st := s.Snapshot(loop.Now())
@@ -192,9 +193,9 @@ func TestStepDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := newProbe(loop, c.Node("a"), true)
-	a.send(0, wire.Insert, func(r *wire.Request) { r.Write = true })
-	a.send(0, wire.Find, nil)
-	a.send(ms(200), wire.Insert, func(r *wire.Request) { r.Write = true })
+	a.Send(0, wire.Insert, func(r *wire.Request) { r.Write = true })
+	a.Send(0, wire.Find, nil)
+	a.Send(ms(200), wire.Insert, func(r *wire.Request) { r.Write = true })
 	loop.RunUntil(ms(1099))
 	if c.Primary() != nil {
 		t.Fatalf("primary %s during the election", c.Primary().Address())
@@ -203,18 +204,18 @@ func TestStepDown(t *testing.T) {
 	if p := c.Primary(); p == nil || p.Address() != "c" {
 		t.Fatalf("primary after election = %v, want c", p)
 	}
-	byID := map[uint64]result{}
-	for _, r := range a.replies {
-		byID[r.id] = r
+	byID := map[uint64]wiretest.Reply{}
+	for _, r := range a.Replies {
+		byID[r.ID] = r
 	}
-	if r := byID[1]; r.reply.Code != wire.InterruptedDueToReplStateChange || r.got != ms(100) || !r.reply.Labels.Has(wire.RetryableWriteError) {
-		t.Errorf("in-flight write: %v %v at %v", r.reply.Code, r.reply.Labels, r.got)
+	if r := byID[1]; r.Code != wire.InterruptedDueToReplStateChange || r.Got != ms(100) || !r.Labels.Has(wire.RetryableWriteError) {
+		t.Errorf("in-flight write: %v %v at %v", r.Code, r.Labels, r.Got)
 	}
-	if r := byID[2]; !r.reply.OK() {
-		t.Errorf("in-flight read: %v, want OK", r.reply.Code)
+	if r := byID[2]; !r.OK() {
+		t.Errorf("in-flight read: %v, want OK", r.Code)
 	}
-	if r := byID[3]; r.reply.Code != wire.NotWritablePrimary {
-		t.Errorf("write after stepdown: %v, want NotWritablePrimary", r.reply.Code)
+	if r := byID[3]; r.Code != wire.NotWritablePrimary {
+		t.Errorf("write after stepdown: %v, want NotWritablePrimary", r.Code)
 	}
 }
 
@@ -228,16 +229,16 @@ func TestDownUp(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := newProbe(loop, c.Node("a"), true)
-	p.send(0, wire.Connect, nil) // establish the probe's connection: the node resets it later
-	p.send(ms(10), wire.Find, nil)
-	p.send(ms(500), wire.Find, nil)
+	p.Send(0, wire.Connect, nil) // establish the probe's connection: the node resets it later
+	p.Send(ms(10), wire.Find, nil)
+	p.Send(ms(500), wire.Find, nil)
 	connect(p, ms(600), time.Second)
 	loop.Run()
 	checkQueues(t, c.Node("a"))
-	if p.byCode[wire.OK] != 1 || p.netErrs != 3 {
-		t.Errorf("%d network errors, want 3 (in flight, while down, connect while down)", p.netErrs)
+	if p.ByCode[wire.OK] != 1 || p.NetErrs != 3 {
+		t.Errorf("%d network errors, want 3 (in flight, while down, connect while down)", p.NetErrs)
 	}
-	if !p.conn.Closed {
+	if !p.Conn.Closed {
 		t.Error("the connection is not closed after the node went down")
 	}
 	if pr := c.Primary(); pr == nil || pr.Address() != "b" || c.Node("a").Role() != wire.Secondary || c.Node("a").IsDown() {
@@ -253,11 +254,11 @@ func TestCapacityFault(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := newProbe(loop, c.Node("n"), true)
-	p.send(0, wire.Find, nil)
+	p.Send(0, wire.Find, nil)
 	loop.Run()
 	// 50 ms at full speed do half the work; the other 50 ms of work at half speed take 100 ms,
 	// so it ends exactly when the cut does: 150 ms.
-	if got := p.replies[0].got; got != ms(150) {
+	if got := p.Replies[0].Got; got != ms(150) {
 		t.Errorf("reply at %v, want 150ms", got)
 	}
 }
@@ -360,7 +361,7 @@ func TestRuntimeFaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := newProbe(loop, s, true)
-	p.send(0, wire.Connect, nil)
+	p.Send(0, wire.Connect, nil)
 	// 50 requests at 1.5 s: the 10-token bucket admits 10; at 2.5 s the new 100-token bucket
 	// (installed full at 2 s) admits all 50. Reports cover (t−1s, t].
 	at := func(t sim.Time, f func(now sim.Time)) {
@@ -368,12 +369,12 @@ func TestRuntimeFaults(t *testing.T) {
 	}
 	burst := func(now sim.Time) {
 		for i := 0; i < 50; i++ {
-			p.send(now, wire.Find, nil)
+			p.Send(now, wire.Find, nil)
 		}
 	}
 	at(ms(1500), burst)
 	at(ms(2500), burst)
-	find := func(now sim.Time) { p.send(now, wire.Find, nil) }
+	find := func(now sim.Time) { p.Send(now, wire.Find, nil) }
 	at(ms(3500), find) // 5 ms each way + 1 ms service
 	at(ms(4500), find) // the delay is gone
 	loop.RunUntil(sim.Time(5 * time.Second))
@@ -392,9 +393,9 @@ func TestRuntimeFaults(t *testing.T) {
 	if got := rec.stats[1].SuccessfulAdmissions - rec.stats[0].SuccessfulAdmissions; got != 10 {
 		t.Errorf("admitted %d in [1s, 2s), want 10", got)
 	}
-	last := p.replies[len(p.replies)-1]
-	prev := p.replies[len(p.replies)-2]
-	if prev.got-prev.sent != ms(11) || last.got-last.sent != ms(1) {
-		t.Errorf("round trips %v and %v, want 11ms with the fault and 1ms after it", prev.got-prev.sent, last.got-last.sent)
+	last := p.Replies[len(p.Replies)-1]
+	prev := p.Replies[len(p.Replies)-2]
+	if prev.Got-prev.Sent != ms(11) || last.Got-last.Sent != ms(1) {
+		t.Errorf("round trips %v and %v, want 11ms with the fault and 1ms after it", prev.Got-prev.Sent, last.Got-last.Sent)
 	}
 }

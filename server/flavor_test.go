@@ -35,12 +35,12 @@ func TestCouchbaseOverloadCodes(t *testing.T) {
 			t.Fatal(err)
 		}
 		p := newProbe(loop, s, true)
-		p.send(0, tc.cmd, nil)
+		p.Send(0, tc.cmd, nil)
 		loop.Run()
-		if len(p.replies) != 1 {
-			t.Fatalf("%v %v: %d replies", tc.flavor, tc.cmd, len(p.replies))
+		if len(p.Replies) != 1 {
+			t.Fatalf("%v %v: %d replies", tc.flavor, tc.cmd, len(p.Replies))
 		}
-		if r := p.replies[0].reply; r.Code != tc.code || r.Labels != tc.labels {
+		if r := p.Replies[0].Reply; r.Code != tc.code || r.Labels != tc.labels {
 			t.Errorf("%v node, %v rejected: %v %v, want %v %v", tc.flavor, tc.cmd, r.Code, r.Labels, tc.code, tc.labels)
 		}
 	}
@@ -60,8 +60,8 @@ func TestRebalance(t *testing.T) {
 	p := newProbe(loop, c.Node("cb"), true)
 	for _, at := range []time.Duration{500 * time.Millisecond, 1500 * time.Millisecond, 2500 * time.Millisecond} {
 		loop.At(sim.Time(at), sim.HandlerFunc(func(now sim.Time, _ int, _ any) {
-			p.send(now, wire.KVGet, nil)
-			p.send(now, wire.Search, nil)
+			p.Send(now, wire.KVGet, nil)
+			p.Send(now, wire.Search, nil)
 		}), 0, nil)
 	}
 	loop.Run()
@@ -70,13 +70,13 @@ func TestRebalance(t *testing.T) {
 		sim.Time(1500 * time.Millisecond): {wire.KVNotMyVbucket, wire.OK},
 		sim.Time(2500 * time.Millisecond): {wire.OK, wire.OK},
 	}
-	for _, r := range p.replies {
+	for _, r := range p.Replies {
 		i := 0
-		if r.cmd == wire.Search {
+		if r.Cmd == wire.Search {
 			i = 1
 		}
-		if w := want[r.sent][i]; r.reply.Code != w {
-			t.Errorf("%v sent at %v: %v, want %v", r.cmd, r.sent, r.reply.Code, w)
+		if w := want[r.Sent][i]; r.Code != w {
+			t.Errorf("%v sent at %v: %v, want %v", r.Cmd, r.Sent, r.Code, w)
 		}
 	}
 	if n := c.Node("cb").Snapshot(loop.Now()).NotMyVbucket; n != 1 {
@@ -113,18 +113,18 @@ func TestMongosRoutes(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := newProbe(loop, s, true)
-	p.send(0, wire.Find, func(r *wire.Request) { r.ReadPref = wire.ReadSecondaryPreferred })
-	p.send(0, wire.Hello, nil) // an authenticated hello is a command like any other
+	p.Send(0, wire.Find, func(r *wire.Request) { r.ReadPref = wire.ReadSecondaryPreferred })
+	p.Send(0, wire.Hello, nil) // an authenticated hello is a command like any other
 	loop.Run()
-	if len(p.replies) != 2 {
-		t.Fatalf("%d replies, want 2", len(p.replies))
+	if len(p.Replies) != 2 {
+		t.Fatalf("%d replies, want 2", len(p.Replies))
 	}
-	for _, r := range p.replies {
-		if r.reply.Code != wire.IngressRequestRateLimitExceeded || r.reply.Labels != wire.SystemOverloadedError || r.reply.Role != wire.Mongos {
-			t.Errorf("%v: reply %+v, want the router's 462 labelled SystemOverloadedError from a mongos", r.cmd, r.reply)
+	for _, r := range p.Replies {
+		if r.Code != wire.IngressRequestRateLimitExceeded || r.Labels != wire.SystemOverloadedError || r.Role != wire.Mongos {
+			t.Errorf("%v: reply %+v, want the router's 462 labelled SystemOverloadedError from a mongos", r.Cmd, r.Reply)
 		}
-		if r.got != sim.Time(10*time.Millisecond) {
-			t.Errorf("%v answered at %v, want after the router's 10ms", r.cmd, r.got)
+		if r.Got != sim.Time(10*time.Millisecond) {
+			t.Errorf("%v answered at %v, want after the router's 10ms", r.Cmd, r.Got)
 		}
 	}
 	if er.seen[0] != wire.ReadSecondaryPreferred {
@@ -136,12 +136,12 @@ func TestMongosRoutes(t *testing.T) {
 	}
 
 	// Down while routing: the driver gets a network error at once; the late answer is ignored.
-	p.replies = nil
-	p.send(loop.Now(), wire.Find, nil)
+	p.Replies = nil
+	p.Send(loop.Now(), wire.Find, nil)
 	loop.At(loop.Now().Add(5*time.Millisecond), sim.HandlerFunc(func(now sim.Time, _ int, _ any) { s.GoDown(now) }), 0, nil)
 	loop.Run()
-	if len(p.replies) != 1 || !p.replies[0].reply.NetErr {
-		t.Fatalf("replies after going down: %+v, want one network error", p.replies)
+	if len(p.Replies) != 1 || !p.Replies[0].NetErr {
+		t.Fatalf("replies after going down: %+v, want one network error", p.Replies)
 	}
 }
 

@@ -8,75 +8,21 @@ import (
 
 	"overloadsim/sim"
 	"overloadsim/wire"
+	"overloadsim/wire/wiretest"
 )
 
-// probe is a minimal client for tests: it sends requests on one connection and records every
-// reply. It talks to the node only through events, as real clients do.
-type probe struct {
-	loop    *sim.Loop
-	node    sim.Handler
-	conn    *wire.Conn
-	free    []*wire.Request
-	nextID  uint64
-	replies []result
-	keep    bool // record every reply (tests); benchmarks only count
-	n       int
-	byCode  map[wire.Code]int
-	netErrs int
-}
-
-type result struct {
-	id        uint64
-	cmd       wire.Command
-	sent, got sim.Time
-	reply     wire.Reply
-}
-
-func newProbe(loop *sim.Loop, node sim.Handler, authenticated bool) *probe {
-	return &probe{
-		loop:   loop,
-		node:   node,
-		conn:   &wire.Conn{Authenticated: authenticated, AppName: "probe", Link: wire.NewLink(nil, nil)},
-		keep:   true,
-		byCode: map[wire.Code]int{},
-	}
-}
-
-// send puts a request on the wire now.
-func (p *probe) send(now sim.Time, cmd wire.Command, mod func(*wire.Request)) *wire.Request {
-	var r *wire.Request
-	if n := len(p.free); n > 0 {
-		r = p.free[n-1]
-		p.free = p.free[:n-1]
-	} else {
-		r = &wire.Request{}
-	}
-	p.nextID++
-	*r = wire.Request{ID: p.nextID, Cmd: cmd, Conn: p.conn, GiveUpAt: sim.Never, ReplyTo: p, SentAt: now}
-	if mod != nil {
-		mod(r)
-	}
-	p.loop.At(now.Add(p.conn.Link.Delay()), p.node, wire.EvRequest, r)
-	return r
-}
-
-func (p *probe) HandleEvent(now sim.Time, _ int, arg any) {
-	r := arg.(*wire.Request)
-	p.n++
-	if r.Reply.NetErr {
-		p.netErrs++
-	} else {
-		p.byCode[r.Reply.Code]++
-	}
-	if p.keep {
-		p.replies = append(p.replies, result{r.ID, r.Cmd, r.SentAt, now, r.Reply})
-	}
-	p.free = append(p.free, r)
+// newProbe returns a test client of node on loop: it sends requests on one connection
+// (authenticated or not, appName "probe", zero-delay link) and records every reply. It talks to
+// the node only through events, as real clients do.
+func newProbe(loop *sim.Loop, node sim.Handler, authenticated bool) *wiretest.Client {
+	p := wiretest.NewClient(loop, node)
+	p.Conn = wiretest.NewConn("probe", authenticated)
+	return p
 }
 
 // poisson sends requests from p at exponential intervals with the given rate until stop.
 type poisson struct {
-	p    *probe
+	p    *wiretest.Client
 	rng  *rand.Rand
 	rate float64
 	cmd  wire.Command
@@ -84,9 +30,9 @@ type poisson struct {
 	mod  func(*wire.Request)
 }
 
-func startPoisson(p *probe, rate float64, cmd wire.Command, stop sim.Time, seed uint64) *poisson {
+func startPoisson(p *wiretest.Client, rate float64, cmd wire.Command, stop sim.Time, seed uint64) *poisson {
 	s := &poisson{p: p, rng: sim.NewStream(seed, "test/arrivals"), rate: rate, cmd: cmd, stop: stop}
-	p.loop.At(s.next(p.loop.Now()), s, 0, nil)
+	p.Loop().At(s.next(p.Loop().Now()), s, 0, nil)
 	return s
 }
 
@@ -95,9 +41,9 @@ func (s *poisson) next(now sim.Time) sim.Time {
 }
 
 func (s *poisson) HandleEvent(now sim.Time, _ int, _ any) {
-	s.p.send(now, s.cmd, s.mod)
+	s.p.Send(now, s.cmd, s.mod)
 	if at := s.next(now); at < s.stop {
-		s.p.loop.At(at, s, 0, nil)
+		s.p.Loop().At(at, s, 0, nil)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"overloadsim/dist"
 	"overloadsim/sim"
 	"overloadsim/wire"
+	"overloadsim/wire/wiretest"
 )
 
 func limited(rate, burst float64, depth int64) Config {
@@ -26,7 +27,7 @@ func TestRequestLimiterRate(t *testing.T) {
 		loop := sim.NewLoop()
 		s, _ := New(loop, limited(R, burst, 0), 1)
 		p := newProbe(loop, s, true)
-		p.keep = false
+		p.Keep = false
 		startPoisson(p, lambda, wire.Find, sim.Time(T), 7)
 		loop.Run()
 		checkQueues(t, s)
@@ -42,9 +43,9 @@ func TestRequestLimiterRate(t *testing.T) {
 		if math.Abs(admitted-want) > tol*want+R*burst {
 			t.Errorf("λ=%v: admitted %.0f over %v, want min(λ, R)·T = %.0f ± %.0f%%", lambda, admitted, T, want, tol*100)
 		}
-		if st.RejectedAdmissions != uint64(p.byCode[wire.IngressRequestRateLimitExceeded]) ||
+		if st.RejectedAdmissions != uint64(p.ByCode[wire.IngressRequestRateLimitExceeded]) ||
 			st.AttemptedAdmissions != st.SuccessfulAdmissions+st.RejectedAdmissions {
-			t.Errorf("λ=%v: counters disagree: %+v, 462 replies %d", lambda, st, p.byCode[wire.IngressRequestRateLimitExceeded])
+			t.Errorf("λ=%v: counters disagree: %+v, 462 replies %d", lambda, st, p.ByCode[wire.IngressRequestRateLimitExceeded])
 		}
 	}
 }
@@ -59,17 +60,17 @@ func TestRequestLimiterBurstAndReply(t *testing.T) {
 	s, _ := New(loop, cfg, 1)
 	p := newProbe(loop, s, true)
 	for i := 0; i < 80; i++ {
-		p.send(0, wire.Find, nil)
+		p.Send(0, wire.Find, nil)
 	}
 	loop.Run()
 	checkQueues(t, s)
-	if p.byCode[wire.OK] != 50 || p.byCode[wire.IngressRequestRateLimitExceeded] != 30 {
-		t.Fatalf("replies by code %v, want 50 OK and 30 × 462", p.byCode)
+	if p.ByCode[wire.OK] != 50 || p.ByCode[wire.IngressRequestRateLimitExceeded] != 30 {
+		t.Fatalf("replies by code %v, want 50 OK and 30 × 462", p.ByCode)
 	}
 	want := wire.SystemOverloadedError | wire.RetryableError | wire.NoWritesPerformed
-	for _, r := range p.replies {
-		if r.reply.Code == wire.IngressRequestRateLimitExceeded && (r.reply.Labels != want || r.reply.BaseBackoffMS != 50) {
-			t.Fatalf("462 reply labels %v baseBackoffMS %d, want %v and 50", r.reply.Labels, r.reply.BaseBackoffMS, want)
+	for _, r := range p.Replies {
+		if r.Code == wire.IngressRequestRateLimitExceeded && (r.Labels != want || r.BaseBackoffMS != 50) {
+			t.Fatalf("462 reply labels %v baseBackoffMS %d, want %v and 50", r.Labels, r.BaseBackoffMS, want)
 		}
 	}
 }
@@ -85,16 +86,16 @@ func TestRequestLimiterExemptions(t *testing.T) {
 	app := newProbe(loop, s, true)
 	mon := newProbe(loop, s, false)
 	shell := newProbe(loop, s, true)
-	shell.conn.AppName = "mongosh 2.3"
+	shell.Conn.AppName = "mongosh 2.3"
 	for i := 0; i < 5; i++ {
-		app.send(0, wire.Find, nil)
-		mon.send(0, wire.Hello, nil)
-		shell.send(0, wire.Find, nil)
+		app.Send(0, wire.Find, nil)
+		mon.Send(0, wire.Hello, nil)
+		shell.Send(0, wire.Find, nil)
 	}
 	loop.Run()
 	checkQueues(t, s)
-	if app.byCode[wire.IngressRequestRateLimitExceeded] != 5 || mon.byCode[wire.OK] != 5 || shell.byCode[wire.OK] != 5 {
-		t.Fatalf("app %v, monitoring %v, exempt app %v", app.byCode, mon.byCode, shell.byCode)
+	if app.ByCode[wire.IngressRequestRateLimitExceeded] != 5 || mon.ByCode[wire.OK] != 5 || shell.ByCode[wire.OK] != 5 {
+		t.Fatalf("app %v, monitoring %v, exempt app %v", app.ByCode, mon.ByCode, shell.ByCode)
 	}
 	if st := s.Snapshot(loop.Now()); st.ExemptedAdmissions != 5 || st.RejectedAdmissions != 5 {
 		t.Fatalf("exempted %d rejected %d, want 5 and 5 (monitoring hellos bypass the limiter entirely)",
@@ -112,14 +113,14 @@ func TestRequestLimiterQueue(t *testing.T) {
 	s, _ := New(loop, cfg, 1)
 	p := newProbe(loop, s, true)
 	for i := 0; i < 10; i++ {
-		p.send(0, wire.Find, nil)
+		p.Send(0, wire.Find, nil)
 	}
 	loop.Run()
 	checkQueues(t, s)
 	var okTimes []sim.Time
-	for _, r := range p.replies {
-		if r.reply.OK() {
-			okTimes = append(okTimes, r.got)
+	for _, r := range p.Replies {
+		if r.OK() {
+			okTimes = append(okTimes, r.Got)
 		}
 	}
 	want := []sim.Time{0, sim.Time(10 * time.Millisecond), sim.Time(20 * time.Millisecond),
@@ -132,8 +133,8 @@ func TestRequestLimiterQueue(t *testing.T) {
 			t.Errorf("admission %d at %v, want %v", i, okTimes[i], want[i])
 		}
 	}
-	if p.byCode[wire.IngressRequestRateLimitExceeded] != 4 {
-		t.Errorf("%d rejected, want 4", p.byCode[wire.IngressRequestRateLimitExceeded])
+	if p.ByCode[wire.IngressRequestRateLimitExceeded] != 4 {
+		t.Errorf("%d rejected, want 4", p.ByCode[wire.IngressRequestRateLimitExceeded])
 	}
 	st := s.Snapshot(loop.Now())
 	if st.AddedToQueue != 5 || st.RemovedFromQueue != 5 {
@@ -145,10 +146,10 @@ func TestRequestLimiterQueue(t *testing.T) {
 	}
 }
 
-// connector opens connections and records what came back.
-func connect(p *probe, now sim.Time, timeout time.Duration) {
+// connect opens a new connection through p at now, giving up on it after timeout.
+func connect(p *wiretest.Client, now sim.Time, timeout time.Duration) {
 	conn := &wire.Conn{Authenticated: true, Link: wire.NewLink(nil, nil)}
-	p.send(now, wire.Connect, func(r *wire.Request) { r.Conn, r.ConnectTimeout = conn, timeout })
+	p.Send(now, wire.Connect, func(r *wire.Request) { r.Conn, r.ConnectTimeout = conn, timeout })
 }
 
 // TestConnectionLimiter mirrors the drivers' "Connection Pool Backpressure" test (docs/model.md
@@ -165,12 +166,12 @@ func TestConnectionLimiter(t *testing.T) {
 	}
 	loop.Run()
 	checkQueues(t, s)
-	if p.byCode[wire.OK] != 21 || p.netErrs != 79 {
-		t.Fatalf("%d established, %d closed; want 21 and 79", p.byCode[wire.OK], p.netErrs)
+	if p.ByCode[wire.OK] != 21 || p.NetErrs != 79 {
+		t.Fatalf("%d established, %d closed; want 21 and 79", p.ByCode[wire.OK], p.NetErrs)
 	}
-	last := p.replies[len(p.replies)-1]
-	if !last.reply.OK() || last.got != sim.Time(51*time.Millisecond) {
-		t.Errorf("the queued attempt was established at %v (%v), want 51ms (token at 50 ms + 1 ms handshake)", last.got, last.reply)
+	last := p.Replies[len(p.Replies)-1]
+	if !last.OK() || last.Got != sim.Time(51*time.Millisecond) {
+		t.Errorf("the queued attempt was established at %v (%v), want 51ms (token at 50 ms + 1 ms handshake)", last.Got, last.Reply)
 	}
 	st := s.Snapshot(loop.Now())
 	if st.ConnRejected != 79 || st.ConnectionsCurrent != 21 || st.ConnAddedToQueue != 1 {
@@ -192,10 +193,10 @@ func TestConnectionQueueTimeout(t *testing.T) {
 	loop.Run()
 	checkQueues(t, s)
 	st := s.Snapshot(loop.Now())
-	if st.ConnInterruptedInQueue != 1 || p.byCode[wire.OK] != 2 {
-		t.Fatalf("interrupted %d, established %d; want 1 and 2", st.ConnInterruptedInQueue, p.byCode[wire.OK])
+	if st.ConnInterruptedInQueue != 1 || p.ByCode[wire.OK] != 2 {
+		t.Fatalf("interrupted %d, established %d; want 1 and 2", st.ConnInterruptedInQueue, p.ByCode[wire.OK])
 	}
-	if got := p.replies[1].got; got != sim.Time(100*time.Millisecond) {
+	if got := p.Replies[1].Got; got != sim.Time(100*time.Millisecond) {
 		t.Errorf("third attempt established at %v, want 100ms (the returned token's slot)", got)
 	}
 }
@@ -209,16 +210,16 @@ func TestAdmissionQueueOverflow(t *testing.T) {
 	s, _ := New(loop, Config{Address: "n", Workers: 1, MaxQueueDepth: 2, Service: dist.Const(10 * time.Millisecond)}, 1)
 	p := newProbe(loop, s, true)
 	for i := 0; i < 5; i++ {
-		p.send(0, wire.Find, nil)
+		p.Send(0, wire.Find, nil)
 	}
 	loop.Run()
 	checkQueues(t, s)
-	if p.byCode[wire.OK] != 3 || p.byCode[wire.AdmissionQueueOverflow] != 2 {
-		t.Fatalf("replies %v, want 3 OK (1 running + 2 queued) and 2 × 433", p.byCode)
+	if p.ByCode[wire.OK] != 3 || p.ByCode[wire.AdmissionQueueOverflow] != 2 {
+		t.Fatalf("replies %v, want 3 OK (1 running + 2 queued) and 2 × 433", p.ByCode)
 	}
-	for _, r := range p.replies {
-		if r.reply.Code == wire.AdmissionQueueOverflow && r.reply.Labels != wire.SystemOverloadedError {
-			t.Errorf("433 labels %v, want [SystemOverloadedError]", r.reply.Labels)
+	for _, r := range p.Replies {
+		if r.Code == wire.AdmissionQueueOverflow && r.Labels != wire.SystemOverloadedError {
+			t.Errorf("433 labels %v, want [SystemOverloadedError]", r.Labels)
 		}
 	}
 	if st := s.Snapshot(loop.Now()); st.QueueOverflows != 2 {
@@ -232,20 +233,20 @@ func TestDisconnect(t *testing.T) {
 	loop := sim.NewLoop()
 	s, _ := New(loop, Config{Address: "n"}, 1)
 	p := newProbe(loop, s, true)
-	p.send(0, wire.Connect, nil)
+	p.Send(0, wire.Connect, nil)
 	loop.Run()
 	if n := s.Snapshot(loop.Now()).ConnectionsCurrent; n != 1 {
 		t.Fatalf("ConnectionsCurrent = %d after connecting, want 1", n)
 	}
-	p.send(loop.Now(), wire.Disconnect, nil)
+	p.Send(loop.Now(), wire.Disconnect, nil)
 	loop.Run()
-	if n := s.Snapshot(loop.Now()).ConnectionsCurrent; n != 0 || !p.conn.Closed {
-		t.Fatalf("ConnectionsCurrent = %d, closed %v after disconnecting; want 0, true", n, p.conn.Closed)
+	if n := s.Snapshot(loop.Now()).ConnectionsCurrent; n != 0 || !p.Conn.Closed {
+		t.Fatalf("ConnectionsCurrent = %d, closed %v after disconnecting; want 0, true", n, p.Conn.Closed)
 	}
-	p.send(loop.Now(), wire.Find, nil)
+	p.Send(loop.Now(), wire.Find, nil)
 	loop.Run()
-	if p.netErrs != 1 || len(p.replies) != 2 {
+	if p.NetErrs != 1 || len(p.Replies) != 2 {
 		t.Errorf("%d replies, %d network errors; want the connect's OK and one network error (no reply to the disconnect)",
-			len(p.replies), p.netErrs)
+			len(p.Replies), p.NetErrs)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"overloadsim/server/failpoint"
 	"overloadsim/sim"
 	"overloadsim/wire"
+	"overloadsim/wire/wiretest"
 )
 
 // pause is a pause fault of node n from a for d, both in milliseconds.
@@ -94,23 +95,23 @@ func TestPauseShiftsWorkInFlight(t *testing.T) {
 			func(r *wire.Request) { r.MaxTime = 15 * time.Millisecond },
 			[]Fault{pause("n", 4, 20)}, wire.MaxTimeMSExpired, ms(24), -1, 4 * time.Millisecond, 20 * time.Millisecond},
 	}
-	run := func(t *testing.T, cfg Config, mod func(*wire.Request), faults []Fault) (result, *Server) {
+	run := func(t *testing.T, cfg Config, mod func(*wire.Request), faults []Fault) (wiretest.Reply, *Server) {
 		loop := sim.NewLoop()
 		s := oneNode(t, loop, cfg, faults)
 		p := newProbe(loop, s, true)
-		p.send(0, wire.Find, mod)
+		p.Send(0, wire.Find, mod)
 		loop.Run()
 		checkQueues(t, s)
-		if len(p.replies) != 1 {
-			t.Fatalf("%d replies, want 1", len(p.replies))
+		if len(p.Replies) != 1 {
+			t.Fatalf("%d replies, want 1", len(p.Replies))
 		}
-		return p.replies[0], s
+		return p.Replies[0], s
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			got, s := run(t, tc.cfg, tc.mod, tc.faults)
-			if got.reply.Code != tc.code || got.got != tc.at {
-				t.Errorf("reply %v at %v, want %v at %v", got.reply.Code, got.got, tc.code, tc.at)
+			if got.Code != tc.code || got.Got != tc.at {
+				t.Errorf("reply %v at %v, want %v at %v", got.Code, got.Got, tc.code, tc.at)
 			}
 			if st := s.Snapshot(s.loop.Now()); st.BusyTime != tc.busy {
 				t.Errorf("busy time %v, want %v: paused time is not work", st.BusyTime, tc.busy)
@@ -126,7 +127,7 @@ func TestPauseShiftsWorkInFlight(t *testing.T) {
 				}
 			}
 			unpaused, _ := run(t, tc.cfg, tc.mod, others)
-			if d := got.got.Sub(unpaused.got); d != tc.shift {
+			if d := got.Got.Sub(unpaused.Got); d != tc.shift {
 				t.Errorf("reply %v later than without the pause, want exactly %v", d, tc.shift)
 			}
 		})
@@ -141,23 +142,23 @@ func TestPauseHoldsArrivals(t *testing.T) {
 	s := oneNode(t, loop, Config{Workers: 1, Service: dist.Const(10 * time.Millisecond)}, []Fault{pause("n", 1, 100)})
 	p := newProbe(loop, s, true)
 	for i := 1; i <= 5; i++ {
-		p.send(ms(10*i), wire.Find, nil) // ids 1..5 arrive at 10..50 ms
+		p.Send(ms(10*i), wire.Find, nil) // ids 1..5 arrive at 10..50 ms
 	}
 	loop.RunUntil(ms(100))
 	st := s.Snapshot(loop.Now())
-	if len(p.replies) != 0 || st.Enqueued != 0 || st.AttemptedAdmissions+st.ExemptedAdmissions != 0 || !st.Paused || st.HeldMessages != 5 {
+	if len(p.Replies) != 0 || st.Enqueued != 0 || st.AttemptedAdmissions+st.ExemptedAdmissions != 0 || !st.Paused || st.HeldMessages != 5 {
 		t.Fatalf("during the pause: %d replies, %d enqueued, paused %v, held %d; want 0, 0, true, 5",
-			len(p.replies), st.Enqueued, st.Paused, st.HeldMessages)
+			len(p.Replies), st.Enqueued, st.Paused, st.HeldMessages)
 	}
 	loop.Run()
 	checkQueues(t, s)
-	if len(p.replies) != 5 {
-		t.Fatalf("%d replies, want 5: none dropped", len(p.replies))
+	if len(p.Replies) != 5 {
+		t.Fatalf("%d replies, want 5: none dropped", len(p.Replies))
 	}
 	// All enqueued at the resume (101 ms) in arrival order; one worker serves them FIFO.
-	for i, r := range p.replies {
-		if want := ms(111 + 10*i); r.id != uint64(i+1) || !r.reply.OK() || r.got != want {
-			t.Errorf("reply %d: id %d %v at %v, want id %d OK at %v", i, r.id, r.reply.Code, r.got, i+1, want)
+	for i, r := range p.Replies {
+		if want := ms(111 + 10*i); r.ID != uint64(i+1) || !r.OK() || r.Got != want {
+			t.Errorf("reply %d: id %d %v at %v, want id %d OK at %v", i, r.ID, r.Code, r.Got, i+1, want)
 		}
 	}
 	if st := s.Snapshot(loop.Now()); st.QueueWait != 100*time.Millisecond || st.Enqueued != 5 {
@@ -174,19 +175,19 @@ func TestPauseAnswersNoHeartbeat(t *testing.T) {
 	s := oneNode(t, loop, Config{}, []Fault{pause("n", 50, 100)})
 	p := newProbe(loop, s, false) // unauthenticated: a monitoring connection
 	for at := 5; at < 200; at += 10 {
-		p.send(ms(at), wire.Hello, nil)
+		p.Send(ms(at), wire.Hello, nil)
 	}
 	loop.Run()
-	if len(p.replies) != 20 {
-		t.Fatalf("%d replies to 20 hellos", len(p.replies))
+	if len(p.Replies) != 20 {
+		t.Fatalf("%d replies to 20 hellos", len(p.Replies))
 	}
-	for _, r := range p.replies {
-		want := r.sent
-		if r.sent > ms(50) && r.sent < ms(150) {
+	for _, r := range p.Replies {
+		want := r.Sent
+		if r.Sent > ms(50) && r.Sent < ms(150) {
 			want = ms(150)
 		}
-		if !r.reply.OK() || r.got != want {
-			t.Errorf("hello sent at %v: %v at %v, want OK at %v", r.sent, r.reply.Code, r.got, want)
+		if !r.OK() || r.Got != want {
+			t.Errorf("hello sent at %v: %v at %v, want OK at %v", r.Sent, r.Code, r.Got, want)
 		}
 	}
 }
@@ -201,42 +202,42 @@ func TestPauseDefersTimers(t *testing.T) {
 		name  string
 		cfg   Config
 		fp    *failpoint.Config
-		send  func(p *probe)
+		send  func(p *wiretest.Client)
 		want  []sim.Time // reply times in order
 		codes []wire.Code
 		check func(t *testing.T, st Stats)
 	}{
 		{"a handshake that ends during the pause completes at resume",
 			Config{HandshakeCost: 10 * time.Millisecond}, nil,
-			func(p *probe) {
+			func(p *wiretest.Client) {
 				connect(p, ms(45), time.Minute) // handshake would end at 55 ms
 				connect(p, ms(60), time.Minute) // held: its handshake starts at 150 ms
 			},
 			[]sim.Time{ms(150), ms(160)}, []wire.Code{wire.OK, wire.OK}, nil},
 		{"a failpoint's block that ends during the pause releases the command at resume",
 			Config{Service: dist.Const(time.Millisecond)}, &block,
-			func(p *probe) { p.send(ms(45), wire.Find, nil) }, // unblocked at 55 ms without the pause
+			func(p *wiretest.Client) { p.Send(ms(45), wire.Find, nil) }, // unblocked at 55 ms without the pause
 			[]sim.Time{ms(151)}, []wire.Code{wire.OK}, nil},
 		{"request-limiter queue admissions that fall due during the pause happen at resume",
 			// capacity 1: the first find takes the token, the others are due at 55 and 65 ms
 			Config{Service: dist.Const(time.Millisecond), RequestLimiter: RequestLimiterConfig{
 				Enabled: true, AdmissionRatePerSec: 100, AdmissionBurstCapacitySecs: 0.01, AdmissionMaxQueueDepth: 10}}, nil,
-			func(p *probe) {
+			func(p *wiretest.Client) {
 				for range 3 {
-					p.send(ms(45), wire.Find, nil)
+					p.Send(ms(45), wire.Find, nil)
 				}
 			},
 			[]sim.Time{ms(46), ms(151), ms(151)}, []wire.Code{wire.OK, wire.OK, wire.OK}, nil},
 		{"a connection-limiter queue admission that falls due during the pause happens at resume",
 			Config{ConnLimiter: ConnLimiterConfig{Enabled: true, RatePerSec: 20, BurstCapacitySecs: 0.05, MaxQueueDepth: 1}}, nil,
-			func(p *probe) {
+			func(p *wiretest.Client) {
 				connect(p, ms(45), time.Minute) // the token
 				connect(p, ms(45), time.Minute) // waits for the next, due at 95 ms
 			},
 			[]sim.Time{ms(45), ms(150)}, []wire.Code{wire.OK, wire.OK}, nil},
 		{"held connects whose clients gave up meanwhile: one abandoned after admission, one leaves the queue at resume",
 			Config{ConnLimiter: ConnLimiterConfig{Enabled: true, RatePerSec: 20, BurstCapacitySecs: 0.05, MaxQueueDepth: 5}}, nil,
-			func(p *probe) {
+			func(p *wiretest.Client) {
 				connect(p, ms(45), time.Minute)         // the token, answered at once
 				connect(p, ms(60), 20*time.Millisecond) // held; takes the refilled token at 150 ms, its client long gone
 				connect(p, ms(61), 20*time.Millisecond) // held; queued at 150 ms behind a client that left at 81 ms
@@ -263,12 +264,12 @@ func TestPauseDefersTimers(t *testing.T) {
 			tc.send(p)
 			loop.Run()
 			checkQueues(t, s)
-			if len(p.replies) != len(tc.want) {
-				t.Fatalf("%d replies, want %d", len(p.replies), len(tc.want))
+			if len(p.Replies) != len(tc.want) {
+				t.Fatalf("%d replies, want %d", len(p.Replies), len(tc.want))
 			}
-			for i, r := range p.replies {
-				if r.reply.NetErr || r.reply.Code != tc.codes[i] || r.got != tc.want[i] {
-					t.Errorf("reply %d: %+v at %v, want %v at %v", i, r.reply, r.got, tc.codes[i], tc.want[i])
+			for i, r := range p.Replies {
+				if r.NetErr || r.Code != tc.codes[i] || r.Got != tc.want[i] {
+					t.Errorf("reply %d: %+v at %v, want %v at %v", i, r.Reply, r.Got, tc.codes[i], tc.want[i])
 				}
 			}
 			if tc.check != nil {
@@ -300,28 +301,28 @@ func TestPauseLimiterAtResume(t *testing.T) {
 			s := oneNode(t, loop, cfg, tc.faults)
 			p := newProbe(loop, s, true)
 			for range 5 {
-				p.send(0, wire.Find, nil) // empty the bucket
+				p.Send(0, wire.Find, nil) // empty the bucket
 			}
 			for range 10 {
-				p.send(ms(20), wire.Find, nil) // held
+				p.Send(ms(20), wire.Find, nil) // held
 			}
 			loop.Run()
 			checkQueues(t, s)
 			ok, r462 := 0, 0
-			for _, r := range p.replies[5:] { // the first five were answered at 1 ms
-				if r.got < ms(105) {
-					t.Errorf("held request %d answered at %v, during the pause", r.id, r.got)
+			for _, r := range p.Replies[5:] { // the first five were answered at 1 ms
+				if r.Got < ms(105) {
+					t.Errorf("held request %d answered at %v, during the pause", r.ID, r.Got)
 				}
-				switch r.reply.Code {
+				switch r.Code {
 				case wire.OK:
 					ok++
 				case wire.IngressRequestRateLimitExceeded:
 					r462++
 				}
 			}
-			if len(p.replies) != 15 || ok != tc.ok || r462 != tc.r462 {
+			if len(p.Replies) != 15 || ok != tc.ok || r462 != tc.r462 {
 				t.Errorf("%d replies; held requests: %d OK, %d × 462; want 15 replies, %d OK, %d × 462",
-					len(p.replies), ok, r462, tc.ok, tc.r462)
+					len(p.Replies), ok, r462, tc.ok, tc.r462)
 			}
 		})
 	}
@@ -339,18 +340,18 @@ func TestPauseDownAndStepDown(t *testing.T) {
 			t.Fatal(err)
 		}
 		p := newProbe(loop, c.Node("a"), true)
-		p.send(0, wire.Find, nil) // frozen on its worker
-		p.send(ms(200), wire.Find, nil)
-		p.send(ms(300), wire.Find, nil)
+		p.Send(0, wire.Find, nil) // frozen on its worker
+		p.Send(ms(200), wire.Find, nil)
+		p.Send(ms(300), wire.Find, nil)
 		loop.Run()
 		a := c.Node("a")
 		checkQueues(t, a)
-		if p.netErrs != 3 || len(p.replies) != 3 {
-			t.Fatalf("%d replies, %d network errors; want 3 and 3", len(p.replies), p.netErrs)
+		if p.NetErrs != 3 || len(p.Replies) != 3 {
+			t.Fatalf("%d replies, %d network errors; want 3 and 3", len(p.Replies), p.NetErrs)
 		}
-		for _, r := range p.replies {
-			if r.got != ms(500) {
-				t.Errorf("request %d answered at %v, want 500ms (when the node went down)", r.id, r.got)
+		for _, r := range p.Replies {
+			if r.Got != ms(500) {
+				t.Errorf("request %d answered at %v, want 500ms (when the node went down)", r.ID, r.Got)
 			}
 		}
 		if a.IsPaused() || a.IsDown() {
@@ -368,16 +369,16 @@ func TestPauseDownAndStepDown(t *testing.T) {
 		}
 		p := newProbe(loop, c.Node("a"), true)
 		write := func(r *wire.Request) { r.Write = true }
-		p.send(0, wire.Insert, write)       // frozen on its worker
-		p.send(ms(400), wire.Insert, write) // held
+		p.Send(0, wire.Insert, write)       // frozen on its worker
+		p.Send(ms(400), wire.Insert, write) // held
 		loop.Run()
 		want := []wire.Code{wire.InterruptedDueToReplStateChange, wire.NotWritablePrimary}
-		if len(p.replies) != 2 {
-			t.Fatalf("%d replies, want 2", len(p.replies))
+		if len(p.Replies) != 2 {
+			t.Fatalf("%d replies, want 2", len(p.Replies))
 		}
-		for i, r := range p.replies {
-			if r.reply.Code != want[i] || r.got != ms(600) {
-				t.Errorf("write %d: %v at %v, want %v at 600ms (the resume)", r.id, r.reply.Code, r.got, want[i])
+		for i, r := range p.Replies {
+			if r.Code != want[i] || r.Got != ms(600) {
+				t.Errorf("write %d: %v at %v, want %v at 600ms (the resume)", r.ID, r.Code, r.Got, want[i])
 			}
 		}
 	})
@@ -393,10 +394,10 @@ func TestPauseMongosHoldsRouterAnswers(t *testing.T) {
 	}
 	atTime(loop, ms(5), func(now sim.Time) { _ = s.Pause(now, 100*time.Millisecond) })
 	p := newProbe(loop, s, true)
-	p.send(0, wire.Find, nil) // routed at 0, answered by the router at 10 ms
+	p.Send(0, wire.Find, nil) // routed at 0, answered by the router at 10 ms
 	loop.Run()
-	if len(p.replies) != 1 || !p.replies[0].reply.OK() || p.replies[0].got != ms(105) {
-		t.Fatalf("replies %+v, want one OK at 105ms", p.replies)
+	if len(p.Replies) != 1 || !p.Replies[0].OK() || p.Replies[0].Got != ms(105) {
+		t.Fatalf("replies %+v, want one OK at 105ms", p.Replies)
 	}
 }
 
@@ -427,7 +428,7 @@ func TestPauseValidation(t *testing.T) {
 // pausedRun runs a node under Poisson load from two clients with a request-limiter queue,
 // monitoring hellos, connection attempts and overlapping pauses and capacity cuts, and returns
 // every reply and the node's final statistics.
-func pausedRun(t *testing.T, seed uint64) ([]result, Stats) {
+func pausedRun(t *testing.T, seed uint64) ([]wiretest.Reply, Stats) {
 	loop := sim.NewLoop()
 	exp, _ := dist.Exp(2 * time.Millisecond)
 	cfg := Config{Address: "n", Workers: 4, Service: exp, HandshakeCost: time.Millisecond,
@@ -450,7 +451,7 @@ func pausedRun(t *testing.T, seed uint64) ([]result, Stats) {
 	}
 	loop.Run()
 	checkQueues(t, s)
-	return append(app.replies, mon.replies...), s.Snapshot(loop.Now())
+	return append(app.Replies, mon.Replies...), s.Snapshot(loop.Now())
 }
 
 // Rule (determinism): the same seed gives the same run, pauses included — every reply, its
@@ -480,7 +481,7 @@ func TestPauseSteadyStateAllocatesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := newProbe(loop, s, true)
-	p.keep = false
+	p.Keep = false
 	startPoisson(p, 7200, wire.Find, sim.Never, 1)
 	atTime(loop, ms(100), func(now sim.Time) { _ = s.Pause(now, 50*time.Millisecond) })
 	loop.RunUntil(ms(2000)) // the pause, then pools warm

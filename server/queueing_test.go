@@ -11,6 +11,7 @@ import (
 	"overloadsim/internal/stats"
 	"overloadsim/sim"
 	"overloadsim/wire"
+	"overloadsim/wire/wiretest"
 )
 
 // runQueue drives one node with Poisson arrivals and returns its statistics over
@@ -24,7 +25,7 @@ func runQueue(t *testing.T, cfg Config, lambda float64, horizon, warmup time.Dur
 		t.Fatal(err)
 	}
 	p := newProbe(loop, s, true)
-	p.keep = false
+	p.Keep = false
 	startPoisson(p, lambda, wire.Find, sim.Time(horizon), seed)
 	loop.RunUntil(sim.Time(warmup))
 	a := s.Snapshot(loop.Now())
@@ -95,14 +96,6 @@ func TestQueueingTheory(t *testing.T) {
 	}
 }
 
-// closedLoop keeps n requests in flight: each reply immediately sends the next request.
-type closedLoop struct{ p *probe }
-
-func (c *closedLoop) HandleEvent(now sim.Time, kind int, arg any) {
-	c.p.HandleEvent(now, kind, arg)
-	c.p.send(now, wire.Find, func(r *wire.Request) { r.ReplyTo = c })
-}
-
 // TestUSL: with n requests always in flight and enough workers, throughput follows the Universal
 // Scalability Law X(n) = n·X₁/(1 + σ(n−1) + κn(n−1)) (Gunther, Guerrilla Capacity Planning,
 // 2007, eq. 4.31). Service is deterministic, so after the first round every command starts with
@@ -117,10 +110,11 @@ func TestUSL(t *testing.T) {
 			t.Fatal(err)
 		}
 		p := newProbe(loop, s, true)
-		p.keep = false
-		c := &closedLoop{p}
+		p.Keep = false
+		// A closed loop keeps n requests in flight: each reply immediately sends the next one.
+		p.OnReply = func(now sim.Time, _ wiretest.Reply) { p.Send(now, wire.Find, nil) }
 		for i := 0; i < n; i++ {
-			p.send(0, wire.Find, func(r *wire.Request) { r.ReplyTo = c })
+			p.Send(0, wire.Find, nil)
 		}
 		const T = 100 * time.Second
 		loop.RunUntil(sim.Time(T))
@@ -139,13 +133,13 @@ func TestInFlightPenalty(t *testing.T) {
 		InFlightPenalty: time.Millisecond}, 1)
 	p := newProbe(loop, s, true)
 	for i := 0; i < 3; i++ {
-		p.send(0, wire.Find, nil)
+		p.Send(0, wire.Find, nil)
 	}
 	loop.Run()
-	for i, r := range p.replies {
+	for i, r := range p.Replies {
 		want := sim.Time(10*time.Millisecond + time.Duration(i+1)*time.Millisecond)
-		if r.got != want {
-			t.Errorf("command %d (started with %d executing) replied at %v, want %v", i, i+1, r.got, want)
+		if r.Got != want {
+			t.Errorf("command %d (started with %d executing) replied at %v, want %v", i, i+1, r.Got, want)
 		}
 	}
 }

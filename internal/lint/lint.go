@@ -206,6 +206,8 @@ var util = []string{"dist", "field", "internal/..."}
 //
 //	dist, field, internal/...: helpers usable from every layer (from results: dist and
 //	internal/stats only); they import only sim and one another.
+//	sim/simtest, wire/wiretest: test kits, just above what they stand in for; only tests
+//	import them.
 //
 // An arrow reaches every layer under it (scenarios imports client and sim directly), never one
 // beside it or above it: client and server meet only through wire; the model never imports
@@ -235,6 +237,8 @@ var Layers = []Layer{
 	{"wire", []string{"wire"}, append([]string{"sim"}, util...), "wire is below client and server, beside ratelimiter"},
 	{"ratelimiter", []string{"ratelimiter"}, append([]string{"sim"}, util...), "ratelimiter is below client and server, beside wire"},
 	{"sim", []string{"sim"}, util, "sim is the bottom of the model"},
+	{"testkit", []string{"sim/simtest", "wire/wiretest"}, append([]string{"wire", "sim"}, util...),
+		"the test kits stand in for a run's streams and counters and for a wire peer; only tests import them"},
 	{"results", []string{"results/..."}, []string{"sim", "internal/stats", "dist"},
 		"results is below the model: record reads the model into results' records"},
 	{"util", util, []string{"sim"}, "dist, field and internal/... are helpers: they import only sim and one another"},

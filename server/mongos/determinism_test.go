@@ -8,12 +8,13 @@ import (
 	"overloadsim/server/failpoint"
 	"overloadsim/sim"
 	"overloadsim/wire"
+	"overloadsim/wire/wiretest"
 )
 
 // busyRun routes 2000 mixed commands (nearest reads and writes, some with maxTimeMS) through a
 // mongos to two 3-member shards whose members reject 30 % of them with 462, with a small
 // budget, and returns the router's stats and the driver's replies.
-func busyRun(t *testing.T, seed uint64, failing []int) ([]ShardStats, []answer) {
+func busyRun(t *testing.T, seed uint64, failing []int) ([]ShardStats, []wiretest.Reply) {
 	cfg := testConfig(true)
 	cfg.BudgetCapacity = 20
 	w := newWorld(t, cfg, seed, rs(3), rs(3))
@@ -25,18 +26,18 @@ func busyRun(t *testing.T, seed uint64, failing []int) ([]ShardStats, []answer) 
 		at := sim.Time(i) * sim.Time(2*time.Millisecond)
 		switch i % 4 {
 		case 0:
-			w.drv.send(at, wire.Insert, nil)
+			w.drv.Send(at, wire.Insert, nil)
 		case 1:
-			w.drv.send(at, wire.Find, withMaxTime(300*time.Millisecond))
+			w.drv.Send(at, wire.Find, withMaxTime(300*time.Millisecond))
 		default:
-			w.drv.send(at, wire.Find, read(wire.ReadNearest))
+			w.drv.Send(at, wire.Find, read(wire.ReadNearest))
 		}
 	}
 	w.run(time.Minute)
-	if len(w.drv.replies) != 2000 {
-		t.Fatalf("seed %d: %d replies, want 2000", seed, len(w.drv.replies))
+	if len(w.drv.Replies) != 2000 {
+		t.Fatalf("seed %d: %d replies, want 2000", seed, len(w.drv.Replies))
 	}
-	return w.router.Stats(), w.drv.replies
+	return w.router.Stats(), w.drv.Replies
 }
 
 // The same seed gives the same statistics and the same replies at the same times; another seed
@@ -75,9 +76,9 @@ func TestShardStreamIndependent(t *testing.T) {
 // Steady-state routing allocates nothing per command once the pools are warm.
 func TestRouteAllocs(t *testing.T) {
 	w := newWorld(t, DefaultConfig(), 1, rs(3))
-	req := &wire.Request{Cmd: wire.Find, Conn: w.drv.conn, GiveUpAt: sim.Never, ReplyTo: sink{}, ReadPref: wire.ReadNearest, SecondaryOK: true}
+	req := &wire.Request{Cmd: wire.Find, Conn: w.drv.Conn, GiveUpAt: sim.Never, ReplyTo: sink{}, ReadPref: wire.ReadNearest, SecondaryOK: true}
 	step := func() {
-		*req = wire.Request{Cmd: wire.Find, Conn: w.drv.conn, GiveUpAt: sim.Never, ReplyTo: sink{}, ReadPref: wire.ReadNearest, SecondaryOK: true}
+		*req = wire.Request{Cmd: wire.Find, Conn: w.drv.Conn, GiveUpAt: sim.Never, ReplyTo: sink{}, ReadPref: wire.ReadNearest, SecondaryOK: true}
 		w.loop.At(w.loop.Now(), w.mongos, wire.EvRequest, req)
 		w.run(50 * time.Millisecond)
 	}

@@ -10,6 +10,7 @@ import (
 	"overloadsim/server/failpoint"
 	"overloadsim/sim"
 	"overloadsim/wire"
+	"overloadsim/wire/wiretest"
 )
 
 // maxJitter is a jitterer that always draws the top of its range: every backoff is the cap
@@ -27,7 +28,7 @@ type countJitter struct {
 func (c *countJitter) Int64N(n int64) int64 { c.draws++; return c.j.Int64N(n) }
 
 // world is one mongos routing to one or more shards of real server.Server nodes, driven by a
-// driver that records the mongos's replies.
+// test client (drv) that records the mongos's replies.
 type world struct {
 	t      testing.TB
 	loop   *sim.Loop
@@ -35,7 +36,7 @@ type world struct {
 	shards [][]*server.Server
 	router *Router
 	mongos *server.Server
-	drv    *driver
+	drv    *wiretest.Client // the application: sends to the mongos, records its replies
 }
 
 // memberSpec describes one shard member: its role and the one-way delay of its link.
@@ -96,8 +97,9 @@ func newWorld(t testing.TB, cfg Config, seed uint64, shards ...[]memberSpec) *wo
 		t.Fatal(err)
 	}
 	w.mongos = m
-	w.drv = &driver{loop: w.loop, node: m,
-		conn: &wire.Conn{Authenticated: true, AppName: "app", Link: wire.NewLink(nil, nil)}}
+	w.drv = wiretest.NewClient(w.loop, m)
+	w.drv.Conn = wiretest.NewConn("app", true)
+	w.drv.MarkWrites = true
 	return w
 }
 
@@ -129,49 +131,6 @@ func (w *world) attempts(i, j int) uint64 {
 
 // run advances the loop by d.
 func (w *world) run(d time.Duration) { w.loop.RunUntil(w.loop.Now().Add(d)) }
-
-// driver sends requests to the mongos and records its replies.
-type driver struct {
-	loop    *sim.Loop
-	node    sim.Handler
-	conn    *wire.Conn
-	nextID  uint64
-	replies []answer
-}
-
-type answer struct {
-	id        uint64
-	sent, got sim.Time
-	reply     wire.Reply
-}
-
-// send puts a request on the wire at now; mod may change it.
-func (d *driver) send(now sim.Time, cmd wire.Command, mod func(*wire.Request)) {
-	d.nextID++
-	r := &wire.Request{ID: d.nextID, Cmd: cmd, Conn: d.conn, GiveUpAt: sim.Never, ReplyTo: d, SentAt: now}
-	switch cmd {
-	case wire.Insert, wire.Update, wire.Delete, wire.FindAndModify:
-		r.Write = true
-	}
-	if mod != nil {
-		mod(r)
-	}
-	d.loop.At(now, d.node, wire.EvRequest, r)
-}
-
-func (d *driver) HandleEvent(now sim.Time, _ int, arg any) {
-	r := arg.(*wire.Request)
-	d.replies = append(d.replies, answer{r.ID, r.SentAt, now, r.Reply})
-}
-
-// only returns the only reply, failing the test if there is not exactly one.
-func (d *driver) only(t testing.TB) answer {
-	t.Helper()
-	if len(d.replies) != 1 {
-		t.Fatalf("driver got %d replies, want 1: %+v", len(d.replies), d.replies)
-	}
-	return d.replies[0]
-}
 
 func read(mode wire.ReadMode) func(*wire.Request) {
 	return func(r *wire.Request) {

@@ -32,12 +32,12 @@ func TestMaxRetryAttempts(t *testing.T) {
 			cfg.MaxRetryAttempts, cfg.ExhaustedLabels = tc.retries, tc.labels
 			w := newWorld(t, cfg, 1, rs(1))
 			w.failAll(0, "find", wire.IngressRequestRateLimitExceeded, failpoint.AlwaysOn())
-			w.drv.send(0, wire.Find, nil)
+			w.drv.Send(0, wire.Find, nil)
 			w.run(30 * time.Second)
 
-			a := w.drv.only(t)
-			if a.reply.Code != wire.IngressRequestRateLimitExceeded || a.reply.Labels != tc.labels {
-				t.Errorf("driver got %v %v, want 462 %v", a.reply.Code, a.reply.Labels, tc.labels)
+			a := w.drv.Only(t)
+			if a.Code != wire.IngressRequestRateLimitExceeded || a.Labels != tc.labels {
+				t.Errorf("driver got %v %v, want 462 %v", a.Code, a.Labels, tc.labels)
 			}
 			if got, want := w.attempts(0, 0), uint64(1+tc.retries); got != want {
 				t.Errorf("attempts on the shard = %d, want %d", got, want)
@@ -73,11 +73,11 @@ func TestNonOverloadRetryNoBackoff(t *testing.T) {
 		j := &countJitter{j: maxJitter{}}
 		w.router.jitter = j
 		w.fail(0, 0, "find", wire.PrimarySteppedDown, failpoint.Times(2))
-		w.drv.send(0, wire.Find, nil)
+		w.drv.Send(0, wire.Find, nil)
 		w.run(10 * time.Second)
-		a := w.drv.only(t)
-		if !a.reply.OK() {
-			t.Fatalf("driver got %+v, want OK", a.reply)
+		a := w.drv.Only(t)
+		if !a.OK() {
+			t.Fatalf("driver got %+v, want OK", a.Reply)
 		}
 		if got := w.attempts(0, 0); got != 3 {
 			t.Errorf("attempts = %d, want 3", got)
@@ -88,8 +88,8 @@ func TestNonOverloadRetryNoBackoff(t *testing.T) {
 		}
 		// connect 4ms (1ms each way + 2ms handshake), then three 2ms round trips on the
 		// connection, plus 1ms of work for the one that ran
-		if want := sim.Time(11 * time.Millisecond); a.got != want {
-			t.Errorf("answered at %v, want %v (no sleep)", a.got, want)
+		if want := sim.Time(11 * time.Millisecond); a.Got != want {
+			t.Errorf("answered at %v, want %v (no sleep)", a.Got, want)
 		}
 	})
 	t.Run("after an overload: i is reused", func(t *testing.T) {
@@ -101,11 +101,11 @@ func TestNonOverloadRetryNoBackoff(t *testing.T) {
 		w.loop.At(sim.Time(100*time.Millisecond), sim.HandlerFunc(func(sim.Time, int, any) {
 			w.fail(0, 0, "find", wire.PrimarySteppedDown, failpoint.Times(1))
 		}), 0, nil)
-		w.drv.send(0, wire.Find, nil)
+		w.drv.Send(0, wire.Find, nil)
 		w.run(10 * time.Second)
-		a := w.drv.only(t)
-		if !a.reply.OK() {
-			t.Fatalf("driver got %+v, want OK", a.reply)
+		a := w.drv.Only(t)
+		if !a.OK() {
+			t.Fatalf("driver got %+v, want OK", a.Reply)
 		}
 		st := w.router.Stats()[0]
 		if st.TotalBackoffTime != 400*time.Millisecond {
@@ -157,11 +157,11 @@ func TestRetryCriteria(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			w := newWorld(t, DefaultConfig(), 1, rs(1))
 			w.failAll(0, tc.cmd.String(), tc.code, failpoint.AlwaysOn())
-			w.drv.send(0, tc.cmd, nil)
+			w.drv.Send(0, tc.cmd, nil)
 			w.run(30 * time.Second)
-			a := w.drv.only(t)
-			if a.reply.Code != tc.want.Code || a.reply.Labels != tc.want.Labels || a.reply.NetErr {
-				t.Errorf("driver got %v %v, want %v %v", a.reply.Code, a.reply.Labels, tc.want.Code, tc.want.Labels)
+			a := w.drv.Only(t)
+			if a.Code != tc.want.Code || a.Labels != tc.want.Labels || a.NetErr {
+				t.Errorf("driver got %v %v, want %v %v", a.Code, a.Labels, tc.want.Code, tc.want.Labels)
 			}
 			if got := w.attempts(0, 0); got != tc.attempts {
 				t.Errorf("attempts = %d, want %d", got, tc.attempts)
@@ -183,11 +183,11 @@ func TestConnectionRefused(t *testing.T) {
 	}{{wire.Find, 4}, {wire.Insert, 1}} {
 		t.Run(tc.cmd.String(), func(t *testing.T) {
 			w := newWorld(t, DefaultConfig(), 1, []memberSpec{{role: wire.Primary, delay: time.Millisecond, mod: refuse}})
-			w.drv.send(0, tc.cmd, nil)
+			w.drv.Send(0, tc.cmd, nil)
 			w.run(10 * time.Second)
-			a := w.drv.only(t)
-			if a.reply.Code != wire.HostUnreachable || a.reply.Labels != 0 {
-				t.Errorf("driver got %v %v, want HostUnreachable []", a.reply.Code, a.reply.Labels)
+			a := w.drv.Only(t)
+			if a.Code != wire.HostUnreachable || a.Labels != 0 {
+				t.Errorf("driver got %v %v, want HostUnreachable []", a.Code, a.Labels)
 			}
 			if got := w.shards[0][0].Snapshot(w.loop.Now()).ConnRejected; got != tc.attempts {
 				t.Errorf("connections refused = %d, want %d", got, tc.attempts)
@@ -212,9 +212,9 @@ func TestRetryBudget(t *testing.T) {
 	t.Run("two retries, then none", func(t *testing.T) {
 		w := newWorld(t, cfg, 1, rs(1))
 		w.failAll(0, "find", wire.IngressRequestRateLimitExceeded, failpoint.AlwaysOn())
-		w.drv.send(0, wire.Find, nil)
+		w.drv.Send(0, wire.Find, nil)
 		w.run(30 * time.Second) // op 1: 2→1, retry; 1→0, retry; no token: gives up
-		w.drv.send(w.loop.Now(), wire.Find, nil)
+		w.drv.Send(w.loop.Now(), wire.Find, nil)
 		w.run(30 * time.Second) // op 2: no token: gives up at once
 		if got := w.attempts(0, 0); got != 4 {
 			t.Errorf("attempts = %d, want 3 + 1", got)
@@ -224,14 +224,14 @@ func TestRetryBudget(t *testing.T) {
 			t.Errorf("retries %d, overload errors %d, balance %v; want 2, 4, 0",
 				st.NumRetriesDueToOverloadAttempted, st.NumOverloadErrorsReceived, balance(w))
 		}
-		for i, a := range w.drv.replies {
-			if a.reply.Code != wire.IngressRequestRateLimitExceeded {
-				t.Errorf("reply %d = %v, want 462", i, a.reply.Code)
+		for i, a := range w.drv.Replies {
+			if a.Code != wire.IngressRequestRateLimitExceeded {
+				t.Errorf("reply %d = %v, want 462", i, a.Code)
 			}
 		}
 		// A success deposits the return rate.
 		w.shards[0][0].SetFailPoint(w.loop.Now(), nil)
-		w.drv.send(w.loop.Now(), wire.Find, nil)
+		w.drv.Send(w.loop.Now(), wire.Find, nil)
 		w.run(time.Second)
 		if b := balance(w); b != 0.1 {
 			t.Errorf("balance after a success = %v, want 0.1", b)
@@ -240,18 +240,18 @@ func TestRetryBudget(t *testing.T) {
 	t.Run("deposits after an overloaded attempt, capped", func(t *testing.T) {
 		w := newWorld(t, cfg, 1, rs(1))
 		w.fail(0, 0, "find", wire.IngressRequestRateLimitExceeded, failpoint.Times(2))
-		w.drv.send(0, wire.Find, nil)
+		w.drv.Send(0, wire.Find, nil)
 		w.run(30 * time.Second) // 2→1→0, then the success returns 0.1 + 1
 		if b := balance(w); math.Abs(b-1.1) > 1e-12 {
 			t.Errorf("balance = %v, want 1.1", b)
 		}
-		w.drv.send(w.loop.Now(), wire.Find, nil)
+		w.drv.Send(w.loop.Now(), wire.Find, nil)
 		w.run(time.Second)
 		if b := balance(w); math.Abs(b-1.2) > 1e-12 {
 			t.Errorf("balance = %v, want 1.2", b)
 		}
 		for range 20 {
-			w.drv.send(w.loop.Now(), wire.Find, nil)
+			w.drv.Send(w.loop.Now(), wire.Find, nil)
 			w.run(time.Second)
 		}
 		if b := balance(w); b != 2 {
@@ -264,7 +264,7 @@ func TestRetryBudget(t *testing.T) {
 		w := newWorld(t, c, 1, rs(1))
 		w.failAll(0, "find", wire.IngressRequestRateLimitExceeded, failpoint.AlwaysOn())
 		for range 3 {
-			w.drv.send(w.loop.Now(), wire.Find, nil)
+			w.drv.Send(w.loop.Now(), wire.Find, nil)
 			w.run(30 * time.Second)
 		}
 		if got := w.attempts(0, 0); got != 12 {
@@ -283,14 +283,14 @@ func TestMaxTimeMSCutsOffBackoff(t *testing.T) {
 	w := newWorld(t, DefaultConfig(), 1, rs(1))
 	w.router.jitter = maxJitter{}
 	w.failAll(0, "find", wire.IngressRequestRateLimitExceeded, failpoint.AlwaysOn())
-	w.drv.send(0, wire.Find, withMaxTime(150*time.Millisecond))
+	w.drv.Send(0, wire.Find, withMaxTime(150*time.Millisecond))
 	w.run(10 * time.Second)
-	a := w.drv.only(t)
-	if a.reply.Code != wire.MaxTimeMSExpired {
-		t.Errorf("driver got %v, want MaxTimeMSExpired", a.reply.Code)
+	a := w.drv.Only(t)
+	if a.Code != wire.MaxTimeMSExpired {
+		t.Errorf("driver got %v, want MaxTimeMSExpired", a.Code)
 	}
-	if want := sim.Time(150 * time.Millisecond); a.got != want {
-		t.Errorf("answered at %v, want %v (the deadline)", a.got, want)
+	if want := sim.Time(150 * time.Millisecond); a.Got != want {
+		t.Errorf("answered at %v, want %v (the deadline)", a.Got, want)
 	}
 	// the 462 came back at 6ms; the 200ms backoff was cut at 150ms
 	st := w.router.Stats()[0]
@@ -309,11 +309,11 @@ func TestMaxTimeMSOnTheShard(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.shards[0][0].SetFailPoint(0, p)
-	w.drv.send(0, wire.Find, withMaxTime(100*time.Millisecond))
+	w.drv.Send(0, wire.Find, withMaxTime(100*time.Millisecond))
 	w.run(10 * time.Second)
-	a := w.drv.only(t)
-	if a.reply.Code != wire.MaxTimeMSExpired || w.attempts(0, 0) != 1 {
-		t.Errorf("driver got %v after %d attempts, want MaxTimeMSExpired after 1", a.reply.Code, w.attempts(0, 0))
+	a := w.drv.Only(t)
+	if a.Code != wire.MaxTimeMSExpired || w.attempts(0, 0) != 1 {
+		t.Errorf("driver got %v after %d attempts, want MaxTimeMSExpired after 1", a.Code, w.attempts(0, 0))
 	}
 }
 
@@ -348,11 +348,11 @@ func TestFailedToSatisfyReadPreference(t *testing.T) {
 					w.shards[0][0].Up(now, wire.Primary)
 				}), 0, nil)
 			}
-			w.drv.send(0, wire.Find, tc.mod)
+			w.drv.Send(0, wire.Find, tc.mod)
 			w.run(10 * time.Second)
-			a := w.drv.only(t)
-			if a.reply.Code != tc.code || a.got != sim.Time(tc.answer) {
-				t.Errorf("driver got %v at %v, want %v at %v", a.reply.Code, a.got, tc.code, sim.Time(tc.answer))
+			a := w.drv.Only(t)
+			if a.Code != tc.code || a.Got != sim.Time(tc.answer) {
+				t.Errorf("driver got %v at %v, want %v at %v", a.Code, a.Got, tc.code, sim.Time(tc.answer))
 			}
 			var n uint64
 			for j := range 3 {
@@ -369,7 +369,7 @@ func TestFailedToSatisfyReadPreference(t *testing.T) {
 // to the member, which counts the work as wasted.
 func TestWorkForNobody(t *testing.T) {
 	w := newWorld(t, DefaultConfig(), 1, rs(1))
-	w.drv.send(0, wire.Find, func(r *wire.Request) { r.GiveUpAt = sim.Time(time.Millisecond) })
+	w.drv.Send(0, wire.Find, func(r *wire.Request) { r.GiveUpAt = sim.Time(time.Millisecond) })
 	w.run(time.Second)
 	if st := w.shards[0][0].Snapshot(w.loop.Now()); st.WastedBusyTime != time.Millisecond {
 		t.Errorf("member's wasted busy time = %v, want the 1ms of work", st.WastedBusyTime)
@@ -384,19 +384,19 @@ func TestMaxTimeMSWhileConnecting(t *testing.T) {
 		c.ConnLimiter = server.ConnLimiterConfig{Enabled: true, RatePerSec: 1, BurstCapacitySecs: 1, MaxQueueDepth: 10}
 	}
 	w := newWorld(t, DefaultConfig(), 1, []memberSpec{{role: wire.Primary, delay: time.Millisecond, mod: queue}})
-	w.drv.send(0, wire.Find, nil)                               // takes the token
-	w.drv.send(0, wire.Find, withMaxTime(100*time.Millisecond)) // waits ~1s for a connection
+	w.drv.Send(0, wire.Find, nil)                               // takes the token
+	w.drv.Send(0, wire.Find, withMaxTime(100*time.Millisecond)) // waits ~1s for a connection
 	w.run(2 * time.Second)
-	if len(w.drv.replies) != 2 {
-		t.Fatalf("%d replies, want 2", len(w.drv.replies))
+	if len(w.drv.Replies) != 2 {
+		t.Fatalf("%d replies, want 2", len(w.drv.Replies))
 	}
-	a := w.drv.replies[1]
-	if a.id != 2 || a.reply.Code != wire.MaxTimeMSExpired || a.got != sim.Time(100*time.Millisecond) {
+	a := w.drv.Replies[1]
+	if a.ID != 2 || a.Code != wire.MaxTimeMSExpired || a.Got != sim.Time(100*time.Millisecond) {
 		t.Errorf("second command: %+v, want MaxTimeMSExpired at 100ms", a)
 	}
 	// Both connections now sit idle: two more commands at once open none.
-	w.drv.send(w.loop.Now(), wire.Find, nil)
-	w.drv.send(w.loop.Now(), wire.Find, nil)
+	w.drv.Send(w.loop.Now(), wire.Find, nil)
+	w.drv.Send(w.loop.Now(), wire.Find, nil)
 	w.run(time.Second)
 	st := w.shards[0][0].Snapshot(w.loop.Now())
 	if st.ConnCreated != 2 || st.ConnAttemptedAdmissions != 2 || st.Completed != 3 {

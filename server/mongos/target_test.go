@@ -38,10 +38,10 @@ func TestRetargetingAllMembersFailOnce(t *testing.T) {
 				w := newWorld(t, testConfig(tc.flag), seed, rs(3))
 				w.failAll(0, tc.cmd.String(), wire.IngressRequestRateLimitExceeded, failpoint.Times(1))
 				w.run(time.Second) // RTT pings
-				w.drv.send(w.loop.Now(), tc.cmd, read(tc.mode))
+				w.drv.Send(w.loop.Now(), tc.cmd, read(tc.mode))
 				w.run(30 * time.Second)
-				if a := w.drv.only(t); !a.reply.OK() {
-					t.Fatalf("seed %d: driver got %+v, want OK", seed, a.reply)
+				if a := w.drv.Only(t); !a.OK() {
+					t.Fatalf("seed %d: driver got %+v, want OK", seed, a.Reply)
 				}
 				st := w.router.Stats()[0]
 				if st.NumRetriesDueToOverloadAttempted != tc.retries || st.NumRetriesRetargetedDueToOverload != tc.retargeted ||
@@ -76,10 +76,10 @@ func TestRetargetingOnlyPrimaryFails(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			w := newWorld(t, testConfig(tc.flag), 1, rs(3))
 			w.fail(0, 0, "find", wire.IngressRequestRateLimitExceeded, failpoint.Times(3))
-			w.drv.send(0, wire.Find, read(tc.mode))
+			w.drv.Send(0, wire.Find, read(tc.mode))
 			w.run(30 * time.Second)
-			if a := w.drv.only(t); !a.reply.OK() {
-				t.Fatalf("driver got %+v, want OK", a.reply)
+			if a := w.drv.Only(t); !a.OK() {
+				t.Fatalf("driver got %+v, want OK", a.Reply)
 			}
 			st := w.router.Stats()[0]
 			if st.NumRetriesDueToOverloadAttempted != tc.retries || st.NumRetriesRetargetedDueToOverload != tc.retargeted {
@@ -102,10 +102,10 @@ func TestRetargetingRetryCapExhausted(t *testing.T) {
 	cfg.BaseBackoff, cfg.MaxBackoff = 0, 0
 	w := newWorld(t, cfg, 1, rs(3))
 	w.failAll(0, "find", wire.IngressRequestRateLimitExceeded, failpoint.Times(1))
-	w.drv.send(0, wire.Find, read(wire.ReadNearest))
+	w.drv.Send(0, wire.Find, read(wire.ReadNearest))
 	w.run(time.Second)
-	if a := w.drv.only(t); a.reply.Code != wire.IngressRequestRateLimitExceeded {
-		t.Fatalf("driver got %v, want 462", a.reply.Code)
+	if a := w.drv.Only(t); a.Code != wire.IngressRequestRateLimitExceeded {
+		t.Fatalf("driver got %v, want 462", a.Code)
 	}
 	for j := range 3 {
 		if n := w.attempts(0, j); n != 1 {
@@ -132,7 +132,7 @@ func TestLatencyWindow(t *testing.T) {
 	})
 	w.run(time.Second) // the first pings: RTT 2ms, 2ms, 100ms
 	for i := range 200 {
-		w.drv.send(w.loop.Now().Add(time.Duration(i)*time.Millisecond), wire.Find, read(wire.ReadNearest))
+		w.drv.Send(w.loop.Now().Add(time.Duration(i)*time.Millisecond), wire.Find, read(wire.ReadNearest))
 	}
 	w.run(10 * time.Second)
 	a0, a1, a2 := w.attempts(0, 0), w.attempts(0, 1), w.attempts(0, 2)
@@ -168,20 +168,20 @@ func TestPingsExemptFromLimiter(t *testing.T) {
 // writes to the new primary at once.
 func TestTargetingFollowsElection(t *testing.T) {
 	w := newWorld(t, DefaultConfig(), 1, rs(2))
-	w.drv.send(0, wire.Insert, nil)
+	w.drv.Send(0, wire.Insert, nil)
 	w.run(time.Second)
 	w.shards[0][0].StepDown(w.loop.Now())
 	// the cluster would elect member 1; do it by hand: a fresh process that is primary
 	w.shards[0][1].GoDown(w.loop.Now())
 	w.shards[0][1].Up(w.loop.Now(), wire.Primary)
-	w.drv.send(w.loop.Now(), wire.Insert, nil)
+	w.drv.Send(w.loop.Now(), wire.Insert, nil)
 	w.run(time.Second)
 	if w.attempts(0, 0) != 1 || w.attempts(0, 1) != 1 {
 		t.Errorf("writes per member = %d, %d; want 1, 1", w.attempts(0, 0), w.attempts(0, 1))
 	}
-	for i, a := range w.drv.replies {
-		if !a.reply.OK() {
-			t.Errorf("reply %d = %+v, want OK", i, a.reply)
+	for i, a := range w.drv.Replies {
+		if !a.OK() {
+			t.Errorf("reply %d = %+v, want OK", i, a.Reply)
 		}
 	}
 }
@@ -191,7 +191,7 @@ func TestShardChoiceUniform(t *testing.T) {
 	w := newWorld(t, DefaultConfig(), 1, rs(1), rs(1), rs(1))
 	const n = 3000
 	for i := range n {
-		w.drv.send(sim.Time(i)*sim.Time(time.Millisecond), wire.Find, nil)
+		w.drv.Send(sim.Time(i)*sim.Time(time.Millisecond), wire.Find, nil)
 	}
 	w.run(time.Minute)
 	for i, st := range w.router.Stats() {
@@ -200,7 +200,7 @@ func TestShardChoiceUniform(t *testing.T) {
 			t.Errorf("shard %d got %d commands, want %d ± 130", i, st.NumOperationsAttempted, n/3)
 		}
 	}
-	if len(w.drv.replies) != n {
-		t.Errorf("%d replies, want %d", len(w.drv.replies), n)
+	if len(w.drv.Replies) != n {
+		t.Errorf("%d replies, want %d", len(w.drv.Replies), n)
 	}
 }

@@ -71,16 +71,6 @@ func then(first, rest Failure) script {
 	}
 }
 
-// seq fails attempt i with fs[i]; attempts past the end succeed.
-func seq(fs ...Failure) script {
-	return func(i int) (Failure, bool) {
-		if i < len(fs) {
-			return fs[i], false
-		}
-		return Failure{}, true
-	}
-}
-
 // env is how the harness runs an operation: its CSOT deadline, how long each attempt takes on
 // the wire, and the jitter.
 type env struct {

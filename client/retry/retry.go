@@ -132,6 +132,12 @@ func (f Failure) String() string {
 	switch {
 	case f.PoolCleared:
 		s = "PoolClearedError"
+	case f.NoNode:
+		s = "no node available (not sent)"
+	case f.CircuitOpen:
+		s = "circuit breaker open (not sent)"
+	case f.Dispatch:
+		s = "no connection available (not sent)"
 	case f.Network:
 		s = "network error"
 	case f.Code.Known() || f.Code == wire.OK:

@@ -1,6 +1,7 @@
 // Package golden is the repository's one golden-file mechanism for tests: the single -update
-// flag that rewrites golden files, and a check that compares output with its golden file and
-// names the first line that differs. Only tests import it.
+// flag that rewrites golden files, a check that compares output with its golden file and names
+// the first line that differs, and transcripts (Transcript): golden files of commands, each
+// followed by the output it must produce, that the same flag rewrites. Only tests import it.
 //
 //	go test ./results/... -update   # rewrite, then review the diff like code
 package golden
@@ -27,7 +28,7 @@ func Check(t testing.TB, path string, got []byte) {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
+		if err := writeFile(path, got); err != nil {
 			t.Fatal(err)
 		}
 		return

@@ -379,14 +379,15 @@ func parseStatus(t *testing.T, c golden.Command, v string) wire.Code {
 	svc, num, _ := strings.Cut(v, ":")
 	n, err := strconv.ParseInt(num, 0, 32)
 	if err == nil {
-		switch svc {
-		case "http":
+		if svc == "http" {
 			return wire.HTTPStatus(int(n))
-		case "kv", "query":
-			s := map[string]wire.Service{"kv": wire.ServiceKV, "query": wire.ServiceQuery}[svc]
-			if code, ok := wire.CouchbaseStatus(s, int(n)); ok {
-				return code
-			}
+		}
+		s := wire.ServiceKV
+		if svc == "query" {
+			s = wire.ServiceQuery
+		}
+		if code, ok := wire.CouchbaseStatus(s, int(n)); ok && (svc == "kv" || svc == "query") {
+			return code
 		}
 	}
 	t.Fatalf("%s: status=%q: want kv:0xNN, query:NNNNN or http:NNN of a known status", c.Pos, v)

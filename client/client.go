@@ -8,6 +8,7 @@ import (
 
 	"overloadsim/client/retry"
 	"overloadsim/client/selection"
+	"overloadsim/ratelimiter"
 	"overloadsim/sim"
 	"overloadsim/wire"
 )
@@ -27,8 +28,9 @@ type Client struct {
 	opts   Options
 	kind   selection.TopologyKind
 	policy retry.Policy
-	rng    *rand.Rand   // jitter and server selection
-	jitter retry.Jitter // the backoff jitter source: rng, or a pinned value in tests
+	bucket *ratelimiter.RetryTokenBucket // the policy's retry token bucket, nil without one
+	rng    *rand.Rand                    // jitter and server selection
+	jitter retry.Jitter                  // the backoff jitter source: rng, or a pinned value in tests
 	name   string
 
 	servers []*serverView
@@ -39,6 +41,11 @@ type Client struct {
 	freeOps    []*op
 	freeAtts   []*attempt
 	stats      Stats
+	// total is the running total the client also counts every event into: its group's
+	// (Group.DriverStats), so that reading a group's counters costs the same for 10 clients as
+	// for 100 000; before the client joins a group, a total of its own that nobody reads.
+	total      *Stats
+	group      *Group // the group the client belongs to (total is its), nil before it joins one
 	attemptObs AttemptObserver
 	tracer     Tracer // nil: no tracing (see trace.go)
 }
@@ -83,9 +90,10 @@ func New(loop *sim.Loop, opts Options, kind selection.TopologyKind, nodes []Node
 	policy, _ := retry.New(opts.RetryPolicy, opts.retryOptions(kind)) // validated above
 	c := &Client{
 		loop: loop, opts: opts, kind: kind, policy: policy, name: name,
-		rng: loop.NewStream(seed, name),
+		rng: loop.NewStream(seed, name), total: new(Stats),
 	}
 	c.jitter = c.rng
+	c.bucket = retry.TokenBucket(policy)
 	c.selWaiters.init()
 	for _, n := range nodes {
 		sv := &serverView{c: c, node: n}
@@ -105,6 +113,9 @@ func New(loop *sim.Loop, opts Options, kind selection.TopologyKind, nodes []Node
 
 // Name returns the client's name.
 func (c *Client) Name() string { return c.name }
+
+// Group returns the group the client belongs to, nil if none.
+func (c *Client) Group() *Group { return c.group }
 
 // Policy returns the client's retry policy.
 func (c *Client) Policy() retry.Policy { return c.policy }
@@ -188,7 +199,9 @@ func (c *Client) Execute(now sim.Time, s Spec, done Completion) {
 	}
 	c.policy.Begin(&o.st, s.Kind.Class(), o.deadline)
 	c.stats.OpsIssued++
+	c.total.OpsIssued++
 	c.stats.IssuedByKind[s.Kind]++
+	c.total.IssuedByKind[s.Kind]++
 	o.id = c.stats.OpsIssued
 	if c.tracer != nil {
 		c.tracer.OpIssued(now, o.traceOp())

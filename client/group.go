@@ -148,6 +148,7 @@ type Group struct {
 	next    int // round-robin over clients for open-loop arrivals
 	free    []*appOp
 	stats   GroupStats
+	driver  Stats // every client's driver counters, added as they count (Client.total)
 }
 
 // Group event kinds.
@@ -173,7 +174,16 @@ func NewGroup(loop *sim.Loop, name string, clients []*Client, w Workload, seed u
 			return nil, fmt.Errorf("group %s: mix: %s: a %s client cannot issue it (Couchbase requests need a couchbase-* policy, MongoDB operations a MongoDB one)", name, k, policy)
 		}
 	}
+	for i, c := range clients {
+		if c.group != nil {
+			return nil, fmt.Errorf("group %s: clients[%d]: %s already belongs to group %s: a client counts into one group's totals", name, i, c.name, c.group.name)
+		}
+	}
 	g := &Group{loop: loop, name: name, clients: clients, w: w, rng: loop.NewStream(seed, "group/"+name)}
+	for _, c := range clients {
+		g.driver.Add(&c.stats) // anything counted before it joined
+		c.total, c.group = &g.driver, g
+	}
 	now := loop.Now()
 	if w.Arrivals != nil {
 		g.scheduleArrival(now)
@@ -197,6 +207,34 @@ func (g *Group) SetObserver(o Observer) { g.obs = o }
 
 // Clients returns the group's clients.
 func (g *Group) Clients() []*Client { return g.clients }
+
+// DriverStats returns the driver counters of all the group's clients added together, kept as
+// they count: the sum of their Snapshots, at a cost that does not grow with their number. Its
+// RetryTokens is NaN; RetryTokens gives the buckets' levels.
+func (g *Group) DriverStats() Stats {
+	st := g.driver
+	st.RetryTokens = math.NaN()
+	return st
+}
+
+// RetryTokens returns the lowest and the sum of the retry token levels of the group's clients
+// that have a bucket, and how many do (min is NaN when none does). The levels are read in
+// client order, so the sum is the same float on every run.
+func (g *Group) RetryTokens() (min, sum float64, n int) {
+	min = math.NaN()
+	for _, c := range g.clients {
+		if c.bucket == nil {
+			continue
+		}
+		tok := c.bucket.Tokens()
+		if n == 0 || tok < min {
+			min = tok
+		}
+		sum += tok
+		n++
+	}
+	return min, sum, n
+}
 
 // Stats returns the group's counters.
 func (g *Group) Stats() GroupStats { return g.stats }

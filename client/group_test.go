@@ -204,3 +204,49 @@ func TestWorkloadValidation(t *testing.T) {
 		}
 	}
 }
+
+// TestGroupDriverStatsAddUp: a group's running total of its clients' counters, kept as they
+// count, equals the sum of their Snapshots field for field, at every point of an overloaded run
+// with adaptive retries (retries, refusals, backoff, token levels all move); its token levels
+// are the clients' buckets read in order. A client cannot count into two groups.
+func TestGroupDriverStatsAddUp(t *testing.T) {
+	p, _ := workload.Constant(3000)
+	mix, kinds := finds()
+	o := DefaultOptions()
+	o.AdaptiveRetries = true
+	node := server.Config{Address: "db", Workers: 4, Service: dist.Const(time.Millisecond),
+		RejectCost: server.DefaultRejectCost, HandshakeCost: server.DefaultHandshakeCost,
+		RequestLimiter: server.RequestLimiterConfig{Enabled: true, AdmissionRatePerSec: 1000, AdmissionBurstCapacitySecs: 0.1}}
+	w := newWorld(t, node, o, 5, Workload{Arrivals: workload.Poisson(p), Mix: mix, Kinds: kinds, Stop: sim.Time(4 * time.Second)}, 500*time.Microsecond)
+	for _, at := range []time.Duration{0, 500 * time.Millisecond, 2 * time.Second, 5 * time.Second} {
+		w.loop.RunUntil(sim.Time(at))
+		var sum Stats
+		wantMin, wantSum, wantN := math.NaN(), 0.0, 0
+		for _, c := range w.clients {
+			st := c.Snapshot()
+			sum.Add(&st)
+			if wantN == 0 || st.RetryTokens < wantMin {
+				wantMin = st.RetryTokens
+			}
+			wantSum += st.RetryTokens
+			wantN++
+		}
+		got := w.group.DriverStats()
+		if !math.IsNaN(got.RetryTokens) {
+			t.Errorf("at %v: DriverStats().RetryTokens = %v, want NaN", at, got.RetryTokens)
+		}
+		got.RetryTokens, sum.RetryTokens = 0, 0
+		if got != sum {
+			t.Errorf("at %v: DriverStats() =\n%+v\nwant the sum of the clients' Snapshots\n%+v", at, got, sum)
+		}
+		if min, s, n := w.group.RetryTokens(); min != wantMin || s != wantSum || n != wantN {
+			t.Errorf("at %v: RetryTokens() = %v, %v, %d; want %v, %v, %d", at, min, s, n, wantMin, wantSum, wantN)
+		}
+		if at == 2*time.Second && (sum.Retries == 0 || sum.RetriesRefusedNoToken == 0 && sum.BackoffTotal == 0) {
+			t.Fatalf("at %v: %+v: the run is not overloaded enough to move the retry counters", at, sum)
+		}
+	}
+	if _, err := NewGroup(w.loop, "again", w.clients[:1], w.group.w, 1); err == nil || !strings.Contains(err.Error(), "already belongs to group app") {
+		t.Errorf("NewGroup with a client of another group: %v, want a refusal", err)
+	}
+}

@@ -109,6 +109,7 @@ func (o *op) HandleEvent(now sim.Time, kind int, _ any) {
 		}
 		o.leaveServer()
 		o.c.stats.CheckoutFailed++
+		o.c.total.CheckoutFailed++
 		o.finish(now, retry.Failure{}, ErrTimeout) // WaitQueueTimeoutError is not retryable
 	case evDeadline:
 		o.deadlineTimer = sim.Timer{}
@@ -171,10 +172,12 @@ func (o *op) gotConn(now sim.Time, pc *pconn) {
 		o.tracked = true
 	}
 	c.stats.CheckedOut++
+	c.total.CheckedOut++
 	o.conn = pc
 	o.phase = phInFlight
 	o.result.Attempts++
 	c.stats.AttemptsStarted++
+	c.total.AttemptsStarted++
 	if t := c.tracer; t != nil {
 		addr := o.server.node.Address
 		t.CheckoutEnded(now, o.traceOp(), addr, o.since, TraceOutcome{OK: true})
@@ -205,6 +208,7 @@ func (o *op) checkoutFailed(now sim.Time, f retry.Failure) {
 	o.tracked = false
 	o.conn = nil
 	o.c.stats.CheckoutFailed++
+	o.c.total.CheckoutFailed++
 	o.lastAddr = o.server.node.Address
 	if t := o.c.tracer; t != nil {
 		t.CheckoutEnded(now, o.traceOp(), o.lastAddr, o.since, TraceOutcome{Failure: f})
@@ -242,6 +246,7 @@ func (o *op) reply(now sim.Time) {
 	// The connection goes back to the pool before any backoff sleep (Client Backpressure,
 	// backpressure-connection-checkin test).
 	c.stats.CheckedIn++
+	c.total.CheckedIn++
 	if r.NetErr {
 		sv.pool.discard(now, pc)
 	} else {
@@ -255,13 +260,16 @@ func (o *op) reply(now sim.Time) {
 	o.leaveServer()
 	if r.OK() {
 		c.stats.AttemptsSucceeded++
+		c.total.AttemptsSucceeded++
 		c.policy.Succeeded(&o.st)
 		o.finish(now, retry.Failure{}, ErrNone)
 		return
 	}
 	c.stats.AttemptsFailed++
+	c.total.AttemptsFailed++
 	if classify(f) == ErrOverload {
 		c.stats.OverloadReplies++
+		c.total.OverloadReplies++
 	}
 	o.failed(now, f)
 }
@@ -273,24 +281,29 @@ func (o *op) failed(now sim.Time, f retry.Failure) {
 	if d.Reason != retry.ReasonNone { // Couchbase: every retry and non-retry is logged by reason
 		if d.Retry {
 			c.stats.RetriedByReason[d.Reason]++
+			c.total.RetriedByReason[d.Reason]++
 		} else {
 			c.stats.NotRetriedByReason[d.Reason]++
+			c.total.NotRetriedByReason[d.Reason]++
 		}
 	}
 	if !d.Retry {
 		if d.Why == retry.NoToken {
 			c.stats.RetriesRefusedNoToken++
+			c.total.RetriesRefusedNoToken++
 		}
 		o.finish(now, d.Err, classify(d.Err))
 		return
 	}
 	o.result.Retries++
 	c.stats.Retries++
+	c.total.Retries++
 	if d.Deprioritize && o.lastAddr != "" && !contains(o.deprio, o.lastAddr) {
 		o.deprio = append(o.deprio, o.lastAddr)
 	}
 	if d.Backoff > 0 || d.Cancel {
 		c.stats.BackoffTotal += d.Backoff
+		c.total.BackoffTotal += d.Backoff
 		o.phase = phBackoff
 		o.since, o.backoff = now, d.Backoff
 		if t := c.tracer; t != nil {
@@ -300,6 +313,7 @@ func (o *op) failed(now sim.Time, f retry.Failure) {
 			// The delay was capped to the deadline: the deadline timer, scheduled when the
 			// operation was issued and so first among events at that instant, cancels it.
 			c.stats.RetriesCancelled++
+			c.total.RetriesCancelled++
 			return
 		}
 		o.timer = c.loop.After(d.Backoff, o, evBackoffDone, nil)
@@ -345,6 +359,7 @@ func (o *op) timeout(now sim.Time) {
 		// The command failed for the application; the driver closes the connection (CSOT), and
 		// the server, which does not know, may go on working.
 		c.stats.AttemptsFailed++
+		c.total.AttemptsFailed++
 		if c.attemptObs != nil {
 			c.attemptObs.AttemptDone(now, c, o.att.req.SentAt, false)
 		}
@@ -352,6 +367,7 @@ func (o *op) timeout(now sim.Time) {
 			t.AttemptEnded(now, o.traceOp(), o.server.node.Address, o.result.Attempts, o.since, TraceOutcome{TimedOut: true})
 		}
 		c.stats.CheckedIn++
+		c.total.CheckedIn++
 		o.server.pool.discard(now, o.conn)
 		if b := o.server.breaker; b != nil && o.tracked {
 			b.markFailure(now) // the request timed out: the one failure the breaker counts
@@ -374,9 +390,12 @@ func (o *op) finish(now sim.Time, f retry.Failure, class ErrClass) {
 	r.Kind, r.Issued, r.Done, r.OK, r.Class, r.Err = o.kind, o.issued, now, class == ErrNone, class, f
 	if r.OK {
 		c.stats.OpsSucceeded++
+		c.total.OpsSucceeded++
 	} else {
 		c.stats.OpsFailed++
+		c.total.OpsFailed++
 		c.stats.FailedByClass[class]++
+		c.total.FailedByClass[class]++
 	}
 	if t := c.tracer; t != nil {
 		t.OpDone(now, o.traceOp(), r)

@@ -85,6 +85,7 @@ func (p *pool) open(now sim.Time, owner *op) {
 	p.total++
 	p.connecting++
 	c.stats.ConnectionsOpened++
+	c.total.ConnectionsOpened++
 	c.loop.At(now.Add(pc.conn.Link.Delay()), p.sv.node.Handler, wire.EvRequest, &pc.req)
 	pc.timer = c.loop.After(c.opts.ConnectTimeout, pc, evConnTimeout, nil)
 }
@@ -111,6 +112,7 @@ func (pc *pconn) HandleEvent(now sim.Time, kind int, _ any) {
 		pc.abandoned = true
 		p.total--
 		c.stats.ConnectionEstablishFailed++
+		c.total.ConnectionEstablishFailed++
 		if owner != nil {
 			owner.checkoutFailed(now, establishmentFailure)
 		}
@@ -118,6 +120,7 @@ func (pc *pconn) HandleEvent(now sim.Time, kind int, _ any) {
 		c.loop.Cancel(pc.timer)
 		p.total--
 		c.stats.ConnectionEstablishFailed++
+		c.total.ConnectionEstablishFailed++
 		if owner != nil {
 			owner.checkoutFailed(now, establishmentFailure)
 		}
@@ -131,6 +134,7 @@ func (pc *pconn) HandleEvent(now sim.Time, kind int, _ any) {
 	default:
 		c.loop.Cancel(pc.timer)
 		c.stats.ConnectionsCreated++
+		c.total.ConnectionsCreated++
 		if owner != nil {
 			owner.gotConn(now, pc)
 		} else {
@@ -171,6 +175,7 @@ func (p *pool) release(now sim.Time, pc *pconn) {
 func (p *pool) discard(now sim.Time, pc *pconn) {
 	p.total--
 	p.sv.c.stats.ConnectionsClosed++
+	p.sv.c.total.ConnectionsClosed++
 	pc.disconnect(now)
 	p.pump(now)
 }
@@ -205,11 +210,13 @@ func (p *pool) clear(now sim.Time) {
 	p.generation++
 	if !p.paused {
 		c.stats.PoolClears++
+		c.total.PoolClears++
 	}
 	p.paused = true
 	for _, pc := range p.idle {
 		p.total--
 		c.stats.ConnectionsClosed++
+		c.total.ConnectionsClosed++
 		pc.disconnect(now)
 	}
 	clear(p.idle)

@@ -43,8 +43,8 @@ type Stats struct {
 func (c *Client) Snapshot() Stats {
 	st := c.stats
 	st.RetryTokens = math.NaN()
-	if b := retry.TokenBucket(c.policy); b != nil {
-		st.RetryTokens = b.Tokens()
+	if c.bucket != nil {
+		st.RetryTokens = c.bucket.Tokens()
 	}
 	return st
 }

@@ -5,7 +5,6 @@
 package record
 
 import (
-	"math"
 	"time"
 
 	"overloadsim/client"
@@ -30,28 +29,19 @@ func Names() results.Names {
 }
 
 // Group returns g's record, counters cumulative since g was created: what the application saw
-// (client.GroupStats) and the driver counters summed over its clients (client.Stats), with the
-// retry-token levels of the clients that have a bucket.
+// (client.GroupStats) and the driver counters of its clients added together
+// (Group.DriverStats), with the retry-token levels of the clients that have a bucket. The cost
+// does not depend on the number of clients, save for reading one float per bucket.
 func Group(g *client.Group) results.GroupInterval {
 	gs := g.Stats()
-	var cs client.Stats
-	rec := results.GroupInterval{Name: g.Name(), TokensMin: math.NaN(),
+	cs := g.DriverStats()
+	rec := results.GroupInterval{Name: g.Name(),
 		Issued: gs.Issued, Succeeded: gs.Succeeded, Failed: gs.Failed, AppRetries: gs.AppRetries,
 		FailedByClass: make([]uint64, client.NumErrClasses-1)}
 	for i := range rec.FailedByClass {
 		rec.FailedByClass[i] = gs.FailedByClass[i+1]
 	}
-	for _, c := range g.Clients() {
-		st := c.Snapshot()
-		cs.Add(&st)
-		if tok := st.RetryTokens; !math.IsNaN(tok) {
-			if rec.TokensN == 0 || tok < rec.TokensMin {
-				rec.TokensMin = tok
-			}
-			rec.TokensSum += tok
-			rec.TokensN++
-		}
-	}
+	rec.TokensMin, rec.TokensSum, rec.TokensN = g.RetryTokens()
 	rec.DriverOps, rec.Attempts = cs.OpsIssued, cs.AttemptsStarted
 	rec.Retries, rec.RetriesRefused, rec.RetriesCancelled = cs.Retries, cs.RetriesRefusedNoToken, cs.RetriesCancelled
 	rec.Backoff = cs.BackoffTotal
@@ -97,10 +87,10 @@ func Shards(rt *mongos.Router) []results.ShardInterval {
 // and mongos routers, and the observer of their operations and attempts. Observers are
 // attached here and nowhere else.
 type Recorder struct {
-	rec     *results.Recorder
-	groups  map[*client.Group]*results.GroupTrack
-	clients map[*client.Client]*results.GroupTrack
-	// The last group an operation finished in, and its track: most runs have one group.
+	rec    *results.Recorder
+	groups map[*client.Group]*results.GroupTrack
+	// The last group an operation or attempt ended in, and its track: most runs have one group,
+	// and a map lookup per attempt would cost more than the rest of recording it.
 	lastGroup *client.Group
 	lastTrack *results.GroupTrack
 }
@@ -113,8 +103,7 @@ var (
 // New returns a recorder that samples every interval on loop. It panics if interval is not
 // positive.
 func New(loop *sim.Loop, interval time.Duration) *Recorder {
-	return &Recorder{rec: results.NewRecorder(loop, interval, Names()),
-		groups: map[*client.Group]*results.GroupTrack{}, clients: map[*client.Client]*results.GroupTrack{}}
+	return &Recorder{rec: results.NewRecorder(loop, interval, Names()), groups: map[*client.Group]*results.GroupTrack{}}
 }
 
 // AddGroup starts recording g: its counters count from now, and the recorder becomes the
@@ -128,7 +117,6 @@ func (r *Recorder) AddGroup(g *client.Group) {
 	r.groups[g] = t
 	g.SetObserver(r)
 	for _, c := range g.Clients() {
-		r.clients[c] = t
 		c.SetAttemptObserver(r)
 	}
 }
@@ -159,16 +147,23 @@ func (r *Recorder) Finish(now sim.Time) *results.Series { return r.rec.Finish(no
 // AppOperationDone implements client.Observer: it files the operation's latency under the
 // interval in which it finished.
 func (r *Recorder) AppOperationDone(now sim.Time, g *client.Group, res *client.AppResult) {
+	if t := r.track(g); t != nil {
+		t.Op(res.OK, res.Done.Sub(res.Issued))
+	}
+}
+
+// track returns the track of g, nil if g is not recorded.
+func (r *Recorder) track(g *client.Group) *results.GroupTrack {
 	if g != r.lastGroup {
 		r.lastGroup, r.lastTrack = g, r.groups[g]
 	}
-	r.lastTrack.Op(res.OK, res.Done.Sub(res.Issued))
+	return r.lastTrack
 }
 
 // AttemptDone implements client.AttemptObserver: it files an attempt's latency under the
 // interval in which it ended.
 func (r *Recorder) AttemptDone(now sim.Time, c *client.Client, sent sim.Time, ok bool) {
-	if t := r.clients[c]; t != nil {
+	if t := r.track(c.Group()); t != nil {
 		t.Attempt(now.Sub(sent))
 	}
 }

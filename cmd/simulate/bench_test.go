@@ -148,3 +148,52 @@ func BenchmarkStuckRun(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkScale runs testdata/scale.yaml (a sharded cluster of 10 nodes, 11 000 reads/s) for
+// one simulated minute with 1 000, 10 000 and 100 000 MongoClients, each with its own pool,
+// monitor and retry state, and reports nanoseconds per model event and heap bytes per client
+// at the end of the run. Both should stay flat as the number of clients grows: the work per
+// operation does not depend on how many clients share the load.
+//
+//	go test -run '^$' -bench BenchmarkScale -benchtime 1x ./cmd/simulate
+func BenchmarkScale(b *testing.B) {
+	sc, err := loadScenario("testdata/scale.yaml", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if sc, err = sc.With("duration", "60s"); err != nil {
+		b.Fatal(err)
+	}
+	for _, n := range []int{1000, 10000, 100000} {
+		c, err := sc.With("clients[0].count", fmt.Sprint(n))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("clients=%d", n), func(b *testing.B) {
+			var events uint64
+			var heap float64
+			for i := 0; i < b.N; i++ {
+				loop := sim.NewLoop()
+				rec := record.New(loop, c.Interval)
+				w, err := scenarios.Build(c, c.Seed, loop, rec)
+				if err != nil {
+					b.Fatal(err)
+				}
+				rec.Start()
+				loop.RunUntil(sim.Time(c.Duration))
+				rec.Finish(loop.Now())
+				events += loop.Fired()
+				if i == 0 {
+					runtime.GC()
+					var ms runtime.MemStats
+					runtime.ReadMemStats(&ms)
+					heap = float64(ms.HeapAlloc)
+					runtime.KeepAlive(w)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(events), "ns/event")
+			b.ReportMetric(float64(events)/float64(b.N), "events/run")
+			b.ReportMetric(heap/float64(n), "bytes/client")
+		})
+	}
+}

@@ -21,7 +21,10 @@
 // steady state (as many events scheduled as fired) allocates nothing. Cancellation is O(1): the
 // record is marked dead and skipped when it reaches the head; when dead entries outnumber live
 // ones the heap is compacted, so a model that cancels most of its timeouts (the usual case) keeps
-// the heap at the size of its live events.
+// the heap at the size of its live events. Only events due within the current second or so are in
+// the heap; later ones wait in unsorted buckets of about a second each and join the heap when
+// their bucket comes up, so periodic timers far ahead (heartbeats, 30-second timeouts) cost an
+// append to schedule and do not deepen the heap.
 //
 // # Randomness
 //

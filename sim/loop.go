@@ -36,6 +36,7 @@ type record struct {
 	arg  any
 	kind int
 	gen  uint32
+	far  bool // its entry waits in a far bucket or the overflow, not in the heap
 }
 
 // entry is one heap element. The ordering key is stored inline so that sifting never touches the
@@ -63,31 +64,54 @@ const arity = 4
 // popping them is cheaper than rebuilding.
 const compactMin = 64
 
+// Far events. Only events due before the loop's limit (the end of the current bucket of 2^farShift
+// ns, about 1.07 s) are in the heap; later ones wait unsorted in a ring of farRing buckets, one
+// per 1.07 s, or, beyond the ring (about 68 s ahead), in an overflow heap. When the heap runs dry,
+// the next bucket moves into it whole. A model with many periodic timers (a heartbeat per
+// monitor every 10 s, a 30 s timeout per check) thus keeps its heap at the size of the next
+// second's events rather than of every timer pending: the heap stays in cache, and a far timer
+// costs an append to schedule. The firing order is unchanged: every event in the heap is due
+// before every far one, and the heap orders by (at, seq) as before.
+const (
+	farShift = 30
+	farRing  = 64
+)
+
 // Loop is a discrete-event loop: it owns the virtual clock and the queue of pending events.
 // The zero value is not usable; call NewLoop.
 //
 // A Loop is not safe for concurrent use. Parallelism belongs across runs, each with its own Loop.
 type Loop struct {
-	now     Time
-	seq     uint64
-	heap    []entry
-	recs    []record
-	free    []int32
-	dead    int // cancelled entries still in the heap
+	now  Time
+	seq  uint64
+	heap []entry
+	recs []record
+	free []int32
+	dead int // cancelled entries still in the heap
+	// Far events: bucket b (events due in [b<<farShift, (b+1)<<farShift)) for next ≤ b <
+	// next+farRing is ring[b%farRing]; later buckets are in over, a heap. Everything in the heap
+	// is due before next<<farShift.
+	next    int64
+	ring    [farRing][]entry
+	ringN   int
+	spare   [farRing][]entry // emptied bucket arrays, for the next bucket that starts empty
+	spareN  int
+	over    []entry
+	farDead int // cancelled entries in the ring and the overflow
 	fired   uint64
 	stopped bool
 	streams []namedSource // the streams handed out by NewStream, for Branch
 }
 
 // NewLoop returns an empty loop at time 0.
-func NewLoop() *Loop { return &Loop{} }
+func NewLoop() *Loop { return &Loop{next: 1} }
 
 // Now returns the current virtual time: the time of the event being handled, or where the last
 // Run call left the clock.
 func (l *Loop) Now() Time { return l.now }
 
 // Len returns the number of pending (scheduled, not cancelled) events.
-func (l *Loop) Len() int { return len(l.heap) - l.dead }
+func (l *Loop) Len() int { return len(l.heap) - l.dead + l.ringN + len(l.over) - l.farDead }
 
 // Fired returns the number of events handled so far.
 func (l *Loop) Fired() uint64 { return l.fired }
@@ -112,9 +136,29 @@ func (l *Loop) At(at Time, h Handler, kind int, arg any) Timer {
 	r := &l.recs[slot]
 	r.h, r.arg, r.kind = h, arg, kind
 	l.seq++
-	l.heap = append(l.heap, entry{at: at, seq: l.seq, slot: slot})
-	l.siftUp(len(l.heap) - 1)
+	e := entry{at: at, seq: l.seq, slot: slot}
+	r.far = l.placeFar(e)
+	if !r.far {
+		l.heap = append(l.heap, e)
+		l.siftUp(len(l.heap) - 1)
+	}
 	return Timer{slot: slot + 1, gen: r.gen}
+}
+
+// placeFar files e in its far bucket or the overflow and returns true, or returns false if e is
+// due before the limit and belongs in the heap.
+func (l *Loop) placeFar(e entry) bool {
+	b := int64(e.at) >> farShift
+	switch {
+	case b < l.next:
+		return false
+	case b < l.next+farRing:
+		l.toRing(b, e)
+	default:
+		l.over = append(l.over, e)
+		siftUpIn(l.over, len(l.over)-1)
+	}
+	return true
 }
 
 // After schedules an event for h at Now()+d. A negative d panics, as At does for the past.
@@ -133,6 +177,13 @@ func (l *Loop) Cancel(t Timer) bool {
 		return false
 	}
 	r.h, r.arg = nil, nil
+	if r.far {
+		l.farDead++
+		if n := l.ringN + len(l.over); l.farDead > compactMin && l.farDead > n/2 {
+			l.compactFar()
+		}
+		return true
+	}
 	l.dead++
 	if l.dead > compactMin && l.dead > len(l.heap)/2 {
 		l.compact()
@@ -162,23 +213,19 @@ func (l *Loop) Stop() { l.stopped = true }
 // Step handles the next pending event, advancing the clock to its time. It reports whether there
 // was one.
 func (l *Loop) Step() bool {
-	for len(l.heap) > 0 {
-		e := l.popMin()
-		r := &l.recs[e.slot]
-		h, kind, arg := r.h, r.kind, r.arg
-		r.h, r.arg = nil, nil
-		r.gen++
-		l.free = append(l.free, e.slot)
-		if h == nil { // cancelled
-			l.dead--
-			continue
-		}
-		l.now = e.at
-		l.fired++
-		h.HandleEvent(e.at, kind, arg)
-		return true
+	if _, ok := l.peek(); !ok {
+		return false
 	}
-	return false
+	e := l.popMin() // live: peek dropped the dead ones
+	r := &l.recs[e.slot]
+	h, kind, arg := r.h, r.kind, r.arg
+	r.h, r.arg = nil, nil
+	r.gen++
+	l.free = append(l.free, e.slot)
+	l.now = e.at
+	l.fired++
+	h.HandleEvent(e.at, kind, arg)
+	return true
 }
 
 // RunUntil handles events in (time, seq) order until the next one is after horizon, the queue is
@@ -207,19 +254,120 @@ func (l *Loop) RunUntil(horizon Time) uint64 {
 // the last event. It returns the number of events handled.
 func (l *Loop) Run() uint64 { return l.RunUntil(Never) }
 
-// peek returns the time of the next live event, discarding dead entries at the head.
+// peek returns the time of the next live event, discarding dead entries at the head and moving
+// far buckets into the heap when it runs dry.
 func (l *Loop) peek() (Time, bool) {
-	for len(l.heap) > 0 {
-		e := &l.heap[0]
-		if l.recs[e.slot].h != nil {
-			return e.at, true
+	for {
+		for len(l.heap) > 0 {
+			e := &l.heap[0]
+			if l.recs[e.slot].h != nil {
+				return e.at, true
+			}
+			slot := e.slot
+			l.popMin()
+			l.dead--
+			l.release(slot)
 		}
-		slot := e.slot
-		l.popMin()
-		l.dead--
-		l.release(slot)
+		if !l.advance() {
+			return 0, false
+		}
 	}
-	return 0, false
+}
+
+// advance moves the next non-empty far bucket into the (empty) heap and slides the ring past it,
+// refilling the ring's new last bucket from the overflow. It reports false when no far event is
+// left. The bucket's entries go in in any order: the heap sorts them by (at, seq).
+func (l *Loop) advance() bool {
+	if l.ringN == 0 {
+		if len(l.over) == 0 {
+			return false
+		}
+		// Nothing in the ring: jump to the overflow's first bucket and refill the ring from there.
+		l.next = int64(l.over[0].at) >> farShift
+		l.refill()
+	}
+	for {
+		i := l.next % farRing
+		bucket := l.ring[i]
+		l.next++
+		l.ringN -= len(bucket)
+		for _, e := range bucket {
+			r := &l.recs[e.slot]
+			if r.h == nil {
+				l.farDead--
+				l.release(e.slot)
+				continue
+			}
+			r.far = false
+			l.heap = append(l.heap, e)
+			l.siftUp(len(l.heap) - 1)
+		}
+		clear(bucket)
+		l.ring[i] = nil
+		if cap(bucket) > 0 { // a slot holds at most one array, so the spares never exceed farRing
+			l.spare[l.spareN] = bucket[:0]
+			l.spareN++
+		}
+		l.refill()
+		if len(bucket) > 0 {
+			return true
+		}
+	}
+}
+
+// refill moves the overflow's events that now fall inside the ring into their buckets.
+func (l *Loop) refill() {
+	for len(l.over) > 0 {
+		b := int64(l.over[0].at) >> farShift
+		if b >= l.next+farRing {
+			return
+		}
+		e := l.over[0]
+		n := len(l.over) - 1
+		l.over[0] = l.over[n]
+		l.over = l.over[:n]
+		if n > 1 {
+			siftDownIn(l.over, 0)
+		}
+		l.toRing(b, e)
+	}
+}
+
+// toRing appends e to bucket b's slot of the ring. A slot that starts a bucket takes an array a
+// moved bucket left behind, so that once the ring has gone round the arrays are reused and
+// scheduling a far event allocates nothing.
+func (l *Loop) toRing(b int64, e entry) {
+	i := b % farRing
+	if l.ring[i] == nil && l.spareN > 0 {
+		l.spareN--
+		l.ring[i], l.spare[l.spareN] = l.spare[l.spareN], nil
+	}
+	l.ring[i] = append(l.ring[i], e)
+	l.ringN++
+}
+
+// compactFar drops the dead entries of the ring and the overflow.
+func (l *Loop) compactFar() {
+	keep := func(es []entry) []entry {
+		out := es[:0]
+		for _, e := range es {
+			if l.recs[e.slot].h != nil {
+				out = append(out, e)
+			} else {
+				l.release(e.slot)
+			}
+		}
+		clear(es[len(out):])
+		return out
+	}
+	l.ringN = 0
+	for i := range l.ring {
+		l.ring[i] = keep(l.ring[i])
+		l.ringN += len(l.ring[i])
+	}
+	l.over = keep(l.over)
+	heapify(l.over)
+	l.farDead = 0
 }
 
 func (l *Loop) release(slot int32) {
@@ -243,8 +391,13 @@ func (l *Loop) compact() {
 	clear(l.heap[len(h):])
 	l.heap = h
 	l.dead = 0
-	for i := (len(h) - 2) / arity; i >= 0; i-- {
-		l.siftDown(i)
+	heapify(h)
+}
+
+// heapify orders h as a heap in O(len(h)).
+func heapify(h []entry) {
+	for i := (len(h) - 2) / arity; i >= 0 && len(h) > 1; i-- {
+		siftDownIn(h, i)
 	}
 }
 
@@ -262,8 +415,13 @@ func (l *Loop) popMin() entry {
 	return top
 }
 
-func (l *Loop) siftUp(i int) {
-	h := l.heap
+func (l *Loop) siftUp(i int) { siftUpIn(l.heap, i) }
+
+func (l *Loop) siftDown(i int) { siftDownIn(l.heap, i) }
+
+// siftUpIn and siftDownIn restore the heap order of h, a 4-ary min-heap by (at, seq), after h[i]
+// changed.
+func siftUpIn(h []entry, i int) {
 	e := h[i]
 	for i > 0 {
 		p := int(uint(i-1) / arity) // unsigned: a plain shift
@@ -276,8 +434,7 @@ func (l *Loop) siftUp(i int) {
 	h[i] = e
 }
 
-func (l *Loop) siftDown(i int) {
-	h := l.heap
+func siftDownIn(h []entry, i int) {
 	n := len(h)
 	e := h[i]
 	for {

@@ -69,9 +69,13 @@ func (n *naive) pop() (naiveEvent, bool) {
 	return e, true
 }
 
+// spreads are the ranges event times are drawn from, ahead of now: a few nanoseconds, so that
+// equal times are common; a few far buckets; and past the ring into the overflow.
+var spreads = []int64{8, 8, 3 << farShift, 150 << farShift}
+
 // checkAgainstNaive drives a Loop and the naive reference with the same random script of
-// schedule, cancel and step operations and reports the first divergence. Times are drawn from a
-// small range so that equal times are common.
+// schedule, cancel and step operations and reports the first divergence. Each time is drawn from
+// one of spreads, so that equal times are common and far buckets and the overflow are used.
 func checkAgainstNaive(t *testing.T, seed uint64, ops int) bool {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 0))
@@ -83,7 +87,7 @@ func checkAgainstNaive(t *testing.T, seed uint64, ops int) bool {
 	for op := 0; op < ops; op++ {
 		switch c := rng.IntN(10); {
 		case c < 5: // schedule, often at the same time as others
-			at := l.Now() + Time(rng.IntN(8))
+			at := l.Now() + Time(rng.Int64N(spreads[rng.IntN(len(spreads))]))
 			id := nextID
 			nextID++
 			timers[id] = l.At(at, rec, id, nil)
@@ -249,6 +253,54 @@ func TestCompaction(t *testing.T) {
 	l.Run()
 	if len(rec.ids) != 100 || !slices.IsSortedFunc(rec.times, func(a, b Time) int { return int(a - b) }) {
 		t.Fatalf("fired %d events, times sorted=%v", len(rec.ids), slices.IsSorted(rec.times))
+	}
+}
+
+// TestFarEvents: events spread over five minutes, scheduled in random order and mostly
+// cancelled (as periodic timeouts are), wait in far buckets and the overflow, which are
+// compacted too, and the survivors fire in (time, seq) order, across empty stretches of time.
+func TestFarEvents(t *testing.T) {
+	l := NewLoop()
+	rec := &recorder{}
+	rng := rand.New(rand.NewPCG(3, 4))
+	var ts []Timer
+	var want []Time
+	for i := 0; i < 5000; i++ {
+		at := Time(rng.Int64N(int64(5 * time.Minute)))
+		ts = append(ts, l.At(at, rec, i, nil))
+		if i%10 == 0 {
+			want = append(want, at)
+		}
+	}
+	if len(l.heap) > 100 {
+		t.Errorf("%d of 5000 events in the heap, want only those of the first bucket", len(l.heap))
+	}
+	for i := range ts {
+		if i%10 != 0 {
+			l.Cancel(ts[i])
+		}
+	}
+	if l.Len() != 500 {
+		t.Fatalf("Len() = %d, want 500", l.Len())
+	}
+	if far := l.ringN + len(l.over); far > 2*500+compactMin {
+		t.Errorf("far buckets hold %d entries for 500 live events: not compacted", far)
+	}
+	l.Run()
+	slices.Sort(want)
+	if len(rec.times) != len(want) || !slices.Equal(rec.times, want) {
+		t.Fatalf("fired %d events; times in order: %v", len(rec.times), slices.Equal(rec.times, want))
+	}
+	for i, id := range rec.ids {
+		if id%10 != 0 {
+			t.Fatalf("event %d fired: it was cancelled", id)
+		}
+		if i > 0 && rec.times[i] == rec.times[i-1] && id < rec.ids[i-1] {
+			t.Fatalf("events %d and %d at the same time fired out of scheduling order", rec.ids[i-1], id)
+		}
+	}
+	if l.Len() != 0 || l.Step() {
+		t.Errorf("after Run: Len() = %d, want 0 and nothing to step", l.Len())
 	}
 }
 

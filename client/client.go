@@ -94,7 +94,6 @@ func New(loop *sim.Loop, opts Options, kind selection.TopologyKind, nodes []Node
 	}
 	c.jitter = c.rng
 	c.bucket = retry.TokenBucket(policy)
-	c.selWaiters.init()
 	for _, n := range nodes {
 		sv := &serverView{c: c, node: n}
 		if opts.CircuitBreaker.Enabled {

@@ -59,7 +59,8 @@ type op struct {
 
 	result Result
 
-	prev, next *op // intrusive list links (selection waiters, pool wait queue)
+	prev, next *op     // intrusive list links (selection waiters, pool wait queue)
+	in         *opList // the list o is in, nil if none
 }
 
 // attempt is a command on the wire: the request a node holds until it replies. It is a record
@@ -426,35 +427,47 @@ func classify(f retry.Failure) ErrClass {
 	return ErrServer
 }
 
-// opList is an intrusive FIFO of ops with O(1) removal (ops leave queues when they time out).
-type opList struct{ sentinel op }
+// opList is an intrusive FIFO of ops with O(1) removal (ops leave queues when they time out). It
+// holds two pointers: every client has one and every pool another, so a sentinel op in each would
+// cost more than the rest of an idle client. The zero opList is empty.
+type opList struct{ first, last *op }
 
-func (l *opList) init()       { l.sentinel.next, l.sentinel.prev = &l.sentinel, &l.sentinel }
-func (l *opList) empty() bool { return l.sentinel.next == &l.sentinel }
-func (l *opList) head() *op   { return l.next(&l.sentinel) }
-func (l *opList) next(o *op) *op {
-	if o.next == &l.sentinel {
-		return nil
-	}
-	return o.next
-}
+func (l *opList) empty() bool { return l.first == nil }
+func (l *opList) head() *op   { return l.first }
+
+// next returns the op after o in the list, nil at the end.
+func (l *opList) next(o *op) *op { return o.next }
 
 func (l *opList) push(o *op) {
-	o.prev, o.next = l.sentinel.prev, &l.sentinel
-	l.sentinel.prev.next = o
-	l.sentinel.prev = o
+	o.prev, o.next, o.in = l.last, nil, l
+	if l.last != nil {
+		l.last.next = o
+	} else {
+		l.first = o
+	}
+	l.last = o
 }
 
+// remove takes o out of l; it does nothing if o is not in l.
 func (l *opList) remove(o *op) {
-	if o.next == nil {
+	if o.in != l {
 		return
 	}
-	o.prev.next, o.next.prev = o.next, o.prev
-	o.prev, o.next = nil, nil
+	if o.prev != nil {
+		o.prev.next = o.next
+	} else {
+		l.first = o.next
+	}
+	if o.next != nil {
+		o.next.prev = o.prev
+	} else {
+		l.last = o.prev
+	}
+	o.prev, o.next, o.in = nil, nil, nil
 }
 
 func (l *opList) pop() *op {
-	o := l.head()
+	o := l.first
 	if o != nil {
 		l.remove(o)
 	}

@@ -43,7 +43,6 @@ type pconn struct {
 
 func newPool(sv *serverView) *pool {
 	p := &pool{sv: sv}
-	p.waiters.init()
 	return p
 }
 

@@ -88,8 +88,10 @@
 // A run folder (WriteRunDir):
 //
 //   - run.json — Header: tool, version, scenario, description, claim, canonical (the scenario in
-//     canonical form), seed, replication, streams (name, s1, s2: the derived PCG seeds),
-//     duration, interval, warmup (the one used), warmupAuto.
+//     canonical form), seed, replication, streams (name, s1, s2: the derived PCG seeds; a
+//     numbered family of three or more, such as a stream per client, as one entry
+//     "client/app/{0..99}" with its count and no seeds), streamRule (how seeds follow from the
+//     seed and a name), duration, interval, warmup (the one used), warmupAuto.
 //   - timeseries.csv — columns time (interval end, seconds), kind (group or server), name, then
 //     the group metrics offered, attempts, amplification, goodput, failures,
 //     failures_CLASS per error class, retries, retries_refused, app_retries (per second), backoff

@@ -2,6 +2,7 @@ package results
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/csv"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"overloadsim/sim"
@@ -33,8 +35,11 @@ type Header struct {
 	Canonical   string `json:"canonical"` // the scenario in canonical form
 	Seed        uint64 `json:"seed"`
 	// Replication is the replication's index within a sweep point (0 for a single run).
-	Replication int      `json:"replication"`
-	Streams     []Stream `json:"streams"` // the derived random streams
+	Replication int `json:"replication"`
+	// Streams are the derived random streams, numbered families collapsed (CompactStreams);
+	// StreamRule says how each stream's seeds follow from Seed and its name.
+	Streams    []Stream `json:"streams"`
+	StreamRule string   `json:"streamRule"`
 	// Duration is the horizon, Interval the sampling interval, Warmup the warm-up used (after
 	// MSER-5 when WarmupAuto).
 	Duration   time.Duration `json:"duration"`
@@ -44,11 +49,108 @@ type Header struct {
 }
 
 // Stream is one derived random stream: its name and the two PCG seed words
-// sim.StreamSeeds(seed, name) gives.
+// sim.StreamSeeds(seed, name) gives. After CompactStreams it may instead stand for a family of
+// Count streams, whose Name holds one {first..last} range of integers in place of a path
+// segment ("client/app/{0..99999}") and whose seeds, one pair per member, follow from StreamRule
+// and are not listed (S1 and S2 are 0).
 type Stream struct {
-	Name string `json:"name"`
-	S1   uint64 `json:"s1"`
-	S2   uint64 `json:"s2"`
+	Name  string `json:"name"`
+	S1    uint64 `json:"s1,omitempty"`
+	S2    uint64 `json:"s2,omitempty"`
+	Count int    `json:"count,omitempty"` // members of a family; 0 for a single stream
+}
+
+// StreamRule is how a run derives a stream's two PCG seed words from the run seed and the
+// stream's name (sim.StreamSeeds), recorded in every header so that a family of streams can be
+// listed by its names alone.
+const StreamRule = "PCG(s1, s2) with h = FNV-1a-64(name bytes), s1 = splitmix64(seed XOR h), " +
+	"s2 = splitmix64(s1 XOR 0x9e3779b97f4a7c15)"
+
+// minFamily is the fewest streams collapsed into a family: below it the streams are listed one
+// by one, with their seeds.
+const minFamily = 3
+
+// CompactStreams collapses families of streams: names that are equal but for one path segment
+// that is a decimal number (the first such segment), with consecutive numbers, become one entry
+// "prefix/{first..last}/suffix" once there are at least minFamily of them; other streams are
+// kept whole. Entries come in the order of each family's (or stream's) first appearance. A
+// 100 000-client run thus records a handful of families instead of half a million streams.
+func CompactStreams(streams []Stream) []Stream {
+	type member struct {
+		n int
+		s Stream
+	}
+	type family struct {
+		head, tail string // the name before and after the numbered segment
+		members    []member
+	}
+	var order []string // family keys and single names, in first appearance
+	fams := map[string]*family{}
+	for _, st := range streams {
+		head, num, tail, ok := numberedSegment(st.Name)
+		key := head + "{}" + tail
+		if !ok {
+			key = st.Name
+		}
+		f := fams[key]
+		if f == nil {
+			f = &family{head: head, tail: tail}
+			fams[key] = f
+			order = append(order, key)
+		}
+		if !ok {
+			num = -1
+		}
+		f.members = append(f.members, member{num, st})
+	}
+	var out []Stream
+	for _, key := range order {
+		f := fams[key]
+		ms := f.members
+		if len(ms) < minFamily || ms[0].n < 0 {
+			for _, m := range ms {
+				out = append(out, m.s)
+			}
+			continue
+		}
+		slices.SortStableFunc(ms, func(a, b member) int { return cmp.Compare(a.n, b.n) })
+		// One entry per run of consecutive numbers; short runs stay single streams.
+		for i := 0; i < len(ms); {
+			j := i + 1
+			for j < len(ms) && ms[j].n == ms[j-1].n+1 {
+				j++
+			}
+			if j-i < minFamily {
+				for _, m := range ms[i:j] {
+					out = append(out, m.s)
+				}
+			} else {
+				out = append(out, Stream{Name: fmt.Sprintf("%s{%d..%d}%s", f.head, ms[i].n, ms[j-1].n, f.tail), Count: j - i})
+			}
+			i = j
+		}
+	}
+	return out
+}
+
+// numberedSegment splits name at its first path segment that is a decimal number without
+// leading zeros: "link/app/17/mongos1" gives "link/app/", 17, "/mongos1".
+func numberedSegment(name string) (head string, n int, tail string, ok bool) {
+	start := 0
+	for start <= len(name) {
+		end := strings.IndexByte(name[start:], '/')
+		if end < 0 {
+			end = len(name)
+		} else {
+			end += start
+		}
+		seg := name[start:end]
+		if v, err := strconv.Atoi(seg); err == nil && v >= 0 && strconv.Itoa(v) == seg {
+			return name[:start], v, name[end:], true
+		}
+		start = end + 1
+	}
+	return "", 0, "", false
 }
 
 // DeriveStreams returns the streams with the given names in a run seeded by seed, in the order
@@ -57,7 +159,7 @@ func DeriveStreams(seed uint64, names ...string) []Stream {
 	out := make([]Stream, len(names))
 	for i, n := range names {
 		s1, s2 := sim.StreamSeeds(seed, n)
-		out[i] = Stream{n, s1, s2}
+		out[i] = Stream{Name: n, S1: s1, S2: s2}
 	}
 	return out
 }

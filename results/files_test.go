@@ -3,12 +3,16 @@ package results
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"hash/fnv"
 	"io"
 	"math"
 	"os"
 	"overloadsim/internal/golden"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -55,8 +59,9 @@ func fixtureSeries() *Series {
 func fixtureHeader() Header {
 	return Header{Tool: "overloadsim", Version: "v0.0.0-test", Scenario: "golden", Description: "a hand-built series",
 		Claim: "formats are stable", Canonical: "name: golden\nseed: 7\nduration: 3.5s\n", Seed: 7,
-		Streams:  DeriveStreams(7, "group/a", "group/b", "server/db/service"),
-		Duration: 3500 * time.Millisecond, Interval: time.Second, Warmup: time.Second}
+		Streams:    DeriveStreams(7, "group/a", "group/b", "server/db/service"),
+		StreamRule: StreamRule,
+		Duration:   3500 * time.Millisecond, Interval: time.Second, Warmup: time.Second}
 }
 
 func readDir(t *testing.T, dir string) map[string][]byte {
@@ -279,4 +284,88 @@ func dirNames(t *testing.T, dir string) []string {
 		names = append(names, e.Name())
 	}
 	return names
+}
+
+// TestCompactStreams: numbered families of three or more consecutive members collapse into one
+// {first..last} entry at their first appearance; gaps split a family into runs; short runs,
+// numbers with leading zeros and unnumbered names stay single streams with their seeds; and
+// expanding the families gives back exactly the names that went in.
+func TestCompactStreams(t *testing.T) {
+	names := []string{
+		"server/db/service",
+		"link/app/0/db", "client/app/0", "link/app/1/db", "client/app/1", "link/app/2/db", "client/app/2",
+		"client/app/5", "client/app/6", // a run of two after a gap: kept whole
+		"client/app/007", // leading zeros: not a number
+		"group/app",
+		"link/app/3/db",
+		"mongos/m1/0/x", "mongos/m1/1/x", // a family of two: kept whole
+	}
+	in := DeriveStreams(7, names...)
+	got := CompactStreams(in)
+	want := []string{
+		"server/db/service",
+		"link/app/{0..3}/db",
+		"client/app/{0..2}", "client/app/5", "client/app/6",
+		"client/app/007", "group/app", "mongos/m1/0/x", "mongos/m1/1/x",
+	}
+	var gotNames []string
+	for _, s := range got {
+		gotNames = append(gotNames, s.Name)
+	}
+	if !slices.Equal(gotNames, want) {
+		t.Fatalf("CompactStreams names:\n%q\nwant\n%q", gotNames, want)
+	}
+	byName := map[string]Stream{}
+	for _, s := range in {
+		byName[s.Name] = s
+	}
+	var expanded []string
+	for _, s := range got {
+		open, close := strings.Index(s.Name, "{"), strings.Index(s.Name, "}")
+		if open < 0 {
+			if s.Count != 0 || s != byName[s.Name] {
+				t.Errorf("single stream %+v, want %+v unchanged", s, byName[s.Name])
+			}
+			expanded = append(expanded, s.Name)
+			continue
+		}
+		var lo, hi int
+		if _, err := fmt.Sscanf(s.Name[open:close+1], "{%d..%d}", &lo, &hi); err != nil || s.Count != hi-lo+1 || s.S1 != 0 || s.S2 != 0 {
+			t.Errorf("family %+v: want Count = last − first + 1 and no seeds (%v)", s, err)
+		}
+		for n := lo; n <= hi; n++ {
+			expanded = append(expanded, s.Name[:open]+strconv.Itoa(n)+s.Name[close+1:])
+		}
+	}
+	slices.Sort(expanded)
+	sorted := slices.Sorted(slices.Values(names))
+	if !slices.Equal(expanded, sorted) {
+		t.Errorf("expanded families give\n%q\nwant the names that went in\n%q", expanded, sorted)
+	}
+}
+
+// TestStreamRule: the rule a header records, implemented from its text alone, gives the seeds
+// the run used (sim.StreamSeeds), so a family's seeds can be recomputed from its names.
+func TestStreamRule(t *testing.T) {
+	if StreamRule != "PCG(s1, s2) with h = FNV-1a-64(name bytes), s1 = splitmix64(seed XOR h), s2 = splitmix64(s1 XOR 0x9e3779b97f4a7c15)" {
+		t.Fatalf("StreamRule changed to %q: update this implementation of it", StreamRule)
+	}
+	splitmix64 := func(x uint64) uint64 { // Steele, Lea and Flood's SplitMix64 output function
+		x += 0x9e3779b97f4a7c15
+		x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+		x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+		return x ^ (x >> 31)
+	}
+	for _, tc := range []struct {
+		seed uint64
+		name string
+	}{{1, "client/app/0"}, {42, "link/app/99999/mongos4"}, {0, ""}} {
+		h := fnv.New64a()
+		h.Write([]byte(tc.name))
+		s1 := splitmix64(tc.seed ^ h.Sum64())
+		s2 := splitmix64(s1 ^ 0x9e3779b97f4a7c15)
+		if got := DeriveStreams(tc.seed, tc.name)[0]; got.S1 != s1 || got.S2 != s2 {
+			t.Errorf("seed %d, %q: the run's seeds %d %d, the rule's %d %d", tc.seed, tc.name, got.S1, got.S2, s1, s2)
+		}
+	}
 }

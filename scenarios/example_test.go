@@ -29,7 +29,8 @@ clients:
 	// spike.yaml:12: clients[0].driver.maxAdaptiveRetries: -1: must be ≥ 0 (0 disables overload retries) (retryPolicy mongodb-2026-07)
 }
 
-// Overrides obey the rules of the file; a run records what it ran.
+// Overrides obey the rules of the file; a run records what it ran, its streams with one family
+// per numbered set (a stream per client, a link per client and server).
 func ExampleScenario_Set() {
 	sc, err := scenarios.Lookup(scenarios.Default())
 	if err != nil {
@@ -44,9 +45,18 @@ func ExampleScenario_Set() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(run.Header.Scenario, run.Header.Seed, len(run.Header.Streams), run.Header.Streams[0].Name)
+	fmt.Println(run.Header.Scenario, run.Header.Seed)
+	for _, st := range run.Header.Streams {
+		if st.Count > 0 { // a family: one stream per client
+			fmt.Println(st.Name, st.Count)
+		}
+	}
 	// Output:
 	// plain true
 	// --set clients[0].count=0: clients[0].count: 0: must be in [1, 100000]
-	// spike 1 44 server/db/service
+	// spike 1
+	// link/adaptive/{0..9}/db 10
+	// client/adaptive/{0..9} 10
+	// link/plain/{0..9}/db 10
+	// client/plain/{0..9} 10
 }

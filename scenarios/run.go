@@ -87,6 +87,7 @@ func RunWith(sc *Scenario, seed uint64, replication int, opts RunOptions) (*resu
 		Seed:        runSeed,
 		Replication: replication,
 		Streams:     headerStreams(loop),
+		StreamRule:  results.StreamRule,
 		Duration:    sc.Duration,
 		Interval:    sc.Interval,
 		Warmup:      sc.Warmup.Fixed,
@@ -189,11 +190,12 @@ func (s *Scenario) Vary(path, spec string) error {
 }
 
 // headerStreams lists the streams the loop handed out, as a run's header records them: the
-// names and seeds of what ran, taken from the loop rather than spelled a second time.
+// names and seeds of what ran, taken from the loop rather than spelled a second time, with
+// numbered families (a stream per client) collapsed.
 func headerStreams(loop *sim.Loop) []results.Stream {
 	var out []results.Stream
 	for _, s := range loop.Streams() {
 		out = append(out, results.Stream{Name: s.Name, S1: s.S1, S2: s.S2})
 	}
-	return out
+	return results.CompactStreams(out)
 }

@@ -221,6 +221,10 @@ func commonPage(h results.Header, kind string) *view {
 		CanonLines: strings.Count(canon, "\n") + 1,
 	}
 	for _, s := range h.Streams {
+		if s.Count > 0 { // a family: its seeds follow from the rule
+			v.Streams = append(v.Streams, stream{s.Name, strconv.Itoa(s.Count) + " streams", "seeds by the rule below"})
+			continue
+		}
 		v.Streams = append(v.Streams, stream{s.Name, strconv.FormatUint(s.S1, 10), strconv.FormatUint(s.S2, 10)})
 	}
 	return v

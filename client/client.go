@@ -37,9 +37,8 @@ type Client struct {
 	sel     selection.Selector
 	selBuf  []selection.Server
 
-	selWaiters opList // operations waiting for a suitable server
-	freeOps    []*op
-	freeAtts   []*attempt
+	selWaiters opList   // operations waiting for a suitable server
+	recs       *records // where finished ops and attempts wait for reuse: the group's, once in one
 	stats      Stats
 	// total is the running total the client also counts every event into: its group's
 	// (Group.DriverStats), so that reading a group's counters costs the same for 10 clients as
@@ -90,7 +89,7 @@ func New(loop *sim.Loop, opts Options, kind selection.TopologyKind, nodes []Node
 	policy, _ := retry.New(opts.RetryPolicy, opts.retryOptions(kind)) // validated above
 	c := &Client{
 		loop: loop, opts: opts, kind: kind, policy: policy, name: name,
-		rng: loop.NewStream(seed, name), total: new(Stats),
+		rng: loop.NewStream(seed, name), total: new(Stats), recs: new(records),
 	}
 	c.jitter = c.rng
 	c.bucket = retry.TokenBucket(policy)
@@ -277,30 +276,42 @@ func (sv *serverView) handleError(now sim.Time, f retry.Failure) {
 	}
 }
 
+// records are the op and attempt records that finished and wait for reuse. The clients of a
+// group share one set, so the records a run holds follow the group's peak concurrency, not the
+// sum of every client's.
+type records struct {
+	ops  []*op
+	atts []*attempt
+}
+
 func (c *Client) newOp() *op {
-	if n := len(c.freeOps); n > 0 {
-		o := c.freeOps[n-1]
-		c.freeOps = c.freeOps[:n-1]
+	r := c.recs
+	if n := len(r.ops); n > 0 {
+		o := r.ops[n-1]
+		r.ops = r.ops[:n-1]
+		o.c = c
 		return o
 	}
 	return &op{c: c, deprio: make([]string, 0, 8)}
 }
 
 func (c *Client) freeOp(o *op) {
-	*o = op{c: c, deprio: o.deprio[:0]}
-	c.freeOps = append(c.freeOps, o)
+	*o = op{deprio: o.deprio[:0]}
+	c.recs.ops = append(c.recs.ops, o)
 }
 
 func (c *Client) newAttempt() *attempt {
-	if n := len(c.freeAtts); n > 0 {
-		a := c.freeAtts[n-1]
-		c.freeAtts = c.freeAtts[:n-1]
+	r := c.recs
+	if n := len(r.atts); n > 0 {
+		a := r.atts[n-1]
+		r.atts = r.atts[:n-1]
+		a.c = c
 		return a
 	}
 	return &attempt{c: c}
 }
 
 func (c *Client) freeAttempt(a *attempt) {
-	*a = attempt{c: c}
-	c.freeAtts = append(c.freeAtts, a)
+	*a = attempt{}
+	c.recs.atts = append(c.recs.atts, a)
 }

@@ -148,7 +148,8 @@ type Group struct {
 	next    int // round-robin over clients for open-loop arrivals
 	free    []*appOp
 	stats   GroupStats
-	driver  Stats // every client's driver counters, added as they count (Client.total)
+	driver  Stats   // every client's driver counters, added as they count (Client.total)
+	recs    records // the op and attempt records its clients reuse
 }
 
 // Group event kinds.
@@ -182,7 +183,7 @@ func NewGroup(loop *sim.Loop, name string, clients []*Client, w Workload, seed u
 	g := &Group{loop: loop, name: name, clients: clients, w: w, rng: loop.NewStream(seed, "group/"+name)}
 	for _, c := range clients {
 		g.driver.Add(&c.stats) // anything counted before it joined
-		c.total, c.group = &g.driver, g
+		c.total, c.group, c.recs = &g.driver, g, &g.recs
 	}
 	now := loop.Now()
 	if w.Arrivals != nil {

@@ -75,6 +75,11 @@ const compactMin = 64
 const (
 	farShift = 30
 	farRing  = 64
+	// maxSpare is how many emptied bucket arrays wait for reuse. A steady model empties one
+	// bucket and starts another about every 1.07 s, so a few suffice for scheduling to allocate
+	// nothing, while keeping an array for every slot would hold the largest bucket's size 64
+	// times over.
+	maxSpare = 4
 )
 
 // Loop is a discrete-event loop: it owns the virtual clock and the queue of pending events.
@@ -94,7 +99,7 @@ type Loop struct {
 	next    int64
 	ring    [farRing][]entry
 	ringN   int
-	spare   [farRing][]entry // emptied bucket arrays, for the next bucket that starts empty
+	spare   [maxSpare][]entry // emptied bucket arrays, for the next buckets that start empty
 	spareN  int
 	over    []entry
 	farDead int // cancelled entries in the ring and the overflow
@@ -304,7 +309,7 @@ func (l *Loop) advance() bool {
 		}
 		clear(bucket)
 		l.ring[i] = nil
-		if cap(bucket) > 0 { // a slot holds at most one array, so the spares never exceed farRing
+		if cap(bucket) > 0 && l.spareN < maxSpare {
 			l.spare[l.spareN] = bucket[:0]
 			l.spareN++
 		}

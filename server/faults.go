@@ -212,9 +212,8 @@ func (s *Server) GoDown(now sim.Time) {
 	s.rejects, s.work = fifo{}, fifo{}
 	s.connQueued, s.reqQueued = 0, 0
 	for _, c := range s.conns {
-		c.Closed = true
+		c.Closed, c.Slot = true, 0
 	}
-	clear(s.connIdx)
 	clear(s.conns)
 	s.conns = s.conns[:0]
 	s.down = true

@@ -122,7 +122,6 @@ type Server struct {
 	connTB  *ratelimiter.TokenBucket // nil when the connection limiter is off
 	fp      *failpoint.Point
 	conns   []*wire.Conn
-	connIdx map[*wire.Conn]int
 	nextCID uint64
 
 	busy    int
@@ -155,7 +154,6 @@ func New(loop *sim.Loop, cfg Config, seed uint64) (*Server, error) {
 		role:    cfg.Role,
 		workers: cfg.Workers,
 		speed:   1,
-		connIdx: map[*wire.Conn]int{},
 		lastT:   loop.Now(),
 	}
 	s.live.next, s.live.prev = &s.live, &s.live
@@ -612,24 +610,23 @@ func (s *Server) established(now sim.Time, j *job) {
 	}
 	s.nextCID++
 	conn.ID, conn.Closed = s.nextCID, false
-	s.connIdx[conn] = len(s.conns)
 	s.conns = append(s.conns, conn)
+	conn.Slot = len(s.conns)
 	s.stats.ConnCreated++
 	s.reply(now, j, wire.OK, 0)
 }
 
 func (s *Server) unregister(c *wire.Conn) {
 	c.Closed = true
-	i, ok := s.connIdx[c]
-	if !ok {
-		return
+	if c.Slot == 0 || c.Slot > len(s.conns) || s.conns[c.Slot-1] != c {
+		return // not one of this node's open connections
 	}
-	last := len(s.conns) - 1
+	i, last := c.Slot-1, len(s.conns)-1
 	s.conns[i] = s.conns[last]
-	s.connIdx[s.conns[i]] = i
+	s.conns[i].Slot = i + 1
 	s.conns[last] = nil
 	s.conns = s.conns[:last]
-	delete(s.connIdx, c)
+	c.Slot = 0
 }
 
 func (s *Server) newJob(now sim.Time, req *wire.Request) *job {

@@ -178,6 +178,10 @@ type Conn struct {
 	// Closed is set by the node when it closes the connection (a closeConnection failpoint, a
 	// node going down); the client sees a network error and must not reuse it.
 	Closed bool
+	// Slot is the node's bookkeeping: where the connection is in the node's list of open
+	// connections, plus one; 0 while the node has not registered it. Only the node sets it, so
+	// that closing a connection costs no lookup.
+	Slot int
 }
 
 // Request is one command attempt on the wire. Clients pool them; see the package doc for who

@@ -9,6 +9,7 @@ import (
 	"overloadsim/dist"
 	"overloadsim/server"
 	"overloadsim/sim"
+	"overloadsim/sim/simtest"
 )
 
 // referenceWorld is the reference scenario, built in code: one node with 8 workers and
@@ -33,7 +34,9 @@ func referenceWorld(tb testing.TB) *world {
 // events per second of wall time, and allocations per attempt. The warm-up is 25 s of virtual
 // time because the scenario has two phases: for about 17 s retries pile up (some 1900 operations
 // in backoff at once), then the clients' retry token buckets run dry and the pools of operation
-// records stop growing.
+// records stop growing. It then runs a bare M/M/8 simulator with the reference's arrival and
+// service rates (simtest.MMc) for as many events and reports the model's events per second as a
+// share of the bare loop's, a ratio that holds on a noisy machine.
 //
 //	go test -run '^$' -bench BenchmarkReference -benchmem ./client
 func BenchmarkReference(b *testing.B) {
@@ -50,7 +53,13 @@ func BenchmarkReference(b *testing.B) {
 	runtime.ReadMemStats(&m1)
 	secs := b.Elapsed().Seconds()
 	n := w.attempts() - attempts
-	b.ReportMetric(float64(w.loop.Fired()-fired)/secs, "events/s")
+	events := w.loop.Fired() - fired
+	floor := simtest.NewMMc(8, 2000, 200) // the reference's λ and μ per worker
+	floor.Run(100000)
+	t0 := time.Now()
+	floor.Run(int(events))
+	b.ReportMetric(time.Since(t0).Seconds()/secs, "share-of-floor")
+	b.ReportMetric(float64(events)/secs, "events/s")
 	b.ReportMetric(float64(m1.Mallocs-m0.Mallocs)/float64(max(n, 1)), "allocs/attempt")
 	b.ReportMetric(float64(n)/float64(b.N), "attempts/event")
 }

@@ -14,6 +14,11 @@
 // A Script is a step function of virtual time: a value before the first step, then the value of
 // the last step at or before the time asked for. It stands in for a counter, a gauge or a
 // configuration that changes during a run.
+//
+// # A floor for benchmarks
+//
+// MMc is a bare M/M/c simulator, the least work any simulator does for that queue; benchmarks run
+// it beside the model in the same process and report the model's speed as a share of it.
 package simtest
 
 import (
@@ -131,3 +136,101 @@ func (s *Script[T]) Next(t sim.Time) (sim.Time, bool) {
 
 // Func returns s.At as a function, for code that takes its counter source as one.
 func (s *Script[T]) Func() func(sim.Time) T { return s.At }
+
+// MMc is the least a simulator can do for an M/M/c queue: a 4-ary heap of (time, seq) events,
+// c servers, a count of customers waiting, and exponential draws from two streams of a run
+// seeded with Seed. Each step is one model event, an arrival or a departure. Benchmarks run it
+// beside a model for as many events and report the model's speed as a share of it: on a shared
+// machine two speeds swing from run to run, their ratio much less.
+type MMc struct {
+	heap           []mmcEvent
+	seq            uint64
+	c              int
+	busy, waiting  int
+	arrive, serve  *rand.Rand
+	lambda, mu     float64
+	Arrivals, Done uint64 // customers arrived and served so far
+}
+
+type mmcEvent struct {
+	at        sim.Time
+	seq       uint64
+	departure bool
+}
+
+// NewMMc returns an empty M/M/c queue with c servers, arrival rate lambda and service rate mu
+// per server (both per second), its first arrival scheduled.
+func NewMMc(c int, lambda, mu float64) *MMc {
+	q := &MMc{c: c, lambda: lambda, mu: mu, arrive: Stream("mmc/arrivals"), serve: Stream("mmc/service")}
+	q.push(mmcEvent{at: q.draw(q.arrive, lambda)})
+	return q
+}
+
+func (q *MMc) draw(r *rand.Rand, rate float64) sim.Time {
+	return sim.Time(r.ExpFloat64() / rate * 1e9)
+}
+
+// Run handles n model events.
+func (q *MMc) Run(n int) {
+	for range n {
+		e := q.pop()
+		if !e.departure {
+			q.Arrivals++
+			q.push(mmcEvent{at: e.at + q.draw(q.arrive, q.lambda)})
+			if q.busy < q.c {
+				q.busy++
+				q.push(mmcEvent{at: e.at + q.draw(q.serve, q.mu), departure: true})
+			} else {
+				q.waiting++
+			}
+			continue
+		}
+		q.Done++
+		if q.waiting > 0 {
+			q.waiting--
+			q.push(mmcEvent{at: e.at + q.draw(q.serve, q.mu), departure: true})
+		} else {
+			q.busy--
+		}
+	}
+}
+
+func (q *MMc) less(i, j int) bool {
+	a, b := &q.heap[i], &q.heap[j]
+	return a.at < b.at || (a.at == b.at && a.seq < b.seq)
+}
+
+func (q *MMc) push(e mmcEvent) {
+	q.seq++
+	e.seq = q.seq
+	q.heap = append(q.heap, e)
+	for i := len(q.heap) - 1; i > 0; {
+		p := (i - 1) / 4
+		if !q.less(i, p) {
+			break
+		}
+		q.heap[i], q.heap[p] = q.heap[p], q.heap[i]
+		i = p
+	}
+}
+
+func (q *MMc) pop() mmcEvent {
+	top := q.heap[0]
+	n := len(q.heap) - 1
+	q.heap[0] = q.heap[n]
+	q.heap = q.heap[:n]
+	for i := 0; ; {
+		m := i
+		for c := 4*i + 1; c <= 4*i+4 && c < n; c++ {
+			if q.less(c, m) {
+				m = c
+			}
+		}
+		if m == i {
+			break
+		}
+		q.heap[i], q.heap[m] = q.heap[m], q.heap[i]
+		i = m
+	}
+	return top
+}

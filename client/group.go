@@ -11,6 +11,7 @@ import (
 	"overloadsim/client/workload"
 	"overloadsim/dist"
 	"overloadsim/field"
+	"overloadsim/ratelimiter"
 	"overloadsim/sim"
 )
 
@@ -150,6 +151,10 @@ type Group struct {
 	stats   GroupStats
 	driver  Stats   // every client's driver counters, added as they count (Client.total)
 	recs    records // the op and attempt records its clients reuse
+	// buckets are the clients' retry token buckets, in client order, those without one left
+	// out: a dense list, so that reading every level at an interval's end chases one pointer
+	// per client rather than two.
+	buckets []*ratelimiter.RetryTokenBucket
 }
 
 // Group event kinds.
@@ -184,6 +189,9 @@ func NewGroup(loop *sim.Loop, name string, clients []*Client, w Workload, seed u
 	for _, c := range clients {
 		g.driver.Add(&c.stats) // anything counted before it joined
 		c.total, c.group, c.recs = &g.driver, g, &g.recs
+		if c.bucket != nil {
+			g.buckets = append(g.buckets, c.bucket)
+		}
 	}
 	now := loop.Now()
 	if w.Arrivals != nil {
@@ -223,18 +231,14 @@ func (g *Group) DriverStats() Stats {
 // client order, so the sum is the same float on every run.
 func (g *Group) RetryTokens() (min, sum float64, n int) {
 	min = math.NaN()
-	for _, c := range g.clients {
-		if c.bucket == nil {
-			continue
-		}
-		tok := c.bucket.Tokens()
-		if n == 0 || tok < min {
+	for i, b := range g.buckets {
+		tok := b.Tokens()
+		if i == 0 || tok < min {
 			min = tok
 		}
 		sum += tok
-		n++
 	}
-	return min, sum, n
+	return min, sum, len(g.buckets)
 }
 
 // Stats returns the group's counters.

@@ -652,8 +652,17 @@ func (s *Server) newJob(now sim.Time, req *wire.Request) *job {
 func (s *Server) freeJob(j *job) {
 	j.prev.next, j.next.prev = j.next, j.prev
 	*j = job{gen: j.gen}
-	s.freeJobs = append(s.freeJobs, j)
+	if len(s.freeJobs) < maxFreeJobs {
+		s.freeJobs = append(s.freeJobs, j)
+	}
 }
+
+// maxFreeJobs is how many finished job records a node keeps for reuse. A burst (100 000
+// clients connecting at once) needs hundreds of thousands for a moment; keeping them all would
+// hold that burst's memory for the rest of the run. Steady load reuses far fewer, so it still
+// allocates nothing. A dropped record may still be named by a stale route token; its gen,
+// never bumped again, keeps the token stale.
+const maxFreeJobs = 4096
 
 // integrate accumulates the time integrals up to now.
 func (s *Server) integrate(now sim.Time) {

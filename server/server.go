@@ -660,8 +660,8 @@ func (s *Server) freeJob(j *job) {
 // maxFreeJobs is how many finished job records a node keeps for reuse. A burst (100 000
 // clients connecting at once) needs hundreds of thousands for a moment; keeping them all would
 // hold that burst's memory for the rest of the run. Steady load reuses far fewer, so it still
-// allocates nothing. A dropped record may still be named by a stale route token; its gen,
-// never bumped again, keeps the token stale.
+// allocates nothing. A dropped record may still be named by a stale route token; its state,
+// reset to jsFree when it was freed, keeps the token stale (RouteToken.Done).
 const maxFreeJobs = 4096
 
 // integrate accumulates the time integrals up to now.

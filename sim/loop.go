@@ -142,28 +142,25 @@ func (l *Loop) At(at Time, h Handler, kind int, arg any) Timer {
 	r.h, r.arg, r.kind = h, arg, kind
 	l.seq++
 	e := entry{at: at, seq: l.seq, slot: slot}
-	r.far = l.placeFar(e)
-	if !r.far {
+	if b := int64(at) >> farShift; b >= l.next {
+		r.far = true
+		l.placeFar(b, e)
+	} else {
+		r.far = false
 		l.heap = append(l.heap, e)
 		l.siftUp(len(l.heap) - 1)
 	}
 	return Timer{slot: slot + 1, gen: r.gen}
 }
 
-// placeFar files e in its far bucket or the overflow and returns true, or returns false if e is
-// due before the limit and belongs in the heap.
-func (l *Loop) placeFar(e entry) bool {
-	b := int64(e.at) >> farShift
-	switch {
-	case b < l.next:
-		return false
-	case b < l.next+farRing:
+// placeFar files e, due in far bucket b, in the ring or, beyond it, in the overflow.
+func (l *Loop) placeFar(b int64, e entry) {
+	if b < l.next+farRing {
 		l.toRing(b, e)
-	default:
-		l.over = append(l.over, e)
-		siftUpIn(l.over, len(l.over)-1)
+		return
 	}
-	return true
+	l.over = append(l.over, e)
+	siftUpIn(l.over, len(l.over)-1)
 }
 
 // After schedules an event for h at Now()+d. A negative d panics, as At does for the past.

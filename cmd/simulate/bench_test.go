@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"overloadsim/record"
+	"overloadsim/results"
 	"overloadsim/scenarios"
 	"overloadsim/sim"
 )
@@ -118,24 +119,12 @@ func BenchmarkStuckRun(b *testing.B) {
 			var events uint64
 			var heap, queued float64
 			for i := 0; i < b.N; i++ {
-				loop := sim.NewLoop()
-				rec := record.New(loop, c.Interval)
-				w, err := scenarios.Build(c, c.Seed, loop, rec)
-				if err != nil {
-					b.Fatal(err)
-				}
-				rec.Start()
-				loop.RunUntil(sim.Time(c.Duration))
-				s := rec.Finish(loop.Now())
-				events += loop.Fired()
+				s, fired, h := runMeasured(b, c, i == 0)
+				events += fired
 				if i == 0 {
-					runtime.GC()
-					var ms runtime.MemStats
-					runtime.ReadMemStats(&ms)
-					heap = float64(ms.HeapAlloc)
+					heap = h
 					last := s.Servers[len(s.Servers)-1]
 					queued = last.QueueArea / last.Seconds()
-					runtime.KeepAlive(w)
 				}
 			}
 			b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
@@ -173,22 +162,10 @@ func BenchmarkScale(b *testing.B) {
 			var events uint64
 			var heap float64
 			for i := 0; i < b.N; i++ {
-				loop := sim.NewLoop()
-				rec := record.New(loop, c.Interval)
-				w, err := scenarios.Build(c, c.Seed, loop, rec)
-				if err != nil {
-					b.Fatal(err)
-				}
-				rec.Start()
-				loop.RunUntil(sim.Time(c.Duration))
-				rec.Finish(loop.Now())
-				events += loop.Fired()
+				_, fired, h := runMeasured(b, c, i == 0)
+				events += fired
 				if i == 0 {
-					runtime.GC()
-					var ms runtime.MemStats
-					runtime.ReadMemStats(&ms)
-					heap = float64(ms.HeapAlloc)
-					runtime.KeepAlive(w)
+					heap = h
 				}
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(events), "ns/event")
@@ -196,4 +173,28 @@ func BenchmarkScale(b *testing.B) {
 			b.ReportMetric(heap/float64(n), "bytes/client")
 		})
 	}
+}
+
+// runMeasured builds and runs c once with its own seed, and returns its series, the events it
+// fired and, when measure is set, the heap in use at its end with the world still alive (after
+// a collection, so that only live memory counts).
+func runMeasured(b *testing.B, c *scenarios.Scenario, measure bool) (*results.Series, uint64, float64) {
+	loop := sim.NewLoop()
+	rec := record.New(loop, c.Interval)
+	w, err := scenarios.Build(c, c.Seed, loop, rec)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rec.Start()
+	loop.RunUntil(sim.Time(c.Duration))
+	s := rec.Finish(loop.Now())
+	var heap float64
+	if measure {
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		heap = float64(ms.HeapAlloc)
+	}
+	runtime.KeepAlive(w)
+	return s, loop.Fired(), heap
 }

@@ -25,7 +25,7 @@ type Node struct {
 // selection, a retry policy (with its token bucket when it has one) and command monitoring.
 type Client struct {
 	loop   *sim.Loop
-	opts   Options
+	opts   *Options // shared by the clients of a group that have the same options
 	kind   selection.TopologyKind
 	policy retry.Policy
 	bucket *ratelimiter.RetryTokenBucket // the policy's retry token bucket, nil without one
@@ -88,7 +88,7 @@ func New(loop *sim.Loop, opts Options, kind selection.TopologyKind, nodes []Node
 	}
 	policy, _ := retry.New(opts.RetryPolicy, opts.retryOptions(kind)) // validated above
 	c := &Client{
-		loop: loop, opts: opts, kind: kind, policy: policy, name: name,
+		loop: loop, opts: &opts, kind: kind, policy: policy, name: name,
 		rng: loop.NewStream(seed, name), total: new(Stats), recs: new(records),
 	}
 	c.jitter = c.rng
@@ -119,7 +119,7 @@ func (c *Client) Group() *Group { return c.group }
 func (c *Client) Policy() retry.Policy { return c.policy }
 
 // Options returns the client's options.
-func (c *Client) Options() Options { return c.opts }
+func (c *Client) Options() Options { return *c.opts }
 
 // Result is what an operation came to, handed to its Completion.
 type Result struct {

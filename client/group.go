@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"time"
 
 	"overloadsim/client/retry"
@@ -189,6 +190,9 @@ func NewGroup(loop *sim.Loop, name string, clients []*Client, w Workload, seed u
 	for _, c := range clients {
 		g.driver.Add(&c.stats) // anything counted before it joined
 		c.total, c.group, c.recs = &g.driver, g, &g.recs
+		if reflect.DeepEqual(c.opts, clients[0].opts) { // one copy for the group, not one each
+			c.opts = clients[0].opts
+		}
 		if c.bucket != nil {
 			g.buckets = append(g.buckets, c.bucket)
 		}

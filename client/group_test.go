@@ -208,7 +208,8 @@ func TestWorkloadValidation(t *testing.T) {
 // TestGroupDriverStatsAddUp: a group's running total of its clients' counters, kept as they
 // count, equals the sum of their Snapshots field for field, at every point of an overloaded run
 // with adaptive retries (retries, refusals, backoff, token levels all move); its token levels
-// are the clients' buckets read in order. A client cannot count into two groups.
+// are the clients' buckets read in order. Clients with the same options share one copy. A
+// client cannot count into two groups.
 func TestGroupDriverStatsAddUp(t *testing.T) {
 	p, _ := workload.Constant(3000)
 	mix, kinds := finds()
@@ -244,6 +245,11 @@ func TestGroupDriverStatsAddUp(t *testing.T) {
 		}
 		if at == 2*time.Second && (sum.Retries == 0 || sum.RetriesRefusedNoToken == 0 && sum.BackoffTotal == 0) {
 			t.Fatalf("at %v: %+v: the run is not overloaded enough to move the retry counters", at, sum)
+		}
+	}
+	for i, c := range w.clients {
+		if c.opts != w.clients[0].opts {
+			t.Errorf("client %d holds its own copy of the group's options, want the one shared copy", i)
 		}
 	}
 	if _, err := NewGroup(w.loop, "again", w.clients[:1], w.group.w, 1); err == nil || !strings.Contains(err.Error(), "already belongs to group app") {

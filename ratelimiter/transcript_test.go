@@ -486,18 +486,8 @@ func (d *driver) consume(a args) string {
 func (d *driver) deposit(a args) string {
 	a.only("n", "times", "each")
 	b := d.mustRetry(a)
-	n, times := a.float("n", ratelimiter.RetryTokenReturn), a.count("times", 1, 1)
-	var lines []string
-	for i := 1; i <= times; i++ {
-		b.Deposit(n)
-		if a.c.Has("each") {
-			lines = append(lines, fmt.Sprintf("after %d: tokens %s", i, num(b.Tokens())))
-		}
-	}
-	if !a.c.Has("each") {
-		lines = append(lines, "tokens "+num(b.Tokens()))
-	}
-	return strings.Join(lines, "\n")
+	n := a.float("n", ratelimiter.RetryTokenReturn)
+	return a.repeat("tokens", func() { b.Deposit(n) }, b.Tokens)
 }
 
 // set: set n=X puts the bucket at X tokens, as the spec's prose tests do.
@@ -569,16 +559,22 @@ func (d *driver) notOverloaded(a args) string {
 	default:
 		a.fatalf("previous=%q: want overloaded or not-overloaded", p)
 	}
+	return a.repeat("balance", func() { b.RecordNotOverloaded(prev) }, b.Balance)
+}
+
+// repeat runs step times=K times (default 1) and prints what (the value of value) after the
+// last, or after every one with the bare word each.
+func (a args) repeat(what string, step func(), value func() float64) string {
 	times := a.count("times", 1, 1)
 	var lines []string
 	for i := 1; i <= times; i++ {
-		b.RecordNotOverloaded(prev)
+		step()
 		if a.c.Has("each") {
-			lines = append(lines, fmt.Sprintf("after %d: balance %s", i, num(b.Balance())))
+			lines = append(lines, fmt.Sprintf("after %d: %s %s", i, what, num(value())))
 		}
 	}
 	if !a.c.Has("each") {
-		lines = append(lines, "balance "+num(b.Balance()))
+		lines = append(lines, what+" "+num(value()))
 	}
 	return strings.Join(lines, "\n")
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -80,5 +81,80 @@ func TestPartsAndPrefix(t *testing.T) {
 	var fe *Error
 	if p := Parts(Prefix("nodes[2]", err)); len(p) != 3 || !errors.As(p[0], &fe) || fe.Field != "nodes[2].workers" || !errors.Is(p[2], plain) {
 		t.Errorf("Prefix parts %v: want the field errors moved and the plain error kept", p)
+	}
+}
+
+// TestShow: printable text up to the limit is printed as it is; text that does not print is
+// quoted so that it shows; long text is cut at a rune boundary and says how long it was.
+func TestShow(t *testing.T) {
+	long := strings.Repeat("a", 1<<20)
+	for _, tc := range []struct {
+		gloss, in string
+		max       int
+		want      string
+	}{
+		{"plain", "exp(5ms)", 0, "exp(5ms)"},
+		{"already quoted", `"db/1"`, 0, `"db/1"`},
+		{"empty", "", 0, ""},
+		{"symbols and letters print", "≥ 1µs — é", 0, "≥ 1µs — é"},
+		{"NUL", "a\x00b", 0, `"a\x00b"`},
+		{"newline and tab", "a\nb\tc", 0, `"a\nb\tc"`},
+		{"invalid UTF-8", "a\xffb", 0, `"a\xffb"`},
+		{"byte-order mark", "\ufeffname", 0, `"\ufeffname"`},
+		{"bidi override", "a\u202eb", 0, `"a\u202eb"`},
+		{"DEL", "a\x7f", 0, `"a\x7f"`},
+		{"no-break space", "a\u00a0b", 0, `"a\u00a0b"`},
+		{"exactly the limit", strings.Repeat("x", 80), 0, strings.Repeat("x", 80)},
+		{"one over", strings.Repeat("x", 81), 0, strings.Repeat("x", 80) + "…(81 bytes)"},
+		{"a megabyte", long, 0, strings.Repeat("a", 80) + "…(1048576 bytes)"},
+		{"cut at a rune boundary", strings.Repeat("é", 10), 4, "éééé…(20 bytes)"},
+		{"cut, then quoted", strings.Repeat("\x00", 100), 3, `"\x00\x00\x00"…(100 bytes)`},
+		{"a smaller limit", "abcdef", 3, "abc…(6 bytes)"},
+	} {
+		var got string
+		if tc.max == 0 {
+			got = Show(tc.in)
+		} else {
+			got = ShowN(tc.in, tc.max)
+		}
+		if got != tc.want {
+			t.Errorf("%s: Show(%.40q) = %.200q, want %.200q", tc.gloss, tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestErrorBounded: a huge or unprintable value, field or rule gives a short one-line message,
+// and the error keeps the whole value.
+func TestErrorBounded(t *testing.T) {
+	huge := strings.Repeat("n", 1<<20)
+	e := &Error{Field: "name", Value: huge, Rule: "must be at most 100 bytes"}
+	msg := e.Error()
+	if want := "name: " + strings.Repeat("n", 80) + "…(1048576 bytes): must be at most 100 bytes"; msg != want {
+		t.Errorf("Error() = %.200q…, want %.200q", msg, want)
+	}
+	if len(e.Value) != 1<<20 {
+		t.Errorf("Value was changed: %d bytes", len(e.Value))
+	}
+	e = &Error{Field: "clients[0].mix." + huge, Value: "x\x00y", Rule: "unknown; " + huge}
+	msg = e.Error()
+	if len(msg) > 2*(MaxFieldRunes+MaxValueRunes+MaxRuleRunes) || strings.ContainsAny(msg, "\x00\n") ||
+		!strings.Contains(msg, `"x\x00y"`) {
+		t.Errorf("Error() = %.300q (%d bytes): want a short line showing the NUL", msg, len(msg))
+	}
+	if got := New("at", "-1s", "must be ≥ 0").Error(); got != "at: -1s: must be ≥ 0" {
+		t.Errorf("a short error changed: %q", got)
+	}
+}
+
+// TestQuote: always quoted, cut as Show cuts.
+func TestQuote(t *testing.T) {
+	for in, want := range map[string]string{
+		"{":                      `"{"`,
+		"a\x00":                  `"a\x00"`,
+		strings.Repeat("b", 100): `"` + strings.Repeat("b", 80) + `"…(100 bytes)`,
+	} {
+		if got := Quote(in); got != want {
+			t.Errorf("Quote(%.20q) = %q, want %q", in, got, want)
+		}
 	}
 }

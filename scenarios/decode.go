@@ -18,6 +18,10 @@ type decoder struct {
 	probs Problems
 	at    map[string]pos // field path → position of its value
 	bad   map[string]bool
+	// badBelow holds every path with a field under it in bad (clients[0] and clients for
+	// clients[0].count), so that a rule about a whole can tell at once that a part of it
+	// failed.
+	badBelow map[string]bool
 }
 
 // fileReader reads a file named in the scenario (empirical(file), trace(file)), relative to
@@ -42,6 +46,12 @@ func (d *decoder) problem(n *node, path, value, rule string) {
 	}
 	d.probs = append(d.probs, p)
 	d.bad[path] = true
+	if d.badBelow == nil {
+		d.badBelow = map[string]bool{}
+	}
+	for q := parentPath(path); q != "" && !d.badBelow[q]; q = parentPath(q) {
+		d.badBelow[q] = true
+	}
 }
 
 // problemAt records a problem whose position is the closest ancestor of path that the file
@@ -180,17 +190,32 @@ func (d *decoder) unknownField(k *node, path string, fields []fieldInfo) {
 
 // nearest returns the name closest to s when it is a plausible misspelling of it.
 func nearest(s string, names []string) string {
+	limit := max(1, min(3, len(s)/3))
 	best, bestD := "", math.MaxInt
+	ls := strings.ToLower(s)
 	for _, n := range names {
-		dist := editDistance(strings.ToLower(s), strings.ToLower(n))
+		ln := strings.ToLower(n)
+		if abs(len(ls)-len(ln)) > limit {
+			// The distance is at least the difference in length: n is no candidate, and
+			// editDistance, quadratic, would take long on a long s.
+			continue
+		}
+		dist := editDistance(ls, ln)
 		if dist < bestD {
 			best, bestD = n, dist
 		}
 	}
-	if bestD <= max(1, min(3, len(s)/3)) {
+	if bestD <= limit {
 		return best
 	}
 	return ""
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
 
 // editDistance is the optimal-string-alignment distance between a and b, in bytes: the

@@ -20,13 +20,24 @@
 //
 // [Scenario.String] is the canonical text: YAML with every field in a fixed order, maps
 // sorted, every default written out. It reads back to itself (Parse(String()).String() ==
-// String()), and the run header embeds it.
+// String()) within the limits below — every default written out, a scenario of some 450
+// client groups writes more tokens than a file may hold — and the run header embeds it.
 //
 // The YAML library is github.com/goccy/go-yaml: it is maintained (gopkg.in/yaml.v3 was
 // archived in 2025), its parser gives every node a line and column and rejects duplicate keys,
 // and its AST lets this package do the strict decoding itself, so that each problem names the
 // scenario's own field path. Anchors and aliases work (expanded, at most 100 000 values);
 // merge keys (<<) and multiple documents do not.
+//
+// Input is bounded before it is parsed, so that a broken or hostile file is a problem at once
+// rather than a process that grows without end: a scenario file is a regular file (not a
+// directory, a device such as /dev/zero, or a pipe) of at most [MaxFileBytes], UTF-8 text
+// without control characters (a leading byte-order mark is allowed), of at most 50 000 tokens
+// (words, numbers and punctuation), nested at most 64 levels deep, with at most 1 000 keys in
+// a mapping; the files it names are regular files of at most
+// [MaxDataFileBytes]. [ReadFileBounded] reads files that way for other callers. Messages print
+// at most a line's worth of any value, quoted when it holds characters that do not print
+// (field.Show). [Scenario.Cost] estimates what a run costs, from the fields alone.
 //
 // # Units
 //
@@ -50,7 +61,9 @@
 // # Top level
 //
 //	field        default            meaning
-//	name         the file's name    the scenario's name
+//	name         the file's name    the scenario's name, which names its output folder: at
+//	                                most 100 bytes of letters, digits, spaces and . _ - + ( ),
+//	                                not starting with . or a space nor ending with a space
 //	description  ""                 what it models
 //	claim        ""                 the one sentence it demonstrates
 //	seed         1                  the run seed of replication 0 (see ReplicationSeed)
@@ -76,7 +89,7 @@
 //
 // Each node (server.Config; MongoDB's parameter names where MongoDB has one):
 //
-//	name              (required)     the address: unique; letters, digits, . _ : -
+//	name              (required)     the address: unique; letters, digits, . _ : -; ≤ 100 bytes
 //	role              derived        standalone; in a replica set (or a shard) the first node is
 //	                                 primary unless another is, the rest secondary; mongos
 //	shard             —              sharded: the shard a primary or secondary belongs to
@@ -134,7 +147,7 @@
 //
 // Each group is Count MongoClients run by one application tier:
 //
-//	name      (required)   unique; letters, digits, . _ -
+//	name      (required)   unique; letters, digits, . _ -; at most 100 bytes
 //	count     1            MongoClient instances; in [1, 100000]
 //	hosts     all nodes    the nodes its clients connect to: every mongos when sharded; exactly
 //	                       one in a standalone topology of several nodes; none in a replica set
@@ -251,7 +264,9 @@
 //	replications  10   runs per point; ≥ 1
 //
 // [Scenario.Points] lists every combination, the paths in sorted order, the first varying
-// slowest. Every value is checked when the scenario is read.
+// slowest. Every value is checked when the scenario is read — of a sweep so long, on a scenario
+// so large, that trying each would take long, an even share with each parameter's first and
+// last value — and every point is checked when Points builds it.
 //
 // # Overrides
 //

@@ -1,6 +1,13 @@
 package scenarios
 
-import "time"
+import (
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"overloadsim/wire"
+)
 
 // EventsPerOperation is the loop events one application operation costs in a healthy run of the
 // library's scenarios (arrival, request and reply on the wire, admission, service, completion,
@@ -34,3 +41,137 @@ func (s *Scenario) OfferedOperations() float64 {
 // EstimatedEvents returns about how many loop events one run of s handles: OfferedOperations ×
 // EventsPerOperation.
 func (s *Scenario) EstimatedEvents() float64 { return s.OfferedOperations() * EventsPerOperation }
+
+// Figures behind Cost, each measured on this model (the sources are named), rounded up. They
+// describe a healthy run: a retry storm costs several times the events, and every request
+// left queued some 350 bytes more (cmd/simulate BenchmarkStuckRun).
+const (
+	// EventsPerHeartbeat is the loop events one server check of one client costs (the check,
+	// its reply and the RTT sample): a MongoClient checks each node it reaches every
+	// heartbeatFrequencyMS, measured at 3.5 events per client and node per check on
+	// cmd/simulate/testdata/scale.yaml with its load turned off.
+	EventsPerHeartbeat = 4
+	// BytesPerClient is the heap of one MongoClient with its pool, monitors and retry state:
+	// 8.4 KB at 1 000 clients, 6.1 KB at 100 000 (cmd/simulate BenchmarkScale, README).
+	BytesPerClient = 9 << 10
+	// BytesPerGroupInterval is the recorder's row of one client group for one interval
+	// (results.GroupInterval): its counters and three latency histograms (success, failure,
+	// attempt), 6.2 KB for a group of 1 500 operations/s at 1 s intervals.
+	BytesPerGroupInterval = 6500
+	// BytesPerServerInterval is the recorder's row of one node for one interval
+	// (results.ServerInterval), some 180 bytes; a mongos's row per shard (results.ShardInterval)
+	// is smaller and counted the same.
+	BytesPerServerInterval = 200
+)
+
+// Cost is what one run of a scenario is expected to take, estimated from the scenario alone,
+// without building anything: a command can refuse a run that cannot finish, or would not fit
+// in memory, before starting it. The figures are of one run; a sweep makes one per point and
+// replication.
+type Cost struct {
+	// Events is the loop events: EstimatedEvents (the offered operations ×
+	// EventsPerOperation), the clients' monitoring (EventsPerHeartbeat per client and node
+	// per heartbeatFrequencyMS) and the recorder's sampling (one per interval).
+	Events float64
+	// Intervals is the intervals recorded: duration ÷ interval, rounded up.
+	Intervals int64
+	// Clients is the MongoClients of every group together.
+	Clients int64
+	// Bytes is the peak heap: BytesPerClient per client, and per interval a row per group
+	// (BytesPerGroupInterval), per node and per mongos and shard (BytesPerServerInterval).
+	Bytes float64
+}
+
+// Cost estimates what one run of s takes (see Cost). It reads only the scenario's fields, in
+// time proportional to its size, however long or large the run it describes.
+func (s *Scenario) Cost() Cost {
+	var c Cost
+	if s.Interval > 0 && s.Duration > 0 {
+		c.Intervals = int64(s.Duration / s.Interval)
+		if s.Duration%s.Interval != 0 {
+			c.Intervals++
+		}
+	}
+	heartbeats := 0.0
+	for i := range s.Clients {
+		g := &s.Clients[i]
+		n := int64(max(g.Count, 0))
+		c.Clients += n
+		if hb := g.Driver.HeartbeatFrequency; hb > 0 && s.Duration > 0 {
+			heartbeats += float64(n) * float64(len(s.Topology.hosts(g))) * (s.Duration.Seconds() / hb.Seconds())
+		}
+	}
+	c.Events = s.EstimatedEvents() + heartbeats*EventsPerHeartbeat + float64(c.Intervals)
+	mongoses, shards := 0, map[string]bool{}
+	for _, n := range s.Topology.Nodes {
+		switch {
+		case n.Role == wire.Mongos:
+			mongoses++
+		case n.Shard != "":
+			shards[n.Shard] = true
+		}
+	}
+	rowBytes := float64(len(s.Clients))*BytesPerGroupInterval +
+		float64(len(s.Topology.Nodes)+mongoses*len(shards))*BytesPerServerInterval
+	c.Bytes = float64(c.Clients)*BytesPerClient + float64(c.Intervals)*rowBytes
+	return c
+}
+
+// Seconds estimates the wall-clock seconds of the run on a machine that handles eventsPerSecond
+// loop events a second (one core does some 2–4 million; see the README's benchmarks): Events ÷
+// eventsPerSecond, +Inf when eventsPerSecond is not positive.
+func (c Cost) Seconds(eventsPerSecond float64) float64 {
+	if !(eventsPerSecond > 0) {
+		return math.Inf(1)
+	}
+	return c.Events / eventsPerSecond
+}
+
+// String describes c in words and round figures: "≈ 7.2e9 events, 12 GiB, 3.6e6 intervals,
+// 100 clients".
+func (c Cost) String() string {
+	return "≈ " + approx(c.Events) + " events, " + approxBytes(c.Bytes) + ", " +
+		approx(float64(c.Intervals)) + " intervals, " + approx(float64(c.Clients)) + " clients"
+}
+
+// approx prints x as a whole number below 100 000 (86400), else to two significant digits
+// (7.2e9).
+func approx(x float64) string {
+	switch {
+	case math.IsNaN(x):
+		return "?"
+	case math.IsInf(x, 0):
+		return "∞"
+	case math.Abs(x) < 1e5:
+		return strconv.FormatFloat(math.Round(x), 'f', -1, 64)
+	}
+	s := strconv.FormatFloat(x, 'e', 1, 64) // 7.2e+09
+	mant, exp, _ := strings.Cut(s, "e")
+	mant = strings.TrimSuffix(mant, ".0")
+	exp = strings.TrimLeft(strings.TrimPrefix(exp, "+"), "0")
+	return mant + "e" + exp
+}
+
+// approxBytes prints n bytes in binary units, as a whole number from 10 of a unit and to one
+// decimal below: 850 MiB, 12 GiB, 1.5 TiB.
+func approxBytes(n float64) string {
+	if math.IsNaN(n) || math.IsInf(n, 0) {
+		return approx(n) + " bytes"
+	}
+	units := []string{"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
+	u := 0
+	for u < len(units)-1 && math.Abs(n) >= 1024 {
+		n /= 1024
+		u++
+	}
+	var s string
+	switch {
+	case u == 0 || math.Abs(n) >= 10 && math.Abs(n) < 1e5:
+		s = strconv.FormatFloat(math.Round(n), 'f', -1, 64)
+	case math.Abs(n) < 10:
+		s = strings.TrimSuffix(strconv.FormatFloat(n, 'f', 1, 64), ".0")
+	default:
+		s = approx(n)
+	}
+	return s + " " + units[u]
+}

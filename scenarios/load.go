@@ -3,11 +3,12 @@ package scenarios
 import (
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"reflect"
 	"strings"
+
+	"overloadsim/field"
 )
 
 // source is where a scenario came from: the file name used in messages, its node tree (with the
@@ -23,9 +24,17 @@ type source struct {
 
 // Load reads and validates the scenario file at path. Files it names (empirical(file.csv),
 // trace(file.csv)) are read relative to the scenario file's directory.
+//
+// path must be a regular file of at most MaxFileBytes: a directory, a device such as /dev/zero
+// or a named pipe is a Problem (path "(file)") without being read, and so is a larger file,
+// of which Load reads no more than MaxFileBytes+1 bytes (see ReadFileBounded). A file that
+// cannot be read at all (missing, no permission) is the os package's error after "scenarios: ".
 func Load(path string) (*Scenario, error) {
-	data, err := os.ReadFile(path)
+	data, err := ReadFileBounded(path, MaxFileBytes)
 	if err != nil {
+		if ps, ok := fileProblem(path, err); ok {
+			return nil, ps
+		}
 		return nil, fmt.Errorf("scenarios: %w", err)
 	}
 	return Parse(path, data)
@@ -33,17 +42,23 @@ func Load(path string) (*Scenario, error) {
 
 // Parse reads and validates a scenario from data. name is the file name used in messages and,
 // without its extension, the default scenario name; files the scenario names are read relative
-// to name's directory. The error, if any, is Problems: every problem found.
+// to name's directory, with ReadFileBounded (regular files of at most MaxDataFileBytes). The
+// error, if any, is Problems: every problem found. data longer than MaxFileBytes is a problem
+// without being parsed.
 func Parse(name string, data []byte) (*Scenario, error) {
 	dir := filepath.Dir(name)
 	return parse(name, data, func(file string) ([]byte, error) {
 		if !filepath.IsLocal(file) && !filepath.IsAbs(file) {
 			return nil, fmt.Errorf("file name %q: must be a path below the scenario's directory or an absolute path", file)
 		}
-		if filepath.IsAbs(file) {
-			return os.ReadFile(file)
+		if !filepath.IsAbs(file) {
+			file = filepath.Join(dir, file)
 		}
-		return os.ReadFile(filepath.Join(dir, file))
+		data, err := ReadFileBounded(file, MaxDataFileBytes)
+		if err != nil {
+			return nil, dataFileError(err)
+		}
+		return data, nil
 	})
 }
 
@@ -119,22 +134,27 @@ func noFiles(name string) ([]byte, error) {
 //
 // Set works on the scenario's text: fields changed in code since Parse are not carried over.
 func (s *Scenario) Set(path, value string) error {
-	label := "--set " + path + "=" + value
-	v, err := parseValue(label, value)
-	if err != nil {
-		return fmt.Errorf("scenarios: %s: %w", label, err)
-	}
-	src := s.source()
-	tree := src.tree.clone()
-	if err := setPath(tree, path, v); err != nil {
-		return fmt.Errorf("scenarios: %s: %w", label, err)
-	}
-	next, err := decodeScenario(src.file, tree, src.read)
+	next, err := s.setting(path, value)
 	if err != nil {
 		return err
 	}
 	*s = *next
 	return nil
+}
+
+// setting returns the scenario Set(path, value) makes of s, leaving s unchanged.
+func (s *Scenario) setting(path, value string) (*Scenario, error) {
+	label := "--set " + path + "=" + value
+	v, err := parseValue(label, value)
+	if err != nil {
+		return nil, fmt.Errorf("scenarios: %s: %w", field.ShowN(label, field.MaxFieldRunes), err)
+	}
+	src := s.source()
+	tree := src.tree.clone()
+	if err := setPath(tree, path, v); err != nil {
+		return nil, fmt.Errorf("scenarios: %s: %w", field.ShowN(label, field.MaxFieldRunes), err)
+	}
+	return decodeScenario(src.file, tree, src.read)
 }
 
 // With returns a copy of s with the field at path set to value, as Set does, and leaves s
@@ -152,7 +172,7 @@ func (s *Scenario) source() *source {
 	if s.src != nil {
 		return s.src
 	}
-	tree, err := parseTree(s.Name, []byte(s.String()))
+	tree, err := canonicalTree(s.Name, s.String())
 	if err != nil {
 		panic("scenarios: canonical text does not parse: " + err.Error())
 	}
@@ -163,7 +183,11 @@ func (s *Scenario) source() *source {
 // so far), so that a sweep point can be set without touching s.
 func (s *Scenario) clone() *Scenario {
 	if s.src == nil {
-		c, err := parse(s.Name, []byte(s.String()), noFiles)
+		tree, err := canonicalTree(s.Name, s.String())
+		if err != nil {
+			panic("scenarios: clone: canonical text does not read back: " + err.Error())
+		}
+		c, err := decodeScenario(s.Name, tree, noFiles)
 		if err != nil {
 			panic("scenarios: clone: canonical text does not read back: " + err.Error())
 		}

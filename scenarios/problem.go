@@ -33,12 +33,15 @@ type Problem struct {
 }
 
 // Error formats p as file:line: path: value: rule (file:line:col: … when the column is
-// known; "--set path=value: …" for a value from an override).
+// known; "--set path=value: …" for a value from an override). The override, path, value and
+// rule are printed as field.ShowN prints them: text that does not print (a NUL, a newline) is
+// quoted, and a long part is cut with its length, so that a problem is one line of modest
+// length whatever the input; the Problem's fields keep the whole text.
 func (p Problem) Error() string {
 	var b strings.Builder
 	switch {
 	case p.Override != "":
-		b.WriteString(p.Override)
+		b.WriteString(field.ShowN(p.Override, field.MaxFieldRunes))
 	default:
 		b.WriteString(p.File)
 		if p.Line > 0 {
@@ -49,11 +52,11 @@ func (p Problem) Error() string {
 		}
 	}
 	b.WriteString(": ")
-	b.WriteString(p.Path)
+	b.WriteString(field.ShowN(p.Path, field.MaxFieldRunes))
 	b.WriteString(": ")
-	b.WriteString(p.Value)
+	b.WriteString(field.Show(p.Value))
 	b.WriteString(": ")
-	b.WriteString(p.Rule)
+	b.WriteString(field.ShowN(p.Rule, field.MaxRuleRunes))
 	return b.String()
 }
 
@@ -103,8 +106,11 @@ func (ps Problems) sorted() Problems {
 		if lb == 0 {
 			lb = int(^uint(0) >> 1)
 		}
-		return cmp.Or(cmp.Compare(la, lb), cmp.Compare(a.Col, b.Col), strings.Compare(a.Path, b.Path),
-			strings.Compare(a.Error(), b.Error()))
+		if c := cmp.Or(cmp.Compare(la, lb), cmp.Compare(a.Col, b.Col), strings.Compare(a.Path, b.Path)); c != 0 {
+			return c
+		}
+		// Formatting both messages only for a tie keeps sorting thousands of problems cheap.
+		return strings.Compare(a.Error(), b.Error())
 	})
 	return slices.CompactFunc(out, func(a, b Problem) bool { return a == b })
 }

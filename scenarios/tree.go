@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strconv"
@@ -8,7 +9,10 @@ import (
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/lexer"
 	"github.com/goccy/go-yaml/parser"
+
+	"overloadsim/field"
 )
 
 // nodeKind is the shape of a YAML node.
@@ -102,8 +106,19 @@ const maxNodes = 100_000
 const maxDepth = 64
 
 // parseTree parses one YAML document into a node tree. A syntax error comes back as a Problem
-// with its line and column. An empty document is an empty mapping.
-func parseTree(file string, data []byte) (n *node, err error) {
+// with its line and column, and so does input beyond the limits of limits.go (its size, its
+// characters, its tokens, its nesting, its mappings' keys), which is refused before the
+// parser sees it. An empty document is an empty mapping.
+func parseTree(file string, data []byte) (*node, error) { return parseYAML(file, data, true) }
+
+// canonicalTree parses the canonical text of a scenario (Scenario.String), which this package
+// wrote from a scenario that was read within the limits: only its nesting and its mappings'
+// keys, which the parser's cost grows with the square of, are checked, not its size or tokens,
+// as every default written out makes it several times the file it came from.
+func canonicalTree(file, text string) (*node, error) { return parseYAML(file, []byte(text), false) }
+
+// parseYAML is parseTree, and canonicalTree without bound.
+func parseYAML(file string, data []byte, bound bool) (n *node, err error) {
 	defer func() {
 		// The YAML parser is third-party code: a panic inside it on malformed input must not
 		// take down a caller that only asked to validate a file.
@@ -111,7 +126,21 @@ func parseTree(file string, data []byte) (n *node, err error) {
 			n, err = nil, Problems{{File: file, Path: "(document)", Value: "(unparsable)", Rule: fmt.Sprintf("YAML parser failed: %v", r)}}
 		}
 	}()
-	f, err := parser.ParseBytes(data, 0)
+	// A byte-order mark may start a YAML stream (editors on Windows write one); the parser
+	// would read it as part of the first key.
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
+	// The parser's time and memory grow faster than its input (with the square of the
+	// nesting): bound the input first, on the raw bytes and then on the lexer's tokens.
+	if bound {
+		if ps := boundInput(file, data); ps != nil {
+			return nil, ps
+		}
+	}
+	tokens := lexer.Tokenize(string(data))
+	if ps := checkNesting(file, tokens); ps != nil {
+		return nil, ps
+	}
+	f, err := parser.Parse(tokens, 0)
 	if err != nil {
 		return nil, syntaxProblem(file, err)
 	}
@@ -142,7 +171,13 @@ func syntaxProblem(file string, err error) Problems {
 	var ye yaml.Error
 	if errors.As(err, &ye) && ye.GetToken() != nil && ye.GetToken().Position != nil {
 		p := ye.GetToken().Position
-		return Problems{{File: file, Line: p.Line, Col: p.Column, Path: "(syntax)", Value: describeToken(ye.GetToken().Value), Rule: ye.GetMessage()}}
+		msg, tok := ye.GetMessage(), ye.GetToken().Value
+		if len(tok) > field.MaxValueRunes {
+			// The parser's messages quote the token ("mapping key "…" already defined"): a
+			// long one as the value is shown, so that the rest of the message shows too.
+			msg = strings.ReplaceAll(msg, tok, field.Show(tok))
+		}
+		return Problems{{File: file, Line: p.Line, Col: p.Column, Path: "(syntax)", Value: describeToken(tok), Rule: msg}}
 	}
 	return Problems{{File: file, Path: "(syntax)", Value: "(document)", Rule: err.Error()}}
 }
@@ -267,6 +302,10 @@ func (c *converter) entry(m *node, mv *ast.MappingValueNode, depth int) {
 	k := c.convert(mv.Key, depth+1)
 	if k.kind != scalarNode {
 		c.fail(kp, "(key)", "a key must be a plain name")
+		return
+	}
+	if len(m.keys) >= maxKeys {
+		c.fail(kp, "more than "+strconv.Itoa(maxKeys)+" keys", fmt.Sprintf("a mapping holds at most %d keys", maxKeys))
 		return
 	}
 	for _, old := range m.keys {
@@ -409,13 +448,13 @@ func parseValue(set, value string) (*node, error) {
 	if err != nil {
 		var ps Problems
 		if errors.As(err, &ps) && len(ps) > 0 {
-			return nil, fmt.Errorf("value %q: %s", value, ps[0].Rule)
+			return nil, fmt.Errorf("value %s: %s", field.Quote(value), field.ShowN(ps[0].Rule, field.MaxRuleRunes))
 		}
-		return nil, fmt.Errorf("value %q: %v", value, err)
+		return nil, fmt.Errorf("value %s: %v", field.Quote(value), err)
 	}
 	v := n.get("v")
 	if v == nil || len(n.keys) != 1 {
-		return nil, fmt.Errorf("value %q: not a single YAML value", value)
+		return nil, fmt.Errorf("value %s: not a single YAML value", field.Quote(value))
 	}
 	markSet(v, set)
 	return v, nil

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"overloadsim/client"
 	"overloadsim/client/retry"
@@ -38,10 +40,13 @@ type validator struct {
 
 func (v *validator) bad(path, value, rule string) {
 	// A field that failed to decode has its problem already; so do the fields under it and
-	// the rules about the whole it belongs to.
-	for p := range v.d.bad {
-		if p == path || strings.HasPrefix(p, path+".") || strings.HasPrefix(p, path+"[") ||
-			strings.HasPrefix(path, p+".") || strings.HasPrefix(path, p+"[") {
+	// the rules about the whole it belongs to. (The lookups are by path, not a scan of every
+	// failed field, so that a file of thousands of problems is not quadratic.)
+	if v.d.bad[path] || v.d.badBelow[path] {
+		return
+	}
+	for q := parentPath(path); q != ""; q = parentPath(q) {
+		if v.d.bad[q] {
 			return
 		}
 	}
@@ -77,9 +82,7 @@ func (v *validator) reattribute(err error, base string, rename map[string]string
 // validate checks every rule; problems go to d.
 func (s *Scenario) validate(d *decoder, trySweep bool) {
 	v := &validator{d: d, sc: s, trySweep: trySweep}
-	if strings.TrimSpace(s.Name) == "" {
-		v.bad("name", `""`, "must not be empty")
-	}
+	v.name()
 	if s.Duration <= 0 {
 		v.bad("duration", s.Duration.String(), "must be > 0")
 	}
@@ -97,6 +100,50 @@ func (s *Scenario) validate(d *decoder, trySweep bool) {
 	v.faults()
 	v.recovery()
 	v.sweep()
+}
+
+// maxNameBytes bounds the names of a scenario, its nodes, shards and client groups. A scenario's
+// name names its output folder (out/<name>, with a suffix such as -sweep): 100 bytes leave room
+// for the suffixes within the 255 bytes a file name may have. The others go into stream names,
+// results and plots.
+const maxNameBytes = 100
+
+// name checks the scenario's name: it names the output folder, so it must make a file name on
+// every system, and a readable one.
+func (v *validator) name() {
+	name := v.sc.Name
+	rule := ""
+	switch {
+	case strings.TrimSpace(name) == "":
+		v.bad("name", `""`, "must not be empty")
+		return
+	case len(name) > maxNameBytes:
+		rule = fmt.Sprintf("must be at most %d bytes: it names the output folder", maxNameBytes)
+	case !scenarioName(name):
+		rule = "must be letters, digits, spaces and . _ - + ( ), not starting with . or a space nor ending with a space: it names the output folder"
+	default:
+		return
+	}
+	if _, given := v.d.at["name"]; !given && v.sc.src != nil {
+		rule += " (this one is the file's name: give the scenario a name:)"
+	}
+	v.bad("name", strconv.Quote(name), rule)
+}
+
+// scenarioName reports whether s is fit to name a scenario: letters and digits of any script,
+// spaces and . _ - + ( ); not starting with a dot (a hidden folder, or . and ..) or a space, not
+// ending with a space. Control characters, slashes and the characters some systems forbid in
+// file names (\ : * ? " < > |) are not allowed.
+func scenarioName(s string) bool {
+	if s == "" || s[0] == '.' || s[0] == ' ' || s[len(s)-1] == ' ' || !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if !(unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) || strings.ContainsRune(" ._-+()", r)) {
+			return false
+		}
+	}
+	return true
 }
 
 // recovery checks the recovery rule.
@@ -173,6 +220,8 @@ func (v *validator) topology() {
 // nodeName checks that a node's name is fit for stream names and unique.
 func (v *validator) nodeName(n *Node, p string, seen map[string]int, i int) {
 	switch {
+	case len(n.Name) > maxNameBytes:
+		v.bad(p+".name", strconv.Quote(n.Name), fmt.Sprintf("must be at most %d bytes", maxNameBytes))
 	case !validName(n.Name, "._:-"):
 		v.bad(p+".name", strconv.Quote(n.Name), "must be a non-empty name of letters, digits and . _ : -")
 	case seen[n.Name] > 0:
@@ -209,6 +258,8 @@ func (v *validator) nodeShard(n *Node, p string) {
 		v.bad(p+".shard", n.Shard, "applies to a sharded topology only")
 	case sharded && n.Role == wire.Mongos && n.Shard != "":
 		v.bad(p+".shard", n.Shard, "a mongos belongs to no shard")
+	case sharded && n.Role != wire.Mongos && len(n.Shard) > maxNameBytes:
+		v.bad(p+".shard", strconv.Quote(n.Shard), fmt.Sprintf("must be at most %d bytes", maxNameBytes))
 	case sharded && n.Role != wire.Mongos && !validName(n.Shard, "._-"):
 		v.bad(p+".shard", strconv.Quote(n.Shard), "every shard member names its shard (letters, digits and . _ -)")
 	}
@@ -332,6 +383,8 @@ func (v *validator) clients() {
 		g := &s.Clients[i]
 		p := fmt.Sprintf("clients[%d]", i)
 		switch {
+		case len(g.Name) > maxNameBytes:
+			v.bad(p+".name", strconv.Quote(g.Name), fmt.Sprintf("must be at most %d bytes", maxNameBytes))
 		case !validName(g.Name, "._-"):
 			v.bad(p+".name", strconv.Quote(g.Name), "must be a non-empty name of letters, digits and . _ -")
 		case seen[g.Name] > 0:
@@ -700,19 +753,56 @@ func (v *validator) sweep() {
 	if err != nil {
 		return
 	}
+	// Each value tried costs a decode of the whole scenario: within maxSweepTrialNodes, every
+	// value is tried; beyond it, a share of each parameter's values, its first and last
+	// included, until the budget runs out. Points builds every point, and so checks every
+	// value, in any case.
+	total := 0
+	for _, sv := range sw.Parameters {
+		total += len(sv.Values)
+	}
+	tries := max(maxSweepTrialNodes/(countNodes(v.sc.src.tree)+sweepTrialOverhead), 2)
 	for _, path := range sortedKeys(sw.Parameters) {
 		if strings.HasPrefix(path, "sweep") {
 			v.bad("sweep.parameters."+path, path, "a sweep cannot vary itself")
 			continue
 		}
-		for _, value := range sw.Parameters[path].Values {
-			c := base.clone()
-			if err := c.Set(path, value); err != nil {
-				v.bad("sweep.parameters."+path, value, describeSetError(err))
+		values := sw.Parameters[path].Values
+		for _, i := range sample(len(values), len(values)*tries/max(total, 1)) {
+			if tries <= 0 {
+				return // out of budget: Points checks the rest
+			}
+			tries--
+			if _, err := base.setting(path, values[i]); err != nil {
+				v.bad("sweep.parameters."+path, values[i], describeSetError(err))
 				break
 			}
 		}
 	}
+}
+
+// maxSweepTrialNodes bounds the work of checking a sweep's values when a scenario is read: the
+// values tried × (the nodes of the scenario's tree + sweepTrialOverhead), each value a decode
+// of the whole scenario, which allocates some 0.5–0.8 KB per node and 10 KB besides (the
+// defaults, the validation). 50 000 is some 25 MB and a few hundredths of a second: a library
+// scenario (some 110 nodes) has 230 values tried, a minimal one 420.
+const (
+	maxSweepTrialNodes = 50_000
+	sweepTrialOverhead = 100
+)
+
+// sample returns the indices of k of n values (at least the first and the last, all of them
+// when k ≥ n), evenly spaced, in order.
+func sample(n, k int) []int {
+	k = min(max(k, 2), n)
+	out := make([]int, k)
+	for j := range out {
+		if k == 1 {
+			break
+		}
+		out[j] = int(int64(j) * int64(n-1) / int64(k-1))
+	}
+	return out
 }
 
 // describeSetError is the rule part of a failed sweep value: the override's problems without
@@ -724,7 +814,7 @@ func describeSetError(err error) string {
 	}
 	parts := make([]string, len(ps))
 	for i, p := range ps {
-		parts[i] = p.Path + ": " + p.Value + ": " + p.Rule
+		parts[i] = field.ShowN(p.Path, field.MaxFieldRunes) + ": " + field.Show(p.Value) + ": " + field.ShowN(p.Rule, field.MaxRuleRunes)
 	}
 	return strings.Join(parts, "; ")
 }

@@ -1,0 +1,154 @@
+package scenarios
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestCostLibrary: the cost of every library scenario is worked out from its fields: its
+// intervals, its clients, at least its offered operations' events, and memory for its clients
+// and its recorder's rows; all of them modest.
+func TestCostLibrary(t *testing.T) {
+	for _, name := range Names() {
+		sc, err := Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := sc.Cost()
+		intervals := int64(math.Ceil(float64(sc.Duration) / float64(sc.Interval)))
+		var clients int64
+		for _, g := range sc.Clients {
+			clients += int64(g.Count)
+		}
+		rows := float64(intervals) * (float64(len(sc.Clients))*BytesPerGroupInterval + float64(len(sc.Topology.Nodes))*BytesPerServerInterval)
+		switch {
+		case c.Intervals != intervals:
+			t.Errorf("%s: Intervals = %d, want %d", name, c.Intervals, intervals)
+		case c.Clients != clients:
+			t.Errorf("%s: Clients = %d, want %d", name, c.Clients, clients)
+		case c.Events < sc.EstimatedEvents()+float64(intervals) || c.Events > 2*sc.EstimatedEvents()+1e6:
+			t.Errorf("%s: Events = %g, want at least the operations' %g, and not far above", name, c.Events, sc.EstimatedEvents())
+		case c.Bytes < float64(clients)*BytesPerClient+rows:
+			t.Errorf("%s: Bytes = %g, want at least %g", name, c.Bytes, float64(clients)*BytesPerClient+rows)
+		case c.Events > 1e8 || c.Bytes > 1<<30:
+			t.Errorf("%s: Cost = %v: a library scenario is small", name, c)
+		case !strings.HasPrefix(c.String(), "≈ ") || !strings.Contains(c.String(), " events, "):
+			t.Errorf("%s: String() = %q", name, c)
+		}
+	}
+}
+
+// TestCost: hand-computed costs, the extreme ones included: each is read from the fields, at
+// once, however large the run.
+func TestCost(t *testing.T) {
+	const hb = 10 // default heartbeatFrequencyMS, in seconds
+	for _, tc := range []struct {
+		gloss, src string
+		want       Cost
+		text       string
+	}{
+		{"minimal: 100/s for 10 s on one node", hostileBase,
+			Cost{Events: 100*10*EventsPerOperation + 1*1*10/hb*EventsPerHeartbeat + 10, Intervals: 10, Clients: 1,
+				Bytes: BytesPerClient + 10*(BytesPerGroupInterval+BytesPerServerInterval)},
+			"≈ 12014 events, 74 KiB, 10 intervals, 1 clients"},
+		{"a partial last interval counts", strings.Replace(hostileBase, "10s", "10500ms", 1),
+			Cost{Events: 100*10.5*EventsPerOperation + 10.5/hb*EventsPerHeartbeat + 11, Intervals: 11, Clients: 1,
+				Bytes: BytesPerClient + 11*(BytesPerGroupInterval+BytesPerServerInterval)},
+			"≈ 12615 events, 81 KiB, 11 intervals, 1 clients"},
+		{"duration 1e9 s", strings.Replace(hostileBase, "10s", "1000000000s", 1),
+			Cost{Events: 100*1e9*EventsPerOperation + 1e9/hb*EventsPerHeartbeat + 1e9, Intervals: 1e9, Clients: 1,
+				Bytes: BytesPerClient + 1e9*(BytesPerGroupInterval+BytesPerServerInterval)},
+			"≈ 1.2e12 events, 6.1 TiB, 1e9 intervals, 1 clients"},
+		{"interval 1ns", hostileBase + "interval: 1ns\n",
+			Cost{Events: 100*10*EventsPerOperation + 10/hb*EventsPerHeartbeat + 1e10, Intervals: 1e10, Clients: 1,
+				Bytes: BytesPerClient + 1e10*(BytesPerGroupInterval+BytesPerServerInterval)},
+			"≈ 1e10 events, 61 TiB, 1e10 intervals, 1 clients"},
+		{"100 groups of 100 000 clients", "duration: 10s\n" + groups(100, 100_000, "1000/s"),
+			Cost{Events: 100*1000*10*EventsPerOperation + 1e7*10/hb*EventsPerHeartbeat + 10, Intervals: 10, Clients: 1e7,
+				Bytes: 1e7*BytesPerClient + 10*(100*BytesPerGroupInterval+BytesPerServerInterval)},
+			"≈ 5.2e7 events, 86 GiB, 10 intervals, 1e7 clients"},
+		{"closed loop: threads × count over think + 1 ms", "duration: 10s\nclients: [{name: a, count: 10, workload: {threads: 4, think: 9ms}}]\n",
+			Cost{Events: 10*4*10/0.01*EventsPerOperation + 10*10/hb*EventsPerHeartbeat + 10, Intervals: 10, Clients: 10,
+				Bytes: 10*BytesPerClient + 10*(BytesPerGroupInterval+BytesPerServerInterval)},
+			"≈ 4.8e5 events, 155 KiB, 10 intervals, 10 clients"},
+		{"sharded: clients reach the mongos nodes; rows per mongos and shard", `duration: 10s
+topology:
+  kind: sharded
+  nodes: [{name: m1, role: mongos}, {name: m2, role: mongos}, {name: a, shard: s0}, {name: b, shard: s1}]
+clients: [{name: a, count: 5, workload: {rate: 0/s}}]
+`,
+			Cost{Events: 5*2*10/hb*EventsPerHeartbeat + 10, Intervals: 10, Clients: 5,
+				Bytes: 5*BytesPerClient + 10*(BytesPerGroupInterval+(4+2*2)*BytesPerServerInterval)},
+			"≈ 50 events, 124 KiB, 10 intervals, 5 clients"},
+	} {
+		sc, err := Parse("cost.yaml", []byte(tc.src))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.gloss, err)
+		}
+		var got Cost
+		if alloc := measureAlloc(func() { got = sc.Cost() }); alloc > 64<<10 {
+			t.Errorf("%s: Cost allocated %d bytes", tc.gloss, alloc)
+		}
+		if got.Intervals != tc.want.Intervals || got.Clients != tc.want.Clients ||
+			!near(got.Events, tc.want.Events) || !near(got.Bytes, tc.want.Bytes) {
+			t.Errorf("%s: Cost() = %+v, want %+v", tc.gloss, got, tc.want)
+		}
+		if got.String() != tc.text {
+			t.Errorf("%s: String() = %q, want %q", tc.gloss, got, tc.text)
+		}
+	}
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(math.Abs(a), math.Abs(b)) }
+
+// TestCostSeconds: events ÷ events per second; a machine that handles none never finishes.
+func TestCostSeconds(t *testing.T) {
+	c := Cost{Events: 7.2e9}
+	for _, tc := range []struct{ eps, want float64 }{{3e6, 2400}, {1, 7.2e9}, {0, math.Inf(1)}, {-1, math.Inf(1)}, {math.NaN(), math.Inf(1)}} {
+		if got := c.Seconds(tc.eps); got != tc.want {
+			t.Errorf("Seconds(%v) = %v, want %v", tc.eps, got, tc.want)
+		}
+	}
+}
+
+// TestCostString: round figures, binary units.
+func TestCostString(t *testing.T) {
+	for _, tc := range []struct {
+		c    Cost
+		want string
+	}{
+		{Cost{Events: 7.2e9, Bytes: 12 << 30, Intervals: 3_600_000, Clients: 100}, "≈ 7.2e9 events, 12 GiB, 3.6e6 intervals, 100 clients"},
+		{Cost{Events: 0, Bytes: 0}, "≈ 0 events, 0 bytes, 0 intervals, 0 clients"},
+		{Cost{Events: 99_999.4, Bytes: 1023, Intervals: 99_999, Clients: 1}, "≈ 99999 events, 1023 bytes, 99999 intervals, 1 clients"},
+		{Cost{Events: 1e5, Bytes: 1536, Intervals: 100_000, Clients: 10_000_000}, "≈ 1e5 events, 1.5 KiB, 1e5 intervals, 1e7 clients"},
+		{Cost{Events: 1.25e19, Bytes: 850 << 20}, "≈ 1.2e19 events, 850 MiB, 0 intervals, 0 clients"},
+		{Cost{Events: math.Inf(1), Bytes: math.Inf(1)}, "≈ ∞ events, ∞ bytes, 0 intervals, 0 clients"},
+		{Cost{Bytes: 3 << 60}, "≈ 0 events, 3 EiB, 0 intervals, 0 clients"},
+		{Cost{Bytes: 1e25}, "≈ 0 events, 8.7e6 EiB, 0 intervals, 0 clients"},
+	} {
+		if got := tc.c.String(); got != tc.want {
+			t.Errorf("%+v.String() = %q, want %q", tc.c, got, tc.want)
+		}
+	}
+}
+
+// ExampleScenario_Cost: what a day-long run of 100 000 clients costs, read from the scenario
+// before anything is built.
+func ExampleScenario_Cost() {
+	sc, err := Parse("day.yaml", []byte(`
+duration: 24h
+clients: [{name: app, count: 100000, workload: {rate: 10000/s}}]
+`))
+	if err != nil {
+		panic(err)
+	}
+	c := sc.Cost()
+	fmt.Println(c)
+	fmt.Printf("%.0f minutes at 3 million events/s\n", c.Seconds(3e6)/time.Minute.Seconds())
+	// Output:
+	// ≈ 1.4e10 events, 1.4 GiB, 86400 intervals, 1e5 clients
+	// 77 minutes at 3 million events/s
+}

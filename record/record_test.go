@@ -224,8 +224,8 @@ func TestRunIsByteIdentical(t *testing.T) {
 		}
 		outs = append(outs, readDir(t, dir))
 	}
-	if len(outs[0]) != 3 {
-		t.Fatalf("wrote %d files, want 3", len(outs[0]))
+	if len(outs[0]) != 4 {
+		t.Fatalf("wrote %d files, want 4 (with the manifest)", len(outs[0]))
 	}
 	for name, a := range outs[0] {
 		if !bytes.Equal(a, outs[1][name]) {

@@ -1,6 +1,7 @@
 package results
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -13,8 +14,10 @@ import (
 // sweep.json: {"header": …, "points": [{"params", "replications", "metrics": [{"name", "mean",
 // "ci95", "n"}]}]}.
 type Baseline struct {
-	Header Header       `json:"header"`
-	Points []PointStats `json:"points"`
+	Header Header `json:"header"`
+	// Partial says why a sweep is incomplete ("" when whole); a partial sweep is no baseline.
+	Partial string       `json:"partial,omitempty"`
+	Points  []PointStats `json:"points"`
 }
 
 // NewBaseline returns a baseline of points. For a single run, pass SinglePoint(summary); to give
@@ -153,4 +156,80 @@ func round6(x float64) float64 {
 	}
 	r, _ := strconv.ParseFloat(formatFloat(x), 64)
 	return r
+}
+
+// Validate refuses a baseline that would compare nothing or the wrong thing: one without a
+// header naming its tool and scenario (an empty file, or a summary.json rather than a
+// baseline), a partial sweep, one without points, or a point without a checked metric
+// (goodput, amplification or p99 latency) that has a value.
+func (b *Baseline) Validate() error {
+	switch {
+	case b.Header.Tool == "" || b.Header.Scenario == "":
+		return errors.New("not a baseline: it has no header naming its tool and scenario (a baseline is what check --write-baseline writes, or a sweep.json)")
+	case b.Partial != "":
+		return fmt.Errorf("a partial sweep is no baseline (%s)", b.Partial)
+	case len(b.Points) == 0:
+		return errors.New("the baseline has no points: it would compare nothing")
+	}
+	for _, p := range b.Points {
+		n := 0
+		for _, m := range p.Metrics {
+			if checked, _, _ := checkedMetric(m.Name, Tolerance{}); checked && !math.IsNaN(m.Mean) {
+				n++
+			}
+		}
+		if n == 0 {
+			key := p.Key()
+			if key == "" {
+				key = "the run"
+			}
+			return fmt.Errorf("point %s has no goodput, amplification or p99 metric with a value: it would compare nothing", key)
+		}
+	}
+	return nil
+}
+
+// SameScenario refuses comparing a result of scenario got (its header) with a baseline of
+// another scenario (another name).
+func (b *Baseline) SameScenario(got Header) error {
+	if b.Header.Scenario != got.Scenario {
+		return fmt.Errorf("the baseline is of scenario %q, the result of %q", b.Header.Scenario, got.Scenario)
+	}
+	return nil
+}
+
+// ConfigDiff describes where the result's configuration (got's canonical form) first differs
+// from the baseline's, "" when they are the same: a check of a changed configuration against
+// its old baseline is legitimate (does the change regress?), but must say so.
+func (b *Baseline) ConfigDiff(got Header) string {
+	if b.Header.Canonical == got.Canonical {
+		return ""
+	}
+	bl, gl := strings.Split(b.Header.Canonical, "\n"), strings.Split(got.Canonical, "\n")
+	for i := 0; i < max(len(bl), len(gl)); i++ {
+		var x, y string
+		if i < len(bl) {
+			x = bl[i]
+		}
+		if i < len(gl) {
+			y = gl[i]
+		}
+		if x != y {
+			return fmt.Sprintf("the result's configuration differs from the baseline's at line %d of the canonical scenario: baseline %q, result %q", i+1, x, y)
+		}
+	}
+	return ""
+}
+
+// Validate refuses a tolerance that is negative or not finite (a NaN would pass everything).
+func (t Tolerance) Validate() error {
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"goodput", t.Goodput}, {"amplification", t.Amplification}, {"p99", t.P99}} {
+		if math.IsNaN(f.v) || math.IsInf(f.v, 0) || f.v < 0 {
+			return fmt.Errorf("tolerance %s=%v: must be a finite number ≥ 0", f.name, f.v)
+		}
+	}
+	return nil
 }

@@ -81,7 +81,17 @@
 // # Files
 //
 // Every file is written under a temporary name (".NAME.tmp") in its folder and renamed when
-// complete, so a file with its final name is never partial. Floats have six significant digits
+// complete, so a file with its final name is never partial.
+//
+// An output folder holds one result. Its manifest.json (Manifest: tool, version, kind, scenario,
+// the SHA-256 digest of the scenario's canonical form, seed, partial, and every file with its
+// size and SHA-256) is written after every file it lists, and a new result written into the
+// folder first removes the old manifest, then the old result's files (those the manifest lists,
+// figures and report included, and every result file name), then writes its own files and its
+// manifest last. ReadManifest checks every listed file; the commands read a folder only through
+// it, so a folder that was interrupted, killed, edited or mixed is refused, never read. Figures
+// and reports are added to the manifest (AddFiles) when drawn, and a report includes only the
+// figures its manifest lists. Floats have six significant digits
 // (strconv 'g'); durations and times are exact decimal seconds; a missing value is an empty CSV
 // cell or a JSON null, never NaN text; slices keep their order and no map order reaches output.
 //
@@ -115,8 +125,8 @@
 //     retryReasons, the retried and not-retried decisions by RFC 0049 reason, and
 //     retriesCancelled), servers (ServerSummary), recoveries (fault, start, end, preGoodput,
 //     band, outcome, seconds, moreSeconds, and the stuck level: goodputShare, amplification,
-//     backlog, wastedShare, rejectShare, retryTokens, sustainedBy), and shards (ShardSummary, runs with mongos nodes only). Written last:
-//     its presence marks a finished run.
+//     backlog, wastedShare, rejectShare, retryTokens, sustainedBy), and shards (ShardSummary, runs with mongos nodes only).
+//   - manifest.json — last.
 //
 // A sweep folder (WriteSweepDir):
 //
@@ -124,8 +134,13 @@
 //     NAME_mean, NAME_ci95 and NAME_n for every metric of Summary.Metrics (the mean over
 //     replications, the half-width of its Student-t 95 % confidence interval,
 //     internal/stats.MeanCI, and the number of replications where the metric has a value).
-//   - sweep.json — {"header", "points": [{"params": [{"path", "value"}], "replications",
-//     "metrics": [{"name", "mean", "ci95", "n"}]}]}, which is also the baseline format.
+//   - sweep.json — {"header", "partial", "points": [{"params": [{"path", "value"}],
+//     "replications", "metrics": [{"name", "mean", "ci95", "n"}]}]}, which is also the baseline
+//     format. partial (absent when whole) says why an interrupted sweep holds only the points
+//     that finished; points.csv then starts with a "# partial: …" line.
+//   - units/ — while the sweep is unfinished: each finished replication's summary (Units), so
+//     that the same sweep run again into the folder resumes instead of starting over.
+//   - manifest.json — last.
 //
 // # Check
 //

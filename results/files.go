@@ -3,7 +3,9 @@ package results
 import (
 	"bufio"
 	"cmp"
+	"crypto/sha256"
 	"encoding/csv"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
@@ -183,34 +185,20 @@ func NewRun(hdr Header, s *Series) *Run {
 }
 
 // WriteRunDir writes run.json, timeseries.csv, shards.csv (runs with mongos nodes only) and
-// summary.json into dir (created if needed).
-// Each file is written under a temporary name and renamed into place, so a file with its final
-// name is always complete; summary.json is written last, so its presence marks a finished run.
+// summary.json into dir (created if needed), replacing whatever result dir held: the old
+// manifest goes first and the new one (ManifestFile) comes last, and each file is written under
+// a temporary name and renamed into place, so a reader that checks the manifest sees either the
+// old result whole, the new one whole, or an unfinished folder.
 func WriteRunDir(dir string, run *Run) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("results: %w", err)
-	}
-	steps := []struct {
-		name  string
-		write func(io.Writer) error
-	}{
+	files := []outputFile{
 		{RunFile, func(w io.Writer) error { return writeJSON(w, run.Header) }},
 		{TimeseriesFile, func(w io.Writer) error { return WriteTimeseries(w, run.Series) }},
-		{SummaryFile, func(w io.Writer) error { return writeJSON(w, run.Summary) }},
 	}
 	if len(run.Series.Shards) > 0 {
-		// Before summary.json, which marks a finished run.
-		steps = slices.Insert(steps, 2, struct {
-			name  string
-			write func(io.Writer) error
-		}{ShardsFile, func(w io.Writer) error { return WriteShards(w, run.Series) }})
+		files = append(files, outputFile{ShardsFile, func(w io.Writer) error { return WriteShards(w, run.Series) }})
 	}
-	for _, s := range steps {
-		if err := WriteFileAtomic(filepath.Join(dir, s.name), s.write); err != nil {
-			return err
-		}
-	}
-	return nil
+	files = append(files, outputFile{SummaryFile, func(w io.Writer) error { return writeJSON(w, run.Summary) }})
+	return writeResult(dir, newManifest(KindRun, run.Header), files)
 }
 
 // ReadHeader reads run.json from a run's folder.
@@ -248,34 +236,49 @@ func readJSON(path string, v any) error {
 // WriteFileAtomic writes path through write: into ".NAME.tmp" in the same folder, flushed and
 // synced, then renamed to path. On any error the temporary file is removed and path is left as
 // it was, so a file with its final name is always complete. Every output file of overloadsim
-// (results, figures, reports, traces) is written this way.
-func WriteFileAtomic(path string, write func(io.Writer) error) (err error) {
+// (results, figures, reports, traces) is written this way. Errors name path, never the
+// temporary file.
+func WriteFileAtomic(path string, write func(io.Writer) error) error {
+	_, err := writeAtomic(path, write)
+	return err
+}
+
+// writeAtomic is WriteFileAtomic that also returns the written file's size and SHA-256.
+func writeAtomic(path string, write func(io.Writer) error) (d FileDigest, err error) {
 	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
-		return fmt.Errorf("results: %w", err)
+		return d, fmt.Errorf("writing %s: %w", path, pathlessError(err))
 	}
 	defer func() {
 		if err != nil {
 			f.Close()
 			os.Remove(tmp)
-			err = fmt.Errorf("results: writing %s: %w", path, err)
+			err = fmt.Errorf("writing %s: %w", path, pathlessError(err))
 		}
 	}()
-	bw := bufio.NewWriter(f)
+	h := sha256.New()
+	bw := bufio.NewWriter(io.MultiWriter(f, h))
 	if err = write(bw); err != nil {
-		return err
+		return d, err
 	}
 	if err = bw.Flush(); err != nil {
-		return err
+		return d, err
 	}
 	if err = f.Sync(); err != nil {
-		return err
+		return d, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		return d, err
 	}
 	if err = f.Close(); err != nil {
-		return err
+		return d, err
 	}
-	return os.Rename(tmp, path)
+	if err = os.Rename(tmp, path); err != nil {
+		return d, err
+	}
+	return FileDigest{Name: filepath.Base(path), Bytes: st.Size(), SHA256: hex.EncodeToString(h.Sum(nil))}, nil
 }
 
 // groupColumn is one group metric column of timeseries.csv.

@@ -81,17 +81,18 @@ func readDir(t *testing.T, dir string) map[string][]byte {
 	return out
 }
 
-// TestGoldenRun: run.json, timeseries.csv and summary.json of a hand-built run, byte for byte.
+// TestGoldenRun: run.json, timeseries.csv, summary.json and the manifest listing them (with
+// their digests) of a hand-built run, byte for byte.
 func TestGoldenRun(t *testing.T) {
 	dir := t.TempDir()
 	if err := WriteRunDir(dir, NewRun(fixtureHeader(), fixtureSeries())); err != nil {
 		t.Fatal(err)
 	}
 	files := readDir(t, dir)
-	if len(files) != 3 {
-		t.Errorf("folder holds %d files, want exactly run.json, timeseries.csv, summary.json", len(files))
+	if len(files) != 4 {
+		t.Errorf("folder holds %d files, want exactly run.json, timeseries.csv, summary.json, manifest.json", len(files))
 	}
-	for _, name := range []string{RunFile, TimeseriesFile, SummaryFile} {
+	for _, name := range []string{RunFile, TimeseriesFile, SummaryFile, ManifestFile} {
 		golden.Check(t, filepath.Join("testdata", t.Name(), name), files[name])
 	}
 }
@@ -119,11 +120,11 @@ func TestGoldenSweep(t *testing.T) {
 	dir := t.TempDir()
 	hdr := fixtureHeader()
 	hdr.Scenario = "golden-sweep"
-	if err := WriteSweepDir(dir, hdr, Aggregate(fixturePoints())); err != nil {
+	if err := WriteSweepDir(dir, hdr, Aggregate(fixturePoints()), ""); err != nil {
 		t.Fatal(err)
 	}
 	files := readDir(t, dir)
-	for _, name := range []string{PointsFile, SweepFile} {
+	for _, name := range []string{PointsFile, SweepFile, ManifestFile} {
 		golden.Check(t, filepath.Join("testdata", t.Name(), name), files[name])
 	}
 }

@@ -181,7 +181,7 @@ func omitEmpty(f reflect.StructField, v reflect.Value) bool {
 	switch v.Kind() {
 	case reflect.Pointer:
 		return v.IsNil()
-	case reflect.Slice:
+	case reflect.Slice, reflect.String:
 		return v.Len() == 0
 	case reflect.Uint64, reflect.Int, reflect.Int64:
 		return v.IsZero()

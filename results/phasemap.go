@@ -2,10 +2,8 @@ package results
 
 import (
 	"encoding/csv"
-	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 )
@@ -113,16 +111,16 @@ func median(xs []float64) float64 {
 	return (xs[n/2-1] + xs[n/2]) / 2
 }
 
-// WriteMapDir writes map.csv and map.json into dir (created if needed), each atomically;
-// map.json is written last.
+// WriteMapDir writes map.csv and map.json into dir (created if needed), replacing the result it
+// held (see WriteRunDir).
 func WriteMapDir(dir string, m PhaseMap) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("results: %w", err)
+	man := newManifest(KindMap, m.Header)
+	if m.Partial {
+		man.Partial = "interrupted: cells with 0 replications were not run"
 	}
-	if err := WriteFileAtomic(filepath.Join(dir, MapCellsFile), func(w io.Writer) error { return WriteMapCells(w, m) }); err != nil {
-		return err
-	}
-	return WriteFileAtomic(filepath.Join(dir, MapFile), func(w io.Writer) error { return writeJSON(w, m) })
+	return writeResult(dir, man, []outputFile{
+		{MapCellsFile, func(w io.Writer) error { return WriteMapCells(w, m) }},
+		{MapFile, func(w io.Writer) error { return writeJSON(w, m) }}})
 }
 
 // ReadMap reads map.json from a map's folder.

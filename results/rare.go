@@ -3,8 +3,6 @@ package results
 import (
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"time"
 )
 
@@ -64,10 +62,9 @@ func (r *Rare) Describe() string {
 	return text
 }
 
-// WriteRareDir writes rare.json into dir (created if needed), atomically.
+// WriteRareDir writes rare.json into dir (created if needed), replacing the result it held (see
+// WriteRunDir).
 func WriteRareDir(dir string, r Rare) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("results: %w", err)
-	}
-	return WriteFileAtomic(filepath.Join(dir, RareFile), func(w io.Writer) error { return writeJSON(w, r) })
+	return writeResult(dir, newManifest(KindRare, r.Header), []outputFile{
+		{RareFile, func(w io.Writer) error { return writeJSON(w, r) }}})
 }

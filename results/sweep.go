@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -108,18 +107,26 @@ func SinglePoint(s Summary) []PointStats {
 	return Aggregate([]PointResult{{Replications: []Summary{s}}})
 }
 
-// WriteSweepDir writes points.csv and sweep.json into dir (created if needed), each atomically
-// (see WriteRunDir); sweep.json is written last. A sweep.json is a valid baseline file.
-func WriteSweepDir(dir string, hdr Header, points []PointStats) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("results: %w", err)
-	}
-	if err := WriteFileAtomic(filepath.Join(dir, PointsFile), func(w io.Writer) error { return WritePoints(w, points) }); err != nil {
-		return err
-	}
-	return WriteFileAtomic(filepath.Join(dir, SweepFile), func(w io.Writer) error {
-		return writeJSON(w, NewBaseline(hdr, points))
-	})
+// WriteSweepDir writes points.csv and sweep.json into dir (created if needed), replacing the
+// result it held (see WriteRunDir). A sweep.json is a valid baseline file. partial, when not
+// empty, says why the sweep is incomplete (it holds only the points that finished): it is
+// recorded in sweep.json, the manifest and a first comment line of points.csv, and such a sweep
+// is refused as a baseline.
+func WriteSweepDir(dir string, hdr Header, points []PointStats, partial string) error {
+	m := newManifest(KindSweep, hdr)
+	m.Partial = partial
+	b := NewBaseline(hdr, points)
+	b.Partial = partial
+	return writeResult(dir, m, []outputFile{
+		{PointsFile, func(w io.Writer) error {
+			if partial != "" {
+				if _, err := fmt.Fprintf(w, "# partial: %s\n", partial); err != nil {
+					return err
+				}
+			}
+			return WritePoints(w, points)
+		}},
+		{SweepFile, func(w io.Writer) error { return writeJSON(w, b) }}})
 }
 
 // ReadSweep reads sweep.json from a sweep's folder.
@@ -129,17 +136,25 @@ func ReadSweep(dir string) (Header, []PointStats, error) {
 }
 
 // ReadPoints reads the points of a sweep folder (sweep.json) or of a run folder (summary.json,
-// as SinglePoint), whichever dir holds.
+// as SinglePoint), whichever dir's manifest says it holds; a folder without an intact manifest
+// is an error (ReadManifest).
 func ReadPoints(dir string) ([]PointStats, error) {
-	if _, err := os.Stat(filepath.Join(dir, SweepFile)); err == nil {
-		_, pts, err := ReadSweep(dir)
-		return pts, err
-	}
-	s, err := ReadSummary(dir)
+	m, err := ReadManifest(dir)
 	if err != nil {
 		return nil, err
 	}
-	return SinglePoint(s), nil
+	switch m.Kind {
+	case KindSweep:
+		_, pts, err := ReadSweep(dir)
+		return pts, err
+	case KindRun:
+		s, err := ReadSummary(dir)
+		if err != nil {
+			return nil, err
+		}
+		return SinglePoint(s), nil
+	}
+	return nil, fmt.Errorf("%s holds a %s, which has no points", dir, m.Kind)
 }
 
 // WritePoints writes points as CSV: one column per parameter path (in order of first

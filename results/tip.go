@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 )
 
@@ -74,12 +73,11 @@ func (t *Tip) Describe() string {
 	return text
 }
 
-// WriteTipDir writes tip.json into dir (created if needed), atomically.
+// WriteTipDir writes tip.json into dir (created if needed), replacing the result it held (see
+// WriteRunDir).
 func WriteTipDir(dir string, t Tip) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("results: %w", err)
-	}
-	return WriteFileAtomic(filepath.Join(dir, TipFile), func(w io.Writer) error { return writeJSON(w, t) })
+	return writeResult(dir, newManifest(KindTip, t.Header), []outputFile{
+		{TipFile, func(w io.Writer) error { return writeJSON(w, t) }}})
 }
 
 // ReadTip reads tip.json from a tipping-point search's folder.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"overloadsim/record"
 	"overloadsim/results"
@@ -53,6 +54,10 @@ type RunOptions struct {
 	// Attach, when not nil, sees the built world before the loop runs (to attach a tracer, say).
 	// It must not change the model.
 	Attach func(*World)
+	// Progress, when not nil, is told the virtual time reached, at every hundredth of the
+	// horizon: the loop runs up to each in turn, which handles the same events in the same order
+	// as one run to the horizon, so the results do not change.
+	Progress func(now, horizon time.Duration)
 }
 
 // label returns the options' label, DefaultLabel when unset.
@@ -62,6 +67,9 @@ func (o RunOptions) label() Label {
 	}
 	return o.Label
 }
+
+// progressSteps is how many times a run with RunOptions.Progress reports.
+const progressSteps = 100
 
 // RunWith is Run with options.
 func RunWith(sc *Scenario, seed uint64, replication int, opts RunOptions) (*results.Run, error) {
@@ -77,7 +85,17 @@ func RunWith(sc *Scenario, seed uint64, replication int, opts RunOptions) (*resu
 	}
 	rec.Start()
 	horizon := sim.Time(sc.Duration)
+	if opts.Progress != nil {
+		for i := 1; i < progressSteps; i++ {
+			at := sim.Time(int64(sc.Duration) / progressSteps * int64(i))
+			loop.RunUntil(at)
+			opts.Progress(time.Duration(at), sc.Duration)
+		}
+	}
 	loop.RunUntil(horizon)
+	if opts.Progress != nil {
+		opts.Progress(sc.Duration, sc.Duration)
+	}
 	series := rec.Finish(horizon)
 	series.Recovery = sc.recoveryRule()
 	hdr := results.Header{

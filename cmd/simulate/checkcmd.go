@@ -3,9 +3,12 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"overloadsim/results"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/pflag"
 )
@@ -34,12 +37,22 @@ Examples:
 				return usageErrorf("give exactly one of --baseline and --write-baseline")
 			}
 			dir := args[0]
-			hdr, got, err := readResult(dir)
+			hdr, partial, got, err := readResult(dir)
 			if err != nil {
 				return err
 			}
 			if *write != "" {
-				if err := results.WriteBaseline(*write, results.NewBaseline(hdr, got)); err != nil {
+				if partial != "" {
+					return fmt.Errorf("%s is a partial sweep (%s): it is no baseline", dir, partial)
+				}
+				b := results.NewBaseline(hdr, got)
+				if err := b.Validate(); err != nil {
+					return fmt.Errorf("%s: %w", dir, err)
+				}
+				if err := os.MkdirAll(filepath.Dir(*write), 0o755); err != nil {
+					return fmt.Errorf("writing %s: %w", *write, err)
+				}
+				if err := results.WriteBaseline(*write, b); err != nil {
 					return err
 				}
 				fmt.Fprintf(stdout, "wrote baseline %s (%d points)\n", *write, len(got))
@@ -53,9 +66,21 @@ Examples:
 			if err != nil {
 				return err
 			}
+			if err := b.Validate(); err != nil {
+				return fmt.Errorf("%s: %w", *baseline, err)
+			}
+			if err := b.SameScenario(hdr); err != nil {
+				return fmt.Errorf("%s against %s: %w", dir, *baseline, err)
+			}
+			if d := b.ConfigDiff(hdr); d != "" {
+				fmt.Fprintf(stdout, "note: %s\n", d)
+			}
 			regs := results.Check(b, got, t)
 			for _, r := range regs {
 				fmt.Fprintln(stdout, r)
+			}
+			if partial != "" {
+				fmt.Fprintf(stdout, "%s is a partial sweep (%s)\n", dir, partial)
 			}
 			if len(regs) > 0 {
 				return fmt.Errorf("%d regressions against %s", len(regs), *baseline)
@@ -66,25 +91,33 @@ Examples:
 	},
 }
 
-// readResult reads a run folder (one point, one replication) or a sweep folder.
-func readResult(dir string) (results.Header, []results.PointStats, error) {
-	if _, err := os.Stat(filepath.Join(dir, "sweep.json")); err == nil {
-		return results.ReadSweep(dir)
-	}
-	hdr, err := results.ReadHeader(dir)
+// readResult reads a run folder (one point, one replication) or a sweep folder, whichever its
+// manifest says it holds; partial says why a sweep is incomplete. A folder without an intact
+// manifest, or holding another kind of result, is refused.
+func readResult(dir string) (hdr results.Header, partial string, points []results.PointStats, err error) {
+	m, err := results.ReadManifest(dir)
 	if err != nil {
-		return results.Header{}, nil, err
+		return hdr, "", nil, err
 	}
-	pts, err := results.ReadPoints(dir)
-	return hdr, pts, err
+	switch m.Kind {
+	case results.KindSweep:
+		hdr, points, err = results.ReadSweep(dir)
+	case results.KindRun:
+		if hdr, err = results.ReadHeader(dir); err == nil {
+			points, err = results.ReadPoints(dir)
+		}
+	default:
+		err = fmt.Errorf("%s holds a %s: check compares runs and sweeps", dir, m.Kind)
+	}
+	return hdr, m.Partial, points, err
 }
 
 func parseTolerance(m map[string]string) (results.Tolerance, error) {
 	t := results.DefaultTolerance
 	for k, v := range m {
-		var x float64
-		if _, err := fmt.Sscan(v, &x); err != nil || x < 0 {
-			return t, usageErrorf("--tolerance %s=%s: must be a number ≥ 0", k, v)
+		x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil || x < 0 || math.IsNaN(x) || math.IsInf(x, 0) {
+			return t, usageErrorf("--tolerance %s=%s: must be a finite number ≥ 0", k, v)
 		}
 		switch k {
 		case "goodput":
@@ -97,5 +130,5 @@ func parseTolerance(m map[string]string) (results.Tolerance, error) {
 			return t, usageErrorf("--tolerance %s: unknown metric (goodput, amplification, p99)", k)
 		}
 	}
-	return t, nil
+	return t, t.Validate()
 }

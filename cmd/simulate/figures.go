@@ -4,37 +4,38 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"overloadsim/results"
 	"overloadsim/results/plot"
 )
 
-// isSweepDir reports whether dir holds a sweep (sweep.json) rather than a run.
-func isSweepDir(dir string) bool {
-	_, err := os.Stat(filepath.Join(dir, results.SweepFile))
-	return err == nil
-}
-
-// isMapDir reports whether dir holds a metastability map (map.json).
-func isMapDir(dir string) bool {
-	_, err := os.Stat(filepath.Join(dir, results.MapFile))
-	return err == nil
-}
-
-// writeFigures draws the figures of the run, sweep or map in dir next to its files.
+// writeFigures draws the figures of the run, sweep or map in dir next to its files and lists
+// them in the folder's manifest. A folder without an intact manifest is refused: its files may
+// be another result's, or unfinished.
 func writeFigures(dir string, stderr io.Writer) error {
+	m, err := results.ReadManifest(dir)
+	if err != nil {
+		return err
+	}
 	var names []string
-	var err error
-	switch {
-	case isMapDir(dir):
+	switch m.Kind {
+	case results.KindMap:
 		names, err = plot.WriteMapFigures(dir)
-	case isSweepDir(dir):
+	case results.KindSweep:
 		names, err = plot.WriteSweepFigures(dir)
-	default:
+	case results.KindRun:
 		names, err = plot.WriteRunFigures(dir)
+	default:
+		return fmt.Errorf("%s holds a %s, which has no figures (run, sweep or map)", dir, m.Kind)
 	}
 	if err != nil {
+		return err
+	}
+	var files []string
+	for _, n := range names {
+		files = append(files, n+".svg", n+".png")
+	}
+	if err := results.AddFiles(dir, files...); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "wrote %d figures (SVG and PNG) in %s\n", len(names), dir)

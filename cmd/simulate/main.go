@@ -9,6 +9,7 @@
 // Commands (one file each, <command>cmd.go):
 //
 //	check      compare a run or sweep with a baseline; exit 1 on a regression
+//	help       print a command's help, or the list of commands
 //	list       list the library's scenarios and what each demonstrates
 //	map        map where an overload sticks: P(stuck) over a grid of two or three parameters
 //	mmc        run the built-in M/M/c queue and compare it with Erlang C
@@ -18,12 +19,14 @@
 //	run        run a scenario, print a summary and write its result files
 //	show       print a library scenario's YAML
 //	sweep      vary parameters over replications and write points with confidence intervals
-//	tip        find the tipping point of one parameter, where runs flip from recovering to sticking
+//	tip        find the tipping point: the value of one parameter where runs flip from recovering to sticking
 //	validate   check scenario files and report every problem
 //	version    print the version
 //
-// Run 'simulate <command> --help' for a command's options. Data goes to stdout, diagnostics to
-// stderr. Exit status: 0 success, 1 runtime failure, 2 usage error.
+// Run 'simulate <command> --help' or 'simulate help <command>' for a command's options; help
+// goes to stdout. Data goes to stdout, diagnostics (usage errors included) to stderr. Exit
+// status: 0 success, 1 runtime failure, 2 usage error or work refused by --max-time or
+// --max-memory, 130 stopped by SIGINT or SIGTERM.
 package main
 
 import (
@@ -43,7 +46,7 @@ func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 // version or VCS revision from the build info is reported.
 var version = ""
 
-// Exit codes.
+// Exit codes (exitInterrupted, 130, is in interrupt.go).
 const (
 	exitOK      = 0
 	exitFailure = 1
@@ -87,14 +90,16 @@ func init() {
 
 // run is the whole CLI: it parses args, runs the command and returns the exit status.
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		w := stdout
-		status := exitOK
-		if len(args) == 0 {
-			w, status = stderr, exitUsage
-		}
-		printUsage(w)
-		return status
+	if len(args) == 0 {
+		printUsage(stderr)
+		return exitUsage
+	}
+	switch args[0] {
+	case "-h", "--help":
+		printUsage(stdout)
+		return exitOK
+	case "help":
+		return runHelp(args[1:], stdout, stderr)
 	}
 	name := args[0]
 	cmd, ok := commands[name]
@@ -103,17 +108,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		printUsage(stderr)
 		return exitUsage
 	}
-	fs := pflag.NewFlagSet("simulate "+name, pflag.ContinueOnError)
-	fs.SetOutput(stderr)
-	action := cmd.flags(fs)
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "%s\n\nOptions:\n%s", strings.TrimSpace(cmd.usage), fs.FlagUsages())
-	}
+	fs, action := newFlagSet(name, cmd, stderr)
 	if err := fs.Parse(args[1:]); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
+		if errors.Is(err, pflag.ErrHelp) { // --help or -h: the help is the output asked for
+			printCommandHelp(stdout, cmd, fs)
 			return exitOK
 		}
 		fmt.Fprintf(stderr, "simulate %s: %v\n", name, err)
+		fmt.Fprintf(stderr, "run 'simulate %s --help' for usage\n", name)
 		return exitUsage
 	}
 	if err := action(fs.Args(), stdout, stderr); err != nil {
@@ -123,20 +125,69 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "run 'simulate %s --help' for usage\n", name)
 			return exitUsage
 		}
+		if errors.Is(err, errInterrupted) {
+			return exitInterrupted
+		}
 		return exitFailure
 	}
 	return exitOK
 }
 
+// newFlagSet returns the flag set of the command name, whose parse errors go to stderr, and
+// its action. Its Usage does nothing: run prints the help itself, on stdout, when asked for it.
+func newFlagSet(name string, cmd command, stderr io.Writer) (*pflag.FlagSet, func([]string, io.Writer, io.Writer) error) {
+	fs := pflag.NewFlagSet("simulate "+name, pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	action := cmd.flags(fs)
+	fs.Usage = func() {}
+	return fs, action
+}
+
+// printCommandHelp writes a command's usage text and its options.
+func printCommandHelp(w io.Writer, cmd command, fs *pflag.FlagSet) {
+	fmt.Fprintf(w, "%s\n", strings.TrimSpace(cmd.usage))
+	if opts := fs.FlagUsages(); opts != "" {
+		fmt.Fprintf(w, "\nOptions:\n%s", opts)
+	}
+}
+
+// helpSummary is the summary of 'simulate help', which is not in commands: it is part of run.
+const helpSummary = "print a command's help, or the list of commands"
+
+// runHelp is 'simulate help [CMD]': the command list, or one command's help, on stdout.
+func runHelp(args []string, stdout, stderr io.Writer) int {
+	switch {
+	case len(args) == 0 || len(args) == 1 && args[0] == "help":
+		printUsage(stdout)
+		return exitOK
+	case len(args) > 1:
+		fmt.Fprintf(stderr, "simulate help: want at most one command, got %q\n", args)
+		return exitUsage
+	}
+	cmd, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "simulate help: unknown command %q\n\n", args[0])
+		printUsage(stderr)
+		return exitUsage
+	}
+	fs, _ := newFlagSet(args[0], cmd, stderr)
+	printCommandHelp(stdout, cmd, fs)
+	return exitOK
+}
+
 func printUsage(w io.Writer) {
 	fmt.Fprint(w, "Usage: simulate <command> [arguments] [options]\n\nCommands:\n")
-	names := make([]string, 0, len(commands))
+	names := []string{"help"}
 	for n := range commands {
 		names = append(names, n)
 	}
 	slices.Sort(names)
 	for _, n := range names {
-		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
+		summary := commands[n].summary
+		if n == "help" {
+			summary = helpSummary
+		}
+		fmt.Fprintf(w, "  %-10s %s\n", n, summary)
 	}
-	fmt.Fprint(w, "\nRun 'simulate <command> --help' for a command's options.\n")
+	fmt.Fprint(w, "\nRun 'simulate help <command>' or 'simulate <command> --help' for a command's options.\n")
 }

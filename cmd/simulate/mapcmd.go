@@ -2,13 +2,11 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"math"
 	"runtime"
 	"strings"
-	"time"
 
 	"github.com/spf13/pflag"
 
@@ -45,6 +43,7 @@ Examples:
 		trigger := fs.String("trigger", "", "the trigger whose outcome is mapped (default: the scenario's first)")
 		reps := fs.Int("replications", 5, "runs per cell")
 		workers := fs.Int("workers", runtime.GOMAXPROCS(0), "runs at once")
+		lim := addLimitFlags(fs)
 		maxRuns := fs.Int("max-runs", defaultMaxRuns, "refuse a map of more runs than this")
 		out := fs.String("out", "", "output folder (default: out/<scenario>-map)")
 		plotToo := fs.Bool("plot", false, "also draw the heat map next to the results")
@@ -82,8 +81,11 @@ Examples:
 			if err := refuseRuns(sc, float64(cells)*float64(*reps), what, *workers, *maxRuns); err != nil {
 				return err
 			}
+			if err := lim.check(sc, float64(cells)*float64(*reps), *workers, what); err != nil {
+				return err
+			}
 			base, dir := seedOf(fs, *seed, sc), outDir(*out, sc, "-map")
-			ctx, stop := interruptible()
+			ctx, stop := interruptible(stderr, func() string { return "the runs in progress" }, "")
 			defer stop()
 			m, err := runMap(ctx, sc, axes, name, base, *reps, *workers, stderr)
 			if err != nil {
@@ -100,7 +102,7 @@ Examples:
 			}
 			printMap(stdout, m)
 			if m.Partial {
-				return errors.New("interrupted: the map is partial (cells with 0 replications were not run)")
+				return fmt.Errorf("%w: the map is partial (cells with 0 replications were not run)", errInterrupted)
 			}
 			return nil
 		}
@@ -169,7 +171,7 @@ func refuseRuns(sc *scenarios.Scenario, runs float64, what string, workers, maxR
 	}
 	secs := runs * sc.EstimatedEvents() / eventsPerCPUSecond / float64(workers)
 	return usageErrorf("%s = %.0f runs, about %s on %d workers: more than --max-runs %d",
-		what, runs, time.Duration(math.Min(secs, 1e9)*float64(time.Second)).Round(time.Second), workers, maxRuns)
+		what, runs, humanDuration(secs), workers, maxRuns)
 }
 
 // runMap runs every cell's replications on workers and counts their outcomes after the trigger.

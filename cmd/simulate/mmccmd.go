@@ -29,6 +29,7 @@ Examples:
 		fs.DurationVar(&cfg.Horizon, "horizon", 10*time.Minute, "virtual run length")
 		fs.DurationVar(&cfg.Warmup, "warmup", 30*time.Second, "ignore arrivals before this virtual time")
 		fs.Uint64Var(&cfg.Seed, "seed", 1, "random seed")
+		maxTime := fs.Duration("max-time", defaultMaxTime, "refuse a run estimated to take longer than this")
 		return func(args []string, stdout, stderr io.Writer) error {
 			if len(args) != 0 {
 				return usageErrorf("mmc takes no arguments, got %q", args)
@@ -36,10 +37,19 @@ Examples:
 			if err := cfg.Validate(); err != nil {
 				return errUsage{err}
 			}
+			// Three events per customer (arrival, start, end) at the bare queue's pace.
+			events := 3 * cfg.Lambda * cfg.Horizon.Seconds()
+			if secs := events / mmcEventsPerSecond; secs > maxTime.Seconds() {
+				return usageErrorf("M/M/%d over --horizon %s: about %.2g events, %s: more than --max-time %s; raise it to run this anyway",
+					cfg.C, cfg.Horizon, events, humanDuration(secs), *maxTime)
+			}
 			return runMMC(cfg, stdout)
 		}
 	},
 }
+
+// mmcEventsPerSecond is about what the bare M/M/c queue handles per second of one core.
+const mmcEventsPerSecond = 5e6
 
 func runMMC(cfg mmc.Config, stdout io.Writer) error {
 	start := time.Now()

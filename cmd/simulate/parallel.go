@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
+	"time"
 
 	"overloadsim/internal/parallel"
 )
@@ -51,4 +54,57 @@ func (p *progressBar) update(done, total int) {
 	if done == total {
 		fmt.Fprintln(p.w)
 	}
+}
+
+// runProgress draws a one-line progress of a single run in virtual time, with the wall time
+// taken and an estimate of what remains, on w when w is a terminal and the run has taken more
+// than a second; it reads the wall clock only to draw the line, never inside the model.
+type runProgress struct {
+	bar   *progressBar
+	start time.Time
+	shown bool
+}
+
+func newRunProgress(w io.Writer, label string) *runProgress {
+	return &runProgress{bar: newProgressBar(w, label), start: time.Now()}
+}
+
+// update is scenarios.RunOptions.Progress.
+func (p *runProgress) update(now, horizon time.Duration) {
+	if !p.bar.on {
+		return
+	}
+	elapsed := time.Since(p.start)
+	if elapsed < time.Second && !p.shown {
+		return
+	}
+	p.shown = true
+	frac := float64(now) / float64(max(horizon, 1))
+	eta := time.Duration(float64(elapsed) * (1 - frac) / max(frac, 1e-9))
+	fmt.Fprintf(p.bar.w, "\r%s: %s of %s virtual, %s elapsed, about %s left   ",
+		p.bar.label, now.Round(time.Millisecond), horizon, elapsed.Round(100*time.Millisecond), eta.Round(100*time.Millisecond))
+	if now >= horizon {
+		fmt.Fprintln(p.bar.w)
+	}
+}
+
+// checkWritable makes sure path can be written before any long work starts: it creates the
+// folder (dir true) or the file's parent folders, and writes and removes a probe file there.
+func checkWritable(path string, dir bool) error {
+	folder := path
+	if !dir {
+		folder = filepath.Dir(path)
+		if st, err := os.Stat(path); err == nil && st.IsDir() {
+			return fmt.Errorf("%s is a folder: want a file name", path)
+		}
+	}
+	if err := os.MkdirAll(folder, 0o755); err != nil {
+		return fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	f, err := os.CreateTemp(folder, ".probe-*")
+	if err != nil {
+		return fmt.Errorf("cannot write %s: %v", path, errors.Unwrap(err))
+	}
+	f.Close()
+	return os.Remove(f.Name())
 }

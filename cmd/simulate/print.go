@@ -33,6 +33,7 @@ func printSummary(w io.Writer, run *results.Run) {
 		fmt.Fprintf(w, "%-16s %9.3f %9.1f %9.1f %9.3f %9.3f\n", sv.Name, sv.Utilisation, sv.Throughput,
 			sv.RejectionRate, sv.RejectShare, sv.WastedShare)
 	}
+	fmt.Fprint(w, serverLegend)
 	if len(s.Shards) > 0 {
 		fmt.Fprintf(w, "\n%-16s %-10s %9s %9s %9s %9s %7s %9s\n", "mongos", "shard", "routed", "ovlErrs", "ovlRetry", "retarget", "ampl", "budgetMin")
 		for _, sh := range s.Shards {
@@ -59,6 +60,13 @@ func printSummary(w io.Writer, run *results.Run) {
 		}
 	}
 }
+
+// serverLegend explains the server table's shares (docs/metrics.md §9.3–9.5), each of the
+// worker capacity while the server is up.
+const serverLegend = `  util      busy worker time ÷ worker capacity
+  rejShare  worker time spent rejecting requests ÷ worker capacity
+  wasted    worker time spent on rejections and on requests whose client had already given up ÷ worker capacity
+`
 
 // balance formats a retry budget balance: "-" without a budget (+Inf, or NaN in JSON).
 func balance(x float64) string {
@@ -96,9 +104,11 @@ func failures(fs []results.ClassFailures) string {
 	return strings.Join(parts, ", ")
 }
 
-// printSweep writes one line per point: its parameters and the headline metrics with their
-// 95 % confidence half-widths.
+// printSweep writes one line per point: its parameters and the headline metrics, each the mean
+// over the replications with its 95 % confidence half-width. A point of one replication has no
+// interval: its line gives the values alone and says so.
 func printSweep(w io.Writer, points []results.PointStats) {
+	fmt.Fprintln(w, "each value: the mean over the replications ± its 95 % confidence half-width")
 	for _, p := range points {
 		var params []string
 		for _, pr := range p.Params {
@@ -109,14 +119,41 @@ func printSweep(w io.Writer, points []results.PointStats) {
 			label = "(base)"
 		}
 		fmt.Fprintf(w, "%-40s", label)
-		for _, m := range []string{"total.goodput", "total.amplification", "total.latency_ok_p99"} {
-			if st, ok := p.Metric(m); ok {
-				fmt.Fprintf(w, "  %s %.4g ± %.2g", strings.TrimPrefix(m, "total."), st.Mean, st.CI95)
+		for _, m := range sweepColumns {
+			if st, ok := p.Metric(m.metric); ok {
+				fmt.Fprintf(w, "  %s %s", m.label, meanCI(st, m.scale, m.unit))
 			}
+		}
+		if p.Replications < 2 {
+			fmt.Fprintf(w, "  (%d replication: no interval)", p.Replications)
 		}
 		fmt.Fprintln(w)
 		for _, o := range p.Outcomes() {
 			fmt.Fprintf(w, "%-40s  %s\n", "", o)
 		}
 	}
+}
+
+// sweepColumns are the metrics printSweep shows: their label, the factor from the metric's unit
+// to the one shown, and that unit.
+var sweepColumns = []struct {
+	metric, label string
+	scale         float64
+	unit          string
+}{
+	{"total.goodput", "goodput", 1, "/s"},
+	{"total.amplification", "amplification", 1, ""},
+	{"total.latency_ok_p99", "p99", 1000, " ms"}, // seconds in the results
+}
+
+// meanCI formats a metric's mean and its confidence half-width, scaled and with unit; the mean
+// alone when there is no interval (fewer than two values), "-" when there is no value at all.
+func meanCI(st results.MetricStats, scale float64, unit string) string {
+	switch {
+	case math.IsNaN(st.Mean):
+		return "-"
+	case math.IsNaN(st.CI95) || math.IsInf(st.CI95, 0):
+		return fmt.Sprintf("%.4g%s", st.Mean*scale, unit)
+	}
+	return fmt.Sprintf("%.4g ± %.2g%s", st.Mean*scale, st.CI95*scale, unit)
 }

@@ -48,6 +48,7 @@ Examples:
 		step := fs.Duration("step", 0, "observe the score every STEP (default: the scenario's interval); a finer step lets levels split a storm that builds within an interval")
 		from := fs.String("from", "", "observe the score only after this time (default: the start of the scenario's first trigger, or 0s without one)")
 		workers := fs.Int("workers", runtime.GOMAXPROCS(0), "runs at once")
+		lim := addLimitFlags(fs)
 		maxRuns := fs.Int("max-runs", 200_000, "refuse an estimate of more runs than this")
 		out := fs.String("out", "", "output folder (default: out/<scenario>-rare)")
 		return func(args []string, stdout, stderr io.Writer) error {
@@ -81,8 +82,11 @@ Examples:
 			if err := refuseRuns(sc, float64(stages)*float64(*n)*float64(*reps), what, *workers, *maxRuns); err != nil {
 				return err
 			}
+			if err := lim.check(sc, float64(stages)*float64(*n)*float64(*reps), *workers, what); err != nil {
+				return err
+			}
 			base, dir := seedOf(fs, *seed, sc), outDir(*out, sc, "-rare")
-			ctx, stop := interruptible()
+			ctx, stop := interruptible(stderr, func() string { return "the runs in progress" }, "")
 			defer stop()
 			if *step < 0 || *step > sc.Duration {
 				return usageErrorf("--step %s: must be in (0s, duration %s]", *step, sc.Duration)

@@ -3,9 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
+	"overloadsim/results"
 	"overloadsim/results/report"
-	"path/filepath"
 
 	"github.com/spf13/pflag"
 )
@@ -16,7 +15,7 @@ var reportCommand = command{
 
 Writes RESULT_DIR/report.html: the scenario's description and claim, the run header, the
 summary (and for a sweep the table of points with confidence intervals) and the figures inline.
-Draws the figures first if they are missing. The file needs no network to open.
+Draws the figures first unless the folder's manifest lists them as drawn from its result. The file needs no network to open.
 
 Examples:
   simulate run spike --out out/spike && simulate report out/spike`,
@@ -26,14 +25,15 @@ Examples:
 			if err != nil {
 				return err
 			}
-			first := "timeseries.svg"
-			switch {
-			case isMapDir(dir):
-				first = "map.svg"
-			case isSweepDir(dir):
-				first = "sweep-goodput.svg"
+			m, err := results.ReadManifest(dir)
+			if err != nil {
+				return err
 			}
-			if _, err := os.Stat(filepath.Join(dir, first)); err != nil {
+			first := map[string]string{results.KindMap: "map.svg", results.KindSweep: "sweep-goodput.svg"}[m.Kind]
+			if first == "" {
+				first = "timeseries.svg"
+			}
+			if !m.Has(first) { // figures not drawn from this result are never reused
 				if err := writeFigures(dir, stderr); err != nil {
 					return err
 				}

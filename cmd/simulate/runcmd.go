@@ -33,6 +33,7 @@ Examples:
 		out := fs.String("out", "", "output folder (default: out/<scenario>)")
 		format := fs.String("format", "text", "summary on stdout: text, json or csv (the time series)")
 		plotToo := fs.Bool("plot", false, "also draw the figures next to the results")
+		lim := addLimitFlags(fs)
 		traceFile := fs.String("trace", "", "write a Chrome/Perfetto trace-event JSON of a sample of operations to this file")
 		traceClients := fs.Int("trace-clients", trace.DefaultClients, "trace the first N clients of each group")
 		traceWindow := fs.String("trace-window", "", "trace only this virtual-time window, FROM:TO (e.g. 10s:20s; default: the whole run)")
@@ -62,7 +63,24 @@ Examples:
 			if fs.Changed("seed") {
 				s = *seed
 			}
+			if err := lim.check(sc, 1, 1, ""); err != nil {
+				return err
+			}
+			dir := *out
+			if dir == "" {
+				dir = filepath.Join("out", sc.Name)
+			}
+			// Before the run, not after it: a run is never thrown away for want of a folder.
+			if err := checkWritable(dir, true); err != nil {
+				return err
+			}
+			if *traceFile != "" {
+				if err := checkWritable(*traceFile, false); err != nil {
+					return fmt.Errorf("--trace: %w", err)
+				}
+			}
 			opts := runOptions()
+			opts.Progress = newRunProgress(stderr, "run "+sc.Name).update
 			opts.Attach = func(w *scenarios.World) {
 				if tw != nil {
 					tw.Attach(w.Groups...)
@@ -82,10 +100,6 @@ Examples:
 				if n := tw.Dropped(); n > 0 {
 					fmt.Fprintf(stderr, "trace: event cap reached, %d events dropped\n", n)
 				}
-			}
-			dir := *out
-			if dir == "" {
-				dir = filepath.Join("out", sc.Name)
 			}
 			if err := results.WriteRunDir(dir, run); err != nil {
 				return err

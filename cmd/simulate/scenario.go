@@ -1,14 +1,11 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/pflag"
 
@@ -59,12 +56,6 @@ func outDir(out string, sc *scenarios.Scenario, suffix string) string {
 		return out
 	}
 	return filepath.Join("out", sc.Name+suffix)
-}
-
-// interruptible returns a context that Ctrl-C (SIGINT) and SIGTERM cancel: a long command stops
-// starting new runs and keeps what finished.
-func interruptible() (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }
 
 // scenarioArg returns the optional single SCENARIO|FILE argument.

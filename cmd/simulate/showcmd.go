@@ -10,7 +10,15 @@ import (
 
 var showCommand = command{
 	summary: "print a library scenario's YAML",
-	usage:   "Usage: simulate show NAME\n\nPrints the scenario as written; copy it to start a scenario of your own.",
+	usage: `Usage: simulate show NAME
+
+Prints the library file of the scenario NAME exactly as written, which reads back to the same
+scenario; its description and claim say what it models and demonstrates. Copy it to start a
+scenario of your own. Every field, its default and its units: go doc overloadsim/scenarios.
+'simulate list' names the library's scenarios.
+
+Examples:
+  simulate show spike > my-scenario.yaml`,
 	flags: func(fs *pflag.FlagSet) func([]string, io.Writer, io.Writer) error {
 		return func(args []string, stdout, _ io.Writer) error {
 			if len(args) != 1 {

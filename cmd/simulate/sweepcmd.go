@@ -1,14 +1,14 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"io"
 	"overloadsim/results"
 	"overloadsim/scenarios"
+	"path/filepath"
 	"runtime"
 	"strings"
+	"sync/atomic"
 
 	"github.com/spf13/pflag"
 )
@@ -31,6 +31,7 @@ Examples:
 		vary := fs.StringArray("vary", nil, "vary a field: path=from:to:step or path=a,b,c (repeatable, at most 2)")
 		reps := fs.Int("replications", 0, "runs per point (default: the scenario's, else 10)")
 		workers := fs.Int("workers", runtime.GOMAXPROCS(0), "runs at once")
+		lim := addLimitFlags(fs)
 		out := fs.String("out", "", "output folder (default: out/<scenario>-sweep)")
 		plotToo := fs.Bool("plot", false, "also draw the figures next to the results")
 		return func(args []string, stdout, stderr io.Writer) error {
@@ -51,11 +52,16 @@ Examples:
 			if err != nil {
 				return err
 			}
+			varied := map[string]string{}
 			for _, v := range *vary {
 				path, spec, ok := strings.Cut(v, "=")
 				if !ok {
 					return usageErrorf("--vary %q: want path=from:to:step or path=a,b,c", v)
 				}
+				if prev, dup := varied[strings.TrimSpace(path)]; dup {
+					return usageErrorf("--vary %q: %s is already varied by --vary %q; give each path once", v, strings.TrimSpace(path), prev)
+				}
+				varied[strings.TrimSpace(path)] = v
 				if err := sc.Vary(strings.TrimSpace(path), strings.TrimSpace(spec)); err != nil {
 					return err // its message starts with the --vary it came from
 				}
@@ -65,10 +71,19 @@ Examples:
 					return err
 				}
 			}
+			npoints := 1.0
+			for _, p := range sc.Sweep.Parameters {
+				npoints *= float64(len(p.Values))
+			}
+			reps := float64(sc.Sweep.Replications)
+			if err := lim.check(sc, npoints*reps, *workers, fmt.Sprintf("%.0f points × %.0f replications", npoints, reps)); err != nil {
+				return err
+			}
 			base, dir := seedOf(fs, *seed, sc), outDir(*out, sc, "-sweep")
-			ctx, stop := interruptible()
-			defer stop()
-			if err := runSweep(ctx, sc, base, *workers, dir, stdout, stderr); err != nil {
+			if err := checkWritable(dir, true); err != nil {
+				return err
+			}
+			if err := runSweep(sc, base, *workers, dir, stdout, stderr); err != nil {
 				return err
 			}
 			if *plotToo {
@@ -79,22 +94,42 @@ Examples:
 	},
 }
 
-// runSweep runs the sweep and writes it. Interrupted, it writes the points whose replications
-// all finished and reports the interruption as a failure.
-func runSweep(ctx context.Context, sc *scenarios.Scenario, seed uint64, workers int, dir string, stdout, stderr io.Writer) error {
+// runSweep runs the sweep and writes it into dir. Every replication that finishes is kept in
+// dir's units (results.Units) at once, and replications kept there by an earlier run of the same
+// sweep are not run again, so a sweep stopped in any way resumes where it stopped. Interrupted
+// (SIGINT or SIGTERM), it finishes the runs in progress, writes the points whose replications
+// all finished, marked partial, and reports the interruption.
+func runSweep(sc *scenarios.Scenario, seed uint64, workers int, dir string, stdout, stderr io.Writer) error {
 	points, err := sc.Points()
 	if err != nil {
 		return err
 	}
 	reps := sc.Sweep.Replications
 	n := len(points) * reps
+	hdr := sweepHeader(sc, seed)
+	units, kept, err := results.OpenUnits(dir, results.UnitsKey(hdr, reps))
+	if err != nil {
+		return err
+	}
+	if len(kept) > 0 {
+		fmt.Fprintf(stderr, "resuming: %d of %d runs kept in %s from an earlier run of this sweep\n", len(kept), n, filepath.Join(dir, results.UnitsDir))
+	}
+	var running atomic.Int64
+	ctx, stop := interruptible(stderr, func() string { return fmt.Sprintf("%d runs in progress", running.Load()) },
+		fmt.Sprintf("; the runs that finished are kept in %s and the same command resumes the sweep", filepath.Join(dir, results.UnitsDir)))
+	defer stop()
 	bar := newProgressBar(stderr, "sweep")
 	runs, done, err := runParallel(ctx, n, workers, func(i int) (results.Summary, error) {
+		if s, ok := kept[i]; ok {
+			return s, nil
+		}
+		running.Add(1)
+		defer running.Add(-1)
 		r, err := scenarios.RunWith(points[i/reps].Scenario, seed, i%reps, runOptions())
 		if err != nil {
 			return results.Summary{}, err
 		}
-		return r.Summary, nil
+		return r.Summary, units.Put(i, r.Summary)
 	}, bar.update)
 	if err != nil {
 		return err
@@ -111,15 +146,30 @@ func runSweep(ctx context.Context, sc *scenarios.Scenario, seed uint64, workers 
 			complete = append(complete, pr)
 		}
 	}
-	hdr := sweepHeader(sc, seed)
+	partial := ""
+	if len(complete) < len(points) {
+		finished := 0
+		for _, d := range done {
+			if d {
+				finished++
+			}
+		}
+		partial = fmt.Sprintf("interrupted: %d of %d points complete (%d of %d runs); run the same sweep into the same folder to finish it",
+			len(complete), len(points), finished, n)
+	}
 	stats := results.Aggregate(complete)
-	if err := results.WriteSweepDir(dir, hdr, stats); err != nil {
+	if err := results.WriteSweepDir(dir, hdr, stats, partial); err != nil {
 		return err
+	}
+	if partial == "" {
+		if err := units.Remove(); err != nil {
+			return err
+		}
 	}
 	fmt.Fprintf(stderr, "wrote %s: %d of %d points, %d replications each\n", dir, len(complete), len(points), reps)
 	printSweep(stdout, stats)
-	if ctx.Err() != nil {
-		return errors.New("interrupted: the points above are complete, the rest were not run")
+	if partial != "" {
+		return fmt.Errorf("%w: the sweep is partial (%s)", errInterrupted, partial)
 	}
 	return nil
 }

@@ -44,6 +44,7 @@ Examples:
 		maxReps := fs.Int("max-reps", 40, "replications at most per probe; undecided after that, the probe is a tie")
 		confidence := fs.Float64("confidence", 0.95, "confidence level of the reported interval")
 		workers := fs.Int("workers", runtime.GOMAXPROCS(0), "runs at once")
+		lim := addLimitFlags(fs)
 		maxRuns := fs.Int("max-runs", defaultMaxRuns, "refuse a search that could take more runs than this")
 		out := fs.String("out", "", "output folder (default: out/<scenario>-tip)")
 		return func(args []string, stdout, stderr io.Writer) error {
@@ -79,8 +80,11 @@ Examples:
 			if err := refuseRuns(sc, float64(probes)*float64(*maxReps), what, *workers, *maxRuns); err != nil {
 				return err
 			}
+			if err := lim.check(sc, float64(probes)*float64(*maxReps), *workers, what); err != nil {
+				return err
+			}
 			base, dir := seedOf(fs, *seed, sc), outDir(*out, sc, "-tip")
-			ctx, stop := interruptible()
+			ctx, stop := interruptible(stderr, func() string { return "the runs in progress" }, "")
 			defer stop()
 			fmt.Fprintf(stderr, "searching %s in [%s, %s] to %s: probes of %d replications at a time, at most %d\n",
 				axis.path, axis.text(axis.lo), axis.text(axis.hi), axis.text(axis.precision), *batch, *maxReps)

@@ -174,7 +174,7 @@ func writeSweep(t *testing.T, name string, points []results.PointStats) string {
 	t.Helper()
 	dir := t.TempDir()
 	hdr := results.Header{Tool: "overloadsim", Version: "test", Scenario: name, Seed: 7, Duration: 30 * time.Second, Interval: time.Second}
-	if err := results.WriteSweepDir(dir, hdr, points); err != nil {
+	if err := results.WriteSweepDir(dir, hdr, points, ""); err != nil {
 		t.Fatal(err)
 	}
 	return dir

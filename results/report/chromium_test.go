@@ -120,6 +120,9 @@ func browserFolders(t *testing.T) (run, sweep, phaseMap string) {
 	if err := os.WriteFile(filepath.Join(dir, "timeseries.svg"), []byte(tinySVG), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	if err := results.AddFiles(dir, "timeseries.svg"); err != nil {
+		t.Fatal(err)
+	}
 	if run, err = Write(dir); err != nil {
 		t.Fatal(err)
 	}
@@ -130,6 +133,7 @@ func browserFolders(t *testing.T) (run, sweep, phaseMap string) {
 	if err := os.Remove(filepath.Join(mapDir, "map.svg")); err != nil {
 		t.Fatal(err)
 	}
+	stamp(t, mapDir)
 	if phaseMap, err = Write(mapDir); err != nil {
 		t.Fatal(err)
 	}

@@ -1,11 +1,8 @@
 package report
 
 import (
-	"errors"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -41,32 +38,32 @@ type mapRow struct {
 	StuckSide                                         bool // P(stuck) ≥ 1/2
 }
 
-// isMapDir reports whether dir holds a metastability map (map.json).
-func isMapDir(dir string) bool {
-	_, err := os.Stat(filepath.Join(dir, results.MapFile))
-	return err == nil
-}
-
-// drawMapFigure writes map.svg and map.png into the map folder dir when map.svg is missing.
-func drawMapFigure(dir string) error {
-	if _, err := os.Stat(filepath.Join(dir, mapFigureSpec.file)); !errors.Is(err, os.ErrNotExist) {
+// drawMapFigure writes map.svg and map.png into the map folder dir, and lists them in its
+// manifest m, when m does not list map.svg.
+func drawMapFigure(dir string, m *results.Manifest) error {
+	if m.Has(mapFigureSpec.file) {
 		return nil
 	}
-	if _, err := plot.WriteMapFigures(dir); err != nil {
+	names, err := plot.WriteMapFigures(dir)
+	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	return nil
+	var files []string
+	for _, n := range names {
+		files = append(files, n+".svg", n+".png")
+	}
+	return results.AddFiles(dir, files...)
 }
 
 // loadMap reads a map folder: the page, and its figure, from map.svg or, when the folder lacks
 // it, drawn in memory.
-func loadMap(dir string) (*view, error) {
+func loadMap(dir string, man *results.Manifest) (*view, error) {
 	m, err := results.ReadMap(dir)
 	if err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
 	v := mapPage(m)
-	figs, err := loadFigures(dir)
+	figs, err := loadFigures(dir, man)
 	if err != nil {
 		return nil, err
 	}

@@ -93,6 +93,7 @@ func TestMapDrawsMissingFigure(t *testing.T) {
 	if err := os.Remove(filepath.Join(dir, "map.svg")); err != nil {
 		t.Fatal(err)
 	}
+	stamp(t, dir)
 	var b bytes.Buffer
 	if err := Render(&b, dir); err != nil {
 		t.Fatal(err)

@@ -24,9 +24,9 @@ import (
 // File is the name of the report Write writes into a result folder.
 const File = "report.html"
 
-// ErrNoResult means a folder holds neither a finished run (summary.json), nor a sweep
-// (sweep.json), nor a metastability map (map.json).
-var ErrNoResult = errors.New("report: no finished run, sweep or map")
+// ErrNoResult means a folder holds no finished result: no intact manifest (results.ReadManifest)
+// of a run, a sweep or a metastability map.
+var ErrNoResult = results.ErrNoResult
 
 // figureSpec is a figure the report includes when its file exists in the folder.
 type figureSpec struct {
@@ -60,8 +60,12 @@ var page = template.Must(template.New(File).Parse(templateText))
 // as it was. A map folder without map.svg gets its figure drawn first (map.svg and map.png,
 // plot.WriteMapFigures), as `simulate report` draws a run's or a sweep's.
 func Write(dir string) (path string, err error) {
-	if isMapDir(dir) {
-		if err := drawMapFigure(dir); err != nil {
+	m, err := results.ReadManifest(dir)
+	if err != nil {
+		return "", err
+	}
+	if m.Kind == results.KindMap {
+		if err := drawMapFigure(dir, &m); err != nil {
 			return "", err
 		}
 	}
@@ -73,7 +77,7 @@ func Write(dir string) (path string, err error) {
 	if err := writeBytes(path, b.Bytes()); err != nil {
 		return "", err
 	}
-	return path, nil
+	return path, results.AddFiles(dir, File)
 }
 
 // Render writes the report of the result folder dir to w: a metastability map when dir holds
@@ -107,6 +111,7 @@ type view struct {
 	Map         *mapView
 	Figures     []figure
 	FigureFiles []string // the names looked for, when none was found
+	Partial     string   // why the result is incomplete ("" when whole)
 }
 
 type fact struct{ Label, Value string }
@@ -171,20 +176,22 @@ type figure struct {
 }
 
 func load(dir string) (*view, error) {
-	if isMapDir(dir) {
-		return loadMap(dir)
+	m, err := results.ReadManifest(dir)
+	if err != nil {
+		return nil, err
 	}
 	var v *view
-	if _, err := os.Stat(filepath.Join(dir, results.SweepFile)); err == nil {
+	switch m.Kind {
+	case results.KindMap:
+		return loadMap(dir, &m)
+	case results.KindSweep:
 		hdr, points, err := results.ReadSweep(dir)
 		if err != nil {
 			return nil, fmt.Errorf("report: %w", err)
 		}
 		v = sweepPage(hdr, points)
-	} else {
-		if _, err := os.Stat(filepath.Join(dir, results.SummaryFile)); err != nil {
-			return nil, fmt.Errorf("%w in %s: want %s, %s or %s", ErrNoResult, dir, results.SummaryFile, results.SweepFile, results.MapFile)
-		}
+		v.Partial = m.Partial
+	case results.KindRun:
 		hdr, err := results.ReadHeader(dir)
 		if err != nil {
 			return nil, fmt.Errorf("report: %w", err)
@@ -194,8 +201,10 @@ func load(dir string) (*view, error) {
 			return nil, fmt.Errorf("report: %w", err)
 		}
 		v = runPage(hdr, sum)
+	default:
+		return nil, fmt.Errorf("report: %s holds a %s, which has no report (run, sweep or map)", dir, m.Kind)
 	}
-	figs, err := loadFigures(dir)
+	figs, err := loadFigures(dir, &m)
 	if err != nil {
 		return nil, err
 	}
@@ -520,9 +529,12 @@ var (
 )
 
 // loadFigures reads the figures of figureSpecs that exist in dir, in order.
-func loadFigures(dir string) ([]figure, error) {
+func loadFigures(dir string, m *results.Manifest) ([]figure, error) {
 	var out []figure
 	for _, f := range figureSpecs {
+		if !m.Has(f.file) {
+			continue // not drawn from this result, whatever file of that name is there
+		}
 		data, err := os.ReadFile(filepath.Join(dir, f.file))
 		if errors.Is(err, os.ErrNotExist) {
 			continue

@@ -8,6 +8,7 @@ import (
 	"overloadsim/internal/golden"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -33,7 +34,84 @@ func copyFolder(t *testing.T, name string) string {
 			t.Fatal(err)
 		}
 	}
+	stamp(t, dst)
 	return dst
+}
+
+// stamp writes dir's manifest listing every file in it, as the result its JSON file says: the
+// fixture folders are hand-assembled, and tests that change a file re-stamp the folder so that
+// the report reads it (an unstamped change is refused, TestChangedFileRefused).
+func stamp(t *testing.T, dir string) {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		if e.Name() != results.ManifestFile {
+			names = append(names, e.Name())
+		}
+	}
+	var hdr results.Header
+	kind := results.KindRun
+	switch {
+	case slices.Contains(names, results.MapFile):
+		m, err := results.ReadMap(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kind, hdr = results.KindMap, m.Header
+	case slices.Contains(names, results.SweepFile):
+		if hdr, _, err = results.ReadSweep(dir); err != nil {
+			t.Fatal(err)
+		}
+		kind = results.KindSweep
+	default:
+		if hdr, err = results.ReadHeader(dir); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := results.Stamp(dir, kind, hdr, names...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestChangedFileRefused: a figure changed or removed after the result was written, or a
+// folder without a manifest, gives no report; figures the manifest does not list are left out.
+func TestChangedFileRefused(t *testing.T) {
+	dir := copyFolder(t, "run")
+	if err := os.WriteFile(filepath.Join(dir, "servers.svg"), []byte("<svg></svg>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Write(dir); !errors.Is(err, ErrNoResult) || !strings.Contains(err.Error(), "servers.svg changed") {
+		t.Errorf("Write(folder with a changed figure) error = %v, want ErrNoResult naming servers.svg", err)
+	}
+	if err := os.Remove(filepath.Join(dir, "servers.svg")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Write(dir); !errors.Is(err, ErrNoResult) || !strings.Contains(err.Error(), "servers.svg, which cannot be read") {
+		t.Errorf("Write(folder with a figure removed) error = %v, want ErrNoResult naming servers.svg", err)
+	}
+	if err := os.Remove(filepath.Join(dir, results.ManifestFile)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Write(dir); !errors.Is(err, ErrNoResult) {
+		t.Errorf("Write(folder without a manifest) error = %v, want ErrNoResult", err)
+	}
+
+	// A figure of another run lying in the folder, not in its manifest: not in the report.
+	dir = copyFolder(t, "run")
+	if err := os.WriteFile(filepath.Join(dir, "amplification.svg"), []byte(`<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"></svg>`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := Render(&b, dir); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "(amplification.svg)") {
+		t.Error("the report shows a figure its manifest does not list")
+	}
 }
 
 // TestGolden renders the fixed folders testdata/run (capacity-drop, 20 s, with two hand-written
@@ -148,6 +226,7 @@ func TestNoFigures(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	stamp(t, dir)
 	var b bytes.Buffer
 	if err := Render(&b, dir); err != nil {
 		t.Fatal(err)
@@ -174,7 +253,7 @@ func TestEscaping(t *testing.T) {
 		Replications: 1,
 		Metrics:      []results.MetricStats{{Name: "total.goodput", Mean: 10, CI95: math.NaN(), N: 1}},
 	}}
-	if err := results.WriteSweepDir(dir, hdr, pts); err != nil {
+	if err := results.WriteSweepDir(dir, hdr, pts, ""); err != nil {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
@@ -216,6 +295,7 @@ func TestBadFigureLeavesNoReport(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "latency.svg"), []byte("not an svg"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	stamp(t, dir)
 	if _, err := Write(dir); err == nil || !strings.Contains(err.Error(), "latency.svg: no <svg> element") {
 		t.Errorf("Write(folder with a broken latency.svg) error = %v, want one naming the file", err)
 	}

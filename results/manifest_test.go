@@ -1,0 +1,108 @@
+package results
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestNewResultReplacesOld: a result written into a folder that holds another one leaves none
+// of the old result's files (figures listed in its manifest included), keeps files it does not
+// own, and reads back whole.
+func TestNewResultReplacesOld(t *testing.T) {
+	dir := t.TempDir()
+	run := NewRun(fixtureHeader(), fixtureSeries())
+	if err := WriteRunDir(dir, run); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"timeseries.svg", "mine.txt"} {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte(f), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := AddFiles(dir, "timeseries.svg"); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteSweepDir(dir, fixtureHeader(), Aggregate(fixturePoints()), ""); err != nil {
+		t.Fatal(err)
+	}
+	names := dirNames(t, dir)
+	want := []string{ManifestFile, "mine.txt", PointsFile, SweepFile}
+	slices.Sort(want)
+	if !slices.Equal(names, want) {
+		t.Errorf("folder after a sweep replaced a run: %v, want %v", names, want)
+	}
+	m, err := ReadManifest(dir)
+	if err != nil || m.Kind != KindSweep || len(m.Files) != 2 {
+		t.Errorf("ReadManifest = %+v, %v; want the sweep's two files", m, err)
+	}
+}
+
+// TestReadManifestRefuses: no manifest, a file changed, a file missing, a manifest without a
+// kind: each is ErrNoResult, naming what is wrong.
+func TestReadManifestRefuses(t *testing.T) {
+	for _, c := range []struct {
+		gloss string
+		spoil func(dir string) error
+		want  string
+	}{
+		{"no manifest", func(dir string) error { return os.Remove(filepath.Join(dir, ManifestFile)) }, "has no manifest.json"},
+		{"a file changed", func(dir string) error {
+			return os.WriteFile(filepath.Join(dir, SummaryFile), []byte("{}\n"), 0o644)
+		}, "summary.json changed"},
+		{"a file missing", func(dir string) error { return os.Remove(filepath.Join(dir, TimeseriesFile)) }, "timeseries.csv, which cannot be read"},
+		{"a manifest without a kind", func(dir string) error {
+			return os.WriteFile(filepath.Join(dir, ManifestFile), []byte(`{"files": []}`), 0o644)
+		}, "names no kind"},
+	} {
+		dir := t.TempDir()
+		if err := WriteRunDir(dir, NewRun(fixtureHeader(), fixtureSeries())); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.spoil(dir); err != nil {
+			t.Fatal(err)
+		}
+		_, err := ReadManifest(dir)
+		if !errors.Is(err, ErrNoResult) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: ReadManifest error = %v, want ErrNoResult saying %q", c.gloss, err, c.want)
+		}
+		if _, err := ReadPoints(dir); err == nil {
+			t.Errorf("%s: ReadPoints read the folder", c.gloss)
+		}
+	}
+}
+
+// TestUnitsExact: a kept unit reads back to the same summary, bit for bit (its metrics
+// aggregate to the same bytes), and units under another key are discarded.
+func TestUnitsExact(t *testing.T) {
+	dir := t.TempDir()
+	s := Summarize(fixtureSeries(), 1500*time.Millisecond)
+	u, kept, err := OpenUnits(dir, "k1")
+	if err != nil || len(kept) != 0 {
+		t.Fatalf("OpenUnits of a new folder = %v, %v", kept, err)
+	}
+	if err := u.Put(7, s); err != nil {
+		t.Fatal(err)
+	}
+	_, kept, err = OpenUnits(dir, "k1")
+	if err != nil || len(kept) != 1 {
+		t.Fatalf("OpenUnits again = %d units, %v; want 1", len(kept), err)
+	}
+	back := kept[7]
+	a, b := s.Metrics(), back.Metrics()
+	if len(a) != len(b) {
+		t.Fatalf("%d metrics read back, want %d", len(b), len(a))
+	}
+	for i := range a {
+		if a[i].Name != b[i].Name || a[i].Value != b[i].Value && !(a[i].Value != a[i].Value && b[i].Value != b[i].Value) {
+			t.Errorf("metric %s: %v read back as %v", a[i].Name, a[i].Value, b[i].Value)
+		}
+	}
+	if _, kept, _ = OpenUnits(dir, "k2"); len(kept) != 0 {
+		t.Errorf("units of another sweep were kept: %d", len(kept))
+	}
+}

@@ -76,7 +76,11 @@ func (t *Tip) Describe() string {
 // WriteTipDir writes tip.json into dir (created if needed), replacing the result it held (see
 // WriteRunDir).
 func WriteTipDir(dir string, t Tip) error {
-	return writeResult(dir, newManifest(KindTip, t.Header), []outputFile{
+	m := newManifest(KindTip, t.Header)
+	if t.Partial {
+		m.Partial = "interrupted: the bracket is the narrowest reached"
+	}
+	return writeResult(dir, m, []outputFile{
 		{TipFile, func(w io.Writer) error { return writeJSON(w, t) }}})
 }
 

@@ -375,3 +375,24 @@ func copyDir(t *testing.T, src, dst string) {
 		t.Fatal(err)
 	}
 }
+
+// TestRareInterrupted: a command that stops on SIGINT exits with exitInterrupted whatever error
+// its work returns when cancelled, and writes no result that could pass for a finished one.
+func TestRareInterrupted(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "r")
+	cmd, stderr := child(t, "rare", tinyCut, "--set", "faults[0].for=400ms", "--score", "backlog", "--levels", "5,40",
+		"--n", "2000", "--repetitions", "20", "--workers", "1", "--out", dir)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond)
+	_ = cmd.Process.Signal(syscall.SIGINT)
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupted {
+		t.Fatalf("interrupted rare: %v, want exit %d\n%s", err, exitInterrupted, stderr)
+	}
+	if m, err := results.ReadManifest(dir); err == nil && m.Partial == "" {
+		t.Errorf("an interrupted estimate left a whole-looking result: %+v", m)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
 )
 
@@ -15,6 +16,10 @@ const exitInterrupted = 130
 
 // errInterrupted marks a command that stopped on a signal; what it kept is in the message.
 var errInterrupted = errors.New("interrupted")
+
+// signalled is set once a command has received SIGINT or SIGTERM: whatever error it then
+// returns, it stopped because it was asked to, and exits with exitInterrupted.
+var signalled atomic.Bool
 
 // interruptible returns a context that the first SIGINT (Ctrl-C) or SIGTERM cancels: a long
 // command then starts no new run, finishes the runs in progress and keeps what finished. It
@@ -30,6 +35,7 @@ func interruptible(stderr io.Writer, waiting func() string, kept string) (ctx co
 	go func() {
 		select {
 		case s := <-sig:
+			signalled.Store(true)
 			cancel()
 			fmt.Fprintf(stderr, "\n%s: waiting for %s to finish; send it again to stop at once\n", signalName(s), waiting())
 		case <-quit:

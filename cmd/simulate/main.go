@@ -125,7 +125,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "run 'simulate %s --help' for usage\n", name)
 			return exitUsage
 		}
-		if errors.Is(err, errInterrupted) {
+		if errors.Is(err, errInterrupted) || signalled.Load() {
 			return exitInterrupted
 		}
 		return exitFailure

@@ -79,7 +79,11 @@
 //
 //   - The server truncates a queued caller's nap to whole milliseconds and admits at once when
 //     the truncated nap is zero; here the waiter is admitted at the exact nanosecond its borrowed
-//     token becomes valid, so queued admissions are spaced exactly 1/R apart.
+//     token becomes valid, so queued admissions are spaced exactly 1/R apart. That nanosecond is
+//     rounded up, and the refill accrued in the fraction rounded is held, like any balance, to
+//     what the bucket can hold besides the waiter's token (C − 1). A capacity below 1 + R·1 ns
+//     then spaces admissions at least (2 − C)/R apart (⌈1/R⌉ for C = 1) in both modes alike,
+//     and the envelope above holds.
 //   - In queueing mode with a capacity below one token, folly's consumeWithBorrowNonBlocking
 //     returns "none", which the server turns into a wait of zero: every caller is admitted
 //     without consuming a token. Here every caller is rejected, as in try mode, so that a

@@ -71,7 +71,8 @@ func (n *naiveBucket) acquire(now sim.Time) (Reservation, bool) {
 	}
 	n.v -= unitV
 	var wait int64
-	for x := n.v; x < 0; x += n.perNs {
+	x := n.v
+	for ; x < 0; x += n.perNs {
 		wait++
 	}
 	if wait == 0 {
@@ -83,6 +84,8 @@ func (n *naiveBucket) acquire(now sim.Time) (Reservation, bool) {
 		n.st.RejectedAdmissions++
 		return Reservation{}, false
 	}
+	// At its reservation time the bucket holds the waiter's token and x ≥ 0 more: at most C in all.
+	n.v -= max(0, x-(n.capV-unitV))
 	r := Reservation{Start: now, At: now + sim.Time(wait)}
 	n.waiters = append(n.waiters, r)
 	n.st.AddedToQueue++
@@ -300,6 +303,76 @@ func TestTokenBucketWindowBound(t *testing.T) {
 		}
 		admitted, cancelled := runAgainstNaive(t, s, allow)
 		checkWindows(t, s.cfg, admitted, cancelled)
+	}
+}
+
+// Rule (token-bucket envelope; package doc invariants): a bucket of rate R and capacity C admits
+// at most C + R·T requests in any window of length T, a queued caller counting at its
+// reservation time. That time is the first whole nanosecond at or after the exact instant its
+// borrowed token is valid; the refill accrued in between must not let the next token be ready
+// early. With C = 1, the next admission after a queued one comes no sooner than 1/R later.
+// Regression for FuzzTokenBucketWindowBound (testdata/fuzz/FuzzTokenBucketWindowBound/
+// rate18850-waiter-then-try and fd106a28a3bc36d6): at 18850/s (1/R = 53 050.398 ns) a TryAcquire
+// 53 050 ns after a waiter's admission was admitted 0.398 ns early, and at 13750/s
+// (1/R = 72 727.27 ns) two waiters queued together were admitted 72 727 ns apart.
+func TestTokenBucketQueuedAdmissionKeepsWindowBound(t *testing.T) {
+	const ns = sim.Time(1)
+	t.Run("18850/s, C=1: try after a waiter", func(t *testing.T) {
+		b := mustBucket(t, Config{RatePerSec: 18850, BurstCapacitySecs: 1.0 / 18850, MaxQueueDepth: 2}, 0)
+		if r, ok := b.Acquire(0); !ok || r.At != 0 {
+			t.Fatalf("first Acquire = %+v, %v; want admitted at once", r, ok)
+		}
+		r, ok := b.Acquire(0)
+		if !ok || r.At != 53051*ns { // ⌈53 050.398⌉
+			t.Fatalf("second Acquire = %+v, %v; want queued until 53051ns", r, ok)
+		}
+		if b.TryAcquire(r.At + 53050*ns) { // 1/R after r.At is r.At + 53 050.398 ns
+			t.Fatalf("TryAcquire at %v admitted: 2 admissions in 53050ns > C + R·T = 1 + 18850/s·53050ns", r.At+53050*ns)
+		}
+		if !b.TryAcquire(r.At + 53051*ns) {
+			t.Fatalf("TryAcquire at %v rejected, 1/R after the waiter's admission", r.At+53051*ns)
+		}
+	})
+	t.Run("7082200/s, C=1.001: try after a waiter", func(t *testing.T) {
+		// 1/R = 141.199 ns; R·1 ns = 0.00708 token > C − 1, so C − 1 of the surplus is kept.
+		b := mustBucket(t, Config{RatePerSec: 7082200, BurstCapacitySecs: 1.001 / 7082200, MaxQueueDepth: 1}, 0)
+		b.Acquire(0)
+		r, _ := b.Acquire(0) // owes 0.999 token: valid at 141.058 ns
+		if r.At != 142*ns {
+			t.Fatalf("waiter at %v, want 142ns", r.At)
+		}
+		if b.TryAcquire(r.At + 141*ns) { // C + R·T < 2 for T < 0.999/R = 141.058 ns
+			t.Fatalf("TryAcquire at %v admitted: 2 admissions in 141ns > C + R·T", r.At+141*ns)
+		}
+		if !b.TryAcquire(r.At + 142*ns) {
+			t.Fatalf("TryAcquire at %v rejected", r.At+142*ns)
+		}
+	})
+	t.Run("13750/s, C=1: two waiters", func(t *testing.T) {
+		b := mustBucket(t, Config{RatePerSec: 13750, BurstCapacitySecs: 1.0 / 13750, MaxQueueDepth: 2}, 0)
+		b.Acquire(0)
+		r1, _ := b.Acquire(0)
+		r2, _ := b.Acquire(0)
+		if r1.At != 72728*ns || r2.At != 2*72728*ns { // each ⌈72 727.27⌉ after the previous, not ⌈2/R⌉ = 145 455
+			t.Fatalf("waiters at %v and %v; want 72728ns and 145456ns", r1.At, r2.At)
+		}
+	})
+	// The fuzz inputs themselves, against the per-nanosecond twin and the window check.
+	scripts := []struct {
+		name           string
+		rate, capMilli uint16
+		depth          uint8
+		ops            []byte
+	}{
+		{"rate18850-waiter-then-try", 59, 750, 2, []byte{2, 0, 0, 2, 0, 0, 5, 254, 0, 5, 188, 0, 5, 79, 0, 0, 0, 0}},
+		{"fd106a28a3bc36d6", 25, 750, 226, []byte("000200200")},
+	}
+	for _, sc := range scripts {
+		t.Run(sc.name, func(t *testing.T) {
+			s := decodeScript(sc.rate, sc.capMilli, sc.depth, sc.ops)
+			admitted, cancelled := runAgainstNaive(t, s, 0)
+			checkWindows(t, s.cfg, admitted, cancelled)
+		})
 	}
 }
 

@@ -136,8 +136,10 @@ func (b *TokenBucket) TryAcquire(now sim.Time) bool {
 //
 // A bucket whose capacity is below one token rejects every caller. A queued caller that gives
 // up before r.At must call CancelWait. Queued callers are admitted in reservation order, exactly
-// 1/R apart once the burst is spent; the bucket counts a queued caller as admitted (and no
-// longer queued) from r.At on, without the caller telling it.
+// 1/R apart once the burst is spent (each at the first whole nanosecond at or after its token is
+// valid; with a capacity C below 1 + R·1 ns, at least (2 − C)/R apart, see below); the bucket
+// counts a queued caller as admitted (and no longer queued) from r.At on, without the caller
+// telling it.
 func (b *TokenBucket) Acquire(now sim.Time) (r Reservation, ok bool) {
 	b.advance(now)
 	b.stats.AttemptedAdmissions++
@@ -146,7 +148,7 @@ func (b *TokenBucket) Acquire(now sim.Time) (r Reservation, ok bool) {
 		return Reservation{}, false
 	}
 	b.bal -= nanoPerToken
-	wait := b.debtWait()
+	wait, surplus := b.debtWait()
 	if wait == 0 {
 		b.stats.SuccessfulAdmissions++
 		b.addQueuedSample(0)
@@ -156,6 +158,18 @@ func (b *TokenBucket) Acquire(now sim.Time) (r Reservation, ok bool) {
 		b.returnToken()
 		b.stats.RejectedAdmissions++
 		return Reservation{}, false
+	}
+	// Round the admission, not the token: the borrowed token is valid at an exact instant that
+	// is rarely a whole nanosecond, and the caller is admitted at the next one, r.At, by which
+	// time the balance has refilled past zero by surplus (< R·1 ns). At r.At the bucket holds
+	// the caller's token plus the surplus, and like any balance that is held at C: only C − 1
+	// tokens of surplus are kept. Kept whole, the next token would be ready less than 1/R after
+	// r.At when C = 1, and a window starting at r.At would hold more than C + R·T admissions
+	// (the envelope in the package doc). Nothing is dropped unless C < 1 + R·1 ns.
+	if keepN := uint64(b.capN - nanoPerToken); keepN <= surplus/subPerNano { // capN ≥ 1 token here
+		if keep := keepN * subPerNano; surplus > keep { // keepN < 1e10: no overflow
+			b.debit(surplus - keep)
+		}
 	}
 	r = Reservation{Start: now, At: now.Add(wait)}
 	b.push(r)
@@ -274,10 +288,11 @@ func (b *TokenBucket) advance(now sim.Time) {
 }
 
 // debtWait returns the time until a negative balance is back to zero: the smallest d with
-// balance + d·R >= 0, in nanoseconds (0 if the balance is not negative).
-func (b *TokenBucket) debtWait() time.Duration {
+// balance + d·R >= 0, in nanoseconds (0 if the balance is not negative), and the surplus
+// balance + d·R at that time, in 1e-18 token (0 ≤ surplus < R·1 ns; 0 if d saturates).
+func (b *TokenBucket) debtWait() (wait time.Duration, surplus uint64) {
 	if b.bal >= 0 {
-		return 0
+		return 0, 0
 	}
 	// Owed amount in 1e-18 token: (−bal)·1e9 − rem > 0.
 	hi, lo := bits.Mul64(uint64(-b.bal), subPerNano)
@@ -285,16 +300,28 @@ func (b *TokenBucket) debtWait() time.Duration {
 	lo, borrow = bits.Sub64(lo, b.rem, 0)
 	hi -= borrow
 	if hi >= b.rateN { // more than 2^64 ns away
-		return math.MaxInt64
+		return math.MaxInt64, 0
 	}
 	q, r := bits.Div64(hi, lo, b.rateN)
 	if q >= math.MaxInt64 {
-		return math.MaxInt64
+		return math.MaxInt64, 0
 	}
 	if r != 0 {
 		q++
+		surplus = b.rateN - r
 	}
-	return time.Duration(q)
+	return time.Duration(q), surplus
+}
+
+// debit takes x×1e-18 token from the balance, x < 2^64.
+func (b *TokenBucket) debit(x uint64) {
+	b.bal -= int64(x / subPerNano)
+	if frac := x % subPerNano; frac <= b.rem {
+		b.rem -= frac
+	} else {
+		b.bal--
+		b.rem += subPerNano - frac
+	}
 }
 
 // returnToken gives one token back, held at the capacity.

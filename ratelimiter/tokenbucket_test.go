@@ -161,7 +161,8 @@ func TestTokenBucketCapacityBelowOneNeverAdmits(t *testing.T) {
 
 // Rule (docs/model.md §4.1, acquireToken): queued callers are admitted in reservation order at
 // exactly the refill rate once the burst is spent, whatever the arrival pattern: the k-th
-// borrowed token beyond the burst is valid at ⌈k/R⌉, to the nanosecond.
+// borrowed token beyond the burst is valid at ⌈k/R⌉, to the nanosecond. (Every capacity here is
+// at least 1 + R·1 ns; TestTokenBucketQueuedAdmissionKeepsWindowBound covers smaller ones.)
 func TestTokenBucketQueueServesAtRate(t *testing.T) {
 	t0 := at(time.Second)
 	cases := []struct {

@@ -65,6 +65,11 @@ type Workload struct {
 	// Threads and Think, for a closed loop: Threads per client.
 	Threads int
 	Think   dist.Duration
+	// Pace, for a closed loop, paces each thread as load generators and Brooker's serial
+	// clients do: a thread starts its next operation at max(previous start + Pace, previous
+	// end + think), so it issues one operation per Pace while replies come back within it and
+	// falls back to a plain closed loop when they do not. 0 = no pacing.
+	Pace time.Duration
 	// Mix picks each operation's kind; Kinds maps its indices to operations.
 	Mix   *workload.Mix
 	Kinds []OpKind
@@ -91,6 +96,12 @@ func (w *Workload) Validate() error {
 	}
 	if w.Threads < 0 {
 		bad("threads", w.Threads, "must be ≥ 0")
+	}
+	switch {
+	case w.Pace < 0:
+		bad("pace", w.Pace, "must be ≥ 0 (0 = no pacing)")
+	case w.Pace > 0 && !closed:
+		bad("pace", w.Pace, "applies to a closed loop (threads) only")
 	}
 	if w.Mix == nil || len(w.Kinds) == 0 {
 		bad("mix", "empty", "needs at least one operation kind")
@@ -405,7 +416,11 @@ func (a *appOp) recycle(now sim.Time) {
 		if g.w.Think != nil {
 			think = g.w.Think.Sample(g.rng)
 		}
-		g.loop.At(now.Add(think), a, evThink, nil)
+		next := now.Add(think)
+		if g.w.Pace > 0 {
+			next = max(next, a.issued.Add(g.w.Pace))
+		}
+		g.loop.At(next, a, evThink, nil)
 		return
 	}
 	g.free = append(g.free, a)

@@ -192,7 +192,10 @@
 //
 // workload: an open loop — arrivals (poisson, the default, or fixed: evenly spaced) and rate,
 // the whole group's rate, handed to its clients in turn — or a closed loop — threads per client
-// (≥ 1) and think (a distribution, default 0s) between an operation's end and the next.
+// (≥ 1) and think (a distribution, default 0s) between an operation's end and the next, and
+// optionally pace (a duration, default 0s: none): a paced thread starts its next operation at
+// max(previous start + pace, previous end + think), one per pace as a load generator does
+// while replies keep up, a plain closed loop when they do not.
 // rate is a profile: 2000/s (constant), trace(file.csv) (a CSV of time, rate read relative to
 // the scenario; see workload.ReadTraceCSV), or a mapping:
 //

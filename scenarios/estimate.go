@@ -32,6 +32,7 @@ func (s *Scenario) OfferedOperations() float64 {
 			if g.Workload.Think.D != nil {
 				cycle += g.Workload.Think.D.Mean()
 			}
+			cycle = max(cycle, g.Workload.Pace)
 			ops += float64(g.Count*g.Workload.Threads) * s.Duration.Seconds() / cycle.Seconds()
 		}
 	}

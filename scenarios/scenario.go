@@ -274,6 +274,10 @@ type Workload struct {
 	Threads int `yaml:"threads,omitzero"`
 	// Think is the closed-loop pause between an operation's end and the next (default 0s).
 	Think Dist `yaml:"think,omitzero"`
+	// Pace paces a closed loop's threads: each starts its next operation at max(previous start
+	// + pace, previous end + think), as load generators do (client.Workload.Pace). 0s (the
+	// default) = no pacing.
+	Pace time.Duration `yaml:"pace,omitzero"`
 }
 
 // AppRetry is an application's retry loop around the driver (client.AppRetry).

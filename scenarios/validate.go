@@ -485,8 +485,16 @@ func (v *validator) workload(g *Group, p string) {
 		if w.Think.D != nil {
 			v.bad(wp+".think", w.Think.String(), "applies to a closed loop (threads) only")
 		}
-	} else if w.Arrivals != "" {
-		v.bad(wp+".arrivals", w.Arrivals, "applies to an open loop (rate) only")
+		if w.Pace != 0 {
+			v.bad(wp+".pace", w.Pace.String(), "applies to a closed loop (threads) only")
+		}
+	} else {
+		if w.Arrivals != "" {
+			v.bad(wp+".arrivals", w.Arrivals, "applies to an open loop (rate) only")
+		}
+		if w.Pace < 0 {
+			v.bad(wp+".pace", w.Pace.String(), "must be ≥ 0s (0s = no pacing)")
+		}
 	}
 	for kind := range g.Mix {
 		if _, ok := client.ParseOpKind(kind); !ok {

@@ -105,6 +105,8 @@
 //	uslKappa          0              USL coherency κ; ≥ 0
 //	inFlightPenalty   0s             + k·n service time with n executing; ≥ 0
 //	rejectCost        20µs           worker time a rejection (462, 433) takes; 0s = free
+//	rejectOrder       ahead          where a rejection waits for a worker: ahead of queued
+//	                                 work, or fifo with it (docs/model.md §5.4)
 //	handshakeCost     2ms            time for a new connection to become usable; ≥ 0
 //	networkDelay      const(500µs)   one-way delay of each client↔node link
 //	externalClientBaseBackoffMS                    0      baseBackoffMS on overload errors;

@@ -86,6 +86,8 @@ var enums = map[reflect.Type]enum{
 		"must be standalone, primary, secondary or mongos"),
 	reflect.TypeFor[server.Flavor](): enumOf(server.ParseFlavor, server.Flavor.String,
 		"must be mongodb or couchbase"),
+	reflect.TypeFor[server.RejectOrder](): enumOf(server.ParseRejectOrder, server.RejectOrder.String,
+		"must be ahead or fifo"),
 	reflect.TypeFor[selection.Mode](): enumOf(selection.ParseMode, selection.Mode.String,
 		"must be primary, primaryPreferred, secondary, secondaryPreferred or nearest"),
 	reflect.TypeFor[client.BackoffKind](): enumOf(client.ParseBackoffKind, client.BackoffKind.String,

@@ -27,3 +27,22 @@ func TestPaceField(t *testing.T) {
 		}
 	}
 }
+
+// TestRejectOrderField: a node's rejectOrder reaches the server (server.Config.RejectOrder),
+// ahead by default; an unknown order is refused naming the field and the choices.
+func TestRejectOrderField(t *testing.T) {
+	const base = "name: r\nduration: 10s\nclients: [{name: app, workload: {rate: 10/s}, mix: {find: 1}}]\n"
+	for _, c := range []struct{ node, want string }{{"{name: db}", "ahead"}, {"{name: db, rejectOrder: fifo}", "fifo"}} {
+		sc, err := Parse("r.yaml", []byte(base+"topology: {nodes: ["+c.node+"]}\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := sc.Topology.Nodes[0].serverConfig().RejectOrder.String(); got != c.want {
+			t.Errorf("%s: reject order %s, want %s", c.node, got, c.want)
+		}
+	}
+	_, err := Parse("r.yaml", []byte(base+"topology: {nodes: [{name: db, rejectOrder: last}]}\n"))
+	if err == nil || !strings.Contains(err.Error(), "rejectOrder") || !strings.Contains(err.Error(), "must be ahead or fifo") {
+		t.Errorf("rejectOrder: last: error %v, want one naming the field and the choices", err)
+	}
+}

@@ -156,6 +156,9 @@ type Node struct {
 	// RejectCost is the worker time a rejection (462, 433) takes; ≥ 0, 0s = free; default
 	// 20µs (server.DefaultRejectCost), given to a node that does not set it.
 	RejectCost time.Duration `yaml:"rejectCost"`
+	// RejectOrder is where a rejection waits for its worker: ahead (the default) of all queued
+	// work, or fifo, in line with it (server.Config.RejectOrder).
+	RejectOrder server.RejectOrder `yaml:"rejectOrder,omitzero"`
 	// HandshakeCost is how long a new connection takes to become usable (TCP, TLS, hello, auth);
 	// ≥ 0, 0s = at once; default 2ms (server.DefaultHandshakeCost).
 	HandshakeCost time.Duration `yaml:"handshakeCost"`
@@ -590,6 +593,7 @@ func (n *Node) serverConfig() server.Config {
 		Service: n.Service.D, USLSigma: n.USLSigma, USLKappa: n.USLKappa,
 		InFlightPenalty:             n.InFlightPenalty,
 		RejectCost:                  n.RejectCost,
+		RejectOrder:                 n.RejectOrder,
 		HandshakeCost:               n.HandshakeCost,
 		ExternalClientBaseBackoffMS: int64(n.ExternalClientBaseBackoff / time.Millisecond),
 		RequestLimiter:              n.RequestLimiter.config(),

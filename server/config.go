@@ -74,6 +74,10 @@ type Config struct {
 	// ≥ 0; 0 makes rejections free (the reply is sent without using a worker). A real server's
 	// cost is about DefaultRejectCost, which scenarios give a node that does not set it.
 	RejectCost time.Duration
+	// RejectOrder is where a rejection that costs worker time waits for its worker:
+	// RejectAhead (the default) ahead of all queued work, RejectFIFO in the same FIFO as work
+	// (docs/model.md §5.4 says which is closer to the real server, and why neither is it exactly).
+	RejectOrder RejectOrder
 	// HandshakeCost is how long an admitted connection takes to be usable (TCP, TLS, hello and
 	// auth), a pure delay. ≥ 0; 0 makes connections usable at once. A real server's is about
 	// DefaultHandshakeCost, which scenarios give a node that does not set it.
@@ -91,6 +95,39 @@ type Config struct {
 	// them on to the shards, instead of executing on the node's workers. Required with role
 	// mongos, and only then.
 	Router Router
+}
+
+// RejectOrder is where a costly rejection waits for a worker (Config.RejectOrder).
+type RejectOrder uint8
+
+// Rejection orders.
+const (
+	// RejectAhead serves rejections before any queued command: a rejection never waits behind
+	// work, as an ingress rejection on the server does not wait for an execution ticket.
+	RejectAhead RejectOrder = iota
+	// RejectFIFO queues rejections with the commands, in arrival order: a rejection waits its
+	// turn behind the work that came before it.
+	RejectFIFO
+)
+
+var rejectOrderNames = [...]string{"ahead", "fifo"}
+
+// String returns the order's name as scenarios spell it.
+func (o RejectOrder) String() string {
+	if int(o) < len(rejectOrderNames) {
+		return rejectOrderNames[o]
+	}
+	return fmt.Sprintf("rejectOrder(%d)", o)
+}
+
+// ParseRejectOrder returns the order called name.
+func ParseRejectOrder(name string) (RejectOrder, bool) {
+	for i, n := range rejectOrderNames {
+		if n == name {
+			return RejectOrder(i), true
+		}
+	}
+	return 0, false
 }
 
 // Flavor is the protocol a node speaks.
@@ -207,6 +244,9 @@ func (c *Config) Validate() error {
 	}
 	if c.InFlightPenalty < 0 {
 		bad("inFlightPenalty", c.InFlightPenalty, "must be ≥ 0")
+	}
+	if c.RejectOrder > RejectFIFO {
+		bad("rejectOrder", c.RejectOrder, "must be ahead or fifo")
 	}
 	if c.RejectCost < 0 {
 		bad("rejectCost", c.RejectCost, "must be ≥ 0 (0s = free)")

@@ -403,7 +403,11 @@ func (s *Server) rejectOverload(now sim.Time, j *job, code wire.Code) {
 	}
 	s.integrate(now)
 	j.state, j.enqueued = jsQueued, now
-	s.rejects.push(j)
+	if s.cfg.RejectOrder == RejectFIFO {
+		s.work.push(j)
+	} else {
+		s.rejects.push(j)
+	}
 	s.startWork(now)
 }
 
@@ -422,7 +426,8 @@ func (s *Server) enqueue(now sim.Time, j *job) {
 	s.startWork(now)
 }
 
-// startWork hands free workers to waiting jobs, rejections first.
+// startWork hands free workers to waiting jobs: rejections first, unless they queue with the
+// work (RejectFIFO).
 func (s *Server) startWork(now sim.Time) {
 	for s.busy < s.workers && !s.down && !s.paused {
 		var j *job
@@ -432,8 +437,10 @@ func (s *Server) startWork(now sim.Time) {
 		case s.work.n > 0:
 			s.integrate(now)
 			j = s.work.pop()
-			s.stats.Dequeued++
-			s.stats.QueueWait += now.Sub(j.enqueued)
+			if !j.reject { // a rejection queued in FIFO order is no command dequeued
+				s.stats.Dequeued++
+				s.stats.QueueWait += now.Sub(j.enqueued)
+			}
 		default:
 			return
 		}

@@ -74,7 +74,7 @@ func TestReusedFolder(t *testing.T) {
 
 	// A sweep, then a run into the same folder: check reads the run, not the sweep's leftovers.
 	sw := filepath.Join(t.TempDir(), "x")
-	runOK(t, "sweep", "healthy", "--set", "duration=3s", "--set", "warmup=1s", "--vary", "seed=1,2", "--replications", "1", "--out", sw)
+	runOK(t, "sweep", "healthy", "--set", "duration=3s", "--set", "warmup=1s", "--vary", "clients[0].workload.rate=100/s,200/s", "--replications", "1", "--out", sw)
 	runOK(t, "run", "healthy", "--set", "duration=3s", "--set", "warmup=1s", "--out", sw)
 	for _, stale := range []string{"sweep.json", "points.csv", results.UnitsDir} {
 		if _, err := os.Stat(filepath.Join(sw, stale)); !errors.Is(err, os.ErrNotExist) {

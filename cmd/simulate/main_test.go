@@ -51,6 +51,8 @@ func TestCLI(t *testing.T) {
 		{"show unknown", []string{"show", "nope"}, exitUsage, nil, []string{"nope"}, true},
 		{"validate without files", []string{"validate"}, exitUsage, nil, []string{"at least one FILE"}, true},
 		{"sweep too many --vary", []string{"sweep", "--vary", "a=1,2", "--vary", "b=1,2", "--vary", "c=1,2"}, exitUsage, nil, []string{"at most 2"}, true},
+		{"sweep over the seed", []string{"sweep", "healthy", "--vary", "seed=1,2"}, exitUsage, nil, []string{"varying seed would change nothing", "--replications"}, true},
+		{"map over the seed", []string{"map", tinyCut, "--vary", "seed=1,2", "--vary", "faults[0].for=1s,2s"}, exitUsage, nil, []string{"varying seed would change nothing"}, true},
 		{"sweep zero workers", []string{"sweep", "--workers", "0"}, exitUsage, nil, []string{"--workers 0"}, true},
 		{"check needs one mode", []string{"check", "dir"}, exitUsage, nil, []string{"exactly one of --baseline and --write-baseline"}, true},
 	}

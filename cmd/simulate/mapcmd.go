@@ -130,6 +130,9 @@ func mapAxes(sc *scenarios.Scenario, vary []string) ([]results.MapAxis, error) {
 				return nil, usageErrorf("--vary %s: the path is already an axis", path)
 			}
 		}
+		if path == "seed" {
+			return nil, errSeedParameter
+		}
 		if err := sc.Vary(path, spec); err != nil {
 			return nil, err // its message starts with the --vary it came from
 		}

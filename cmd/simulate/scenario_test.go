@@ -58,7 +58,7 @@ func TestRunDefaultDeterministic(t *testing.T) {
 func TestSweepWorkersIdentical(t *testing.T) {
 	args := func(dir, workers string) []string {
 		return []string{"sweep", "healthy", "--set", "duration=6s", "--set", "warmup=1s",
-			"--vary", "seed=1,2", "--replications", "3", "--workers", workers, "--out", dir}
+			"--vary", "clients[0].workload.rate=300/s,400/s", "--replications", "3", "--workers", workers, "--out", dir}
 	}
 	a, b := t.TempDir(), t.TempDir()
 	runOK(t, args(a, "1")...)

@@ -71,6 +71,9 @@ Examples:
 					return err
 				}
 			}
+			if _, ok := sc.Sweep.Parameters["seed"]; ok {
+				return errSeedParameter
+			}
 			npoints := 1.0
 			for _, p := range sc.Sweep.Parameters {
 				npoints *= float64(len(p.Values))

@@ -108,6 +108,8 @@
 //	rejectOrder       ahead          where a rejection waits for a worker: ahead of queued
 //	                                 work, or fifo with it (docs/model.md §5.4)
 //	handshakeCost     2ms            time for a new connection to become usable; ≥ 0
+//	handshakeWork     0s             worker time a new connection's handshake (TLS, auth)
+//	                                 takes, ahead of queued commands; 0s = none
 //	networkDelay      const(500µs)   one-way delay of each client↔node link
 //	externalClientBaseBackoffMS                    0      baseBackoffMS on overload errors;
 //	                                                      whole ms; 0 = off

@@ -46,3 +46,22 @@ func TestRejectOrderField(t *testing.T) {
 		t.Errorf("rejectOrder: last: error %v, want one naming the field and the choices", err)
 	}
 }
+
+// TestHandshakeWorkField: a node's handshakeWork reaches the server (server.Config.HandshakeWork),
+// none by default; a negative one is refused naming the field.
+func TestHandshakeWorkField(t *testing.T) {
+	const base = "name: h\nduration: 10s\nclients: [{name: app, workload: {rate: 10/s}, mix: {find: 1}}]\n"
+	for node, want := range map[string]time.Duration{"{name: db}": 0, "{name: db, handshakeWork: 3ms}": 3 * time.Millisecond} {
+		sc, err := Parse("h.yaml", []byte(base+"topology: {nodes: ["+node+"]}\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := sc.Topology.Nodes[0].serverConfig().HandshakeWork; got != want {
+			t.Errorf("%s: handshake work %v, want %v", node, got, want)
+		}
+	}
+	_, err := Parse("h.yaml", []byte(base+"topology: {nodes: [{name: db, handshakeWork: -1ms}]}\n"))
+	if err == nil || !strings.Contains(err.Error(), "handshakeWork") {
+		t.Errorf("handshakeWork: -1ms: error %v, want one naming the field", err)
+	}
+}

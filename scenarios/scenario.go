@@ -162,6 +162,9 @@ type Node struct {
 	// HandshakeCost is how long a new connection takes to become usable (TCP, TLS, hello, auth);
 	// ≥ 0, 0s = at once; default 2ms (server.DefaultHandshakeCost).
 	HandshakeCost time.Duration `yaml:"handshakeCost"`
+	// HandshakeWork is the worker time a new connection's handshake (TLS, authentication)
+	// takes on the node, ahead of queued commands; ≥ 0, default 0s (none).
+	HandshakeWork time.Duration `yaml:"handshakeWork,omitzero"`
 	// NetworkDelay is the one-way delay of every client↔node link (default const(500µs)).
 	NetworkDelay Dist `yaml:"networkDelay"`
 	// ExternalClientBaseBackoff is externalClientBaseBackoffMS: > 0 attaches baseBackoffMS to
@@ -595,6 +598,7 @@ func (n *Node) serverConfig() server.Config {
 		RejectCost:                  n.RejectCost,
 		RejectOrder:                 n.RejectOrder,
 		HandshakeCost:               n.HandshakeCost,
+		HandshakeWork:               n.HandshakeWork,
 		ExternalClientBaseBackoffMS: int64(n.ExternalClientBaseBackoff / time.Millisecond),
 		RequestLimiter:              n.RequestLimiter.config(),
 		ConnLimiter:                 n.ConnLimiter.config(),

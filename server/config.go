@@ -82,6 +82,11 @@ type Config struct {
 	// auth), a pure delay. ≥ 0; 0 makes connections usable at once. A real server's is about
 	// DefaultHandshakeCost, which scenarios give a node that does not set it.
 	HandshakeCost time.Duration
+	// HandshakeWork is the worker time a new connection's handshake takes on the node (TLS and
+	// authentication are CPU work: a connection storm takes capacity from commands). It waits
+	// for a worker ahead of queued commands, as a rejection does, and the connection then takes
+	// HandshakeCost more to be usable. ≥ 0; 0 (the default) = none.
+	HandshakeWork time.Duration
 	// ExternalClientBaseBackoffMS is externalClientBaseBackoffMS: when > 0 the node attaches
 	// baseBackoffMS to the overload errors it returns. Default 0 (off).
 	ExternalClientBaseBackoffMS int64
@@ -250,6 +255,9 @@ func (c *Config) Validate() error {
 	}
 	if c.RejectCost < 0 {
 		bad("rejectCost", c.RejectCost, "must be ≥ 0 (0s = free)")
+	}
+	if c.HandshakeWork < 0 {
+		bad("handshakeWork", c.HandshakeWork, "must be ≥ 0 (0s = none)")
 	}
 	if c.HandshakeCost < 0 {
 		bad("handshakeCost", c.HandshakeCost, "must be ≥ 0")

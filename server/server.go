@@ -53,6 +53,7 @@ type job struct {
 
 	// the outcome a rejection or a failpoint decided; code OK means "execute normally"
 	reject      bool
+	hs          bool // a connection's handshake work (HandshakeWork), waiting for or on a worker
 	code        wire.Code
 	labels      wire.Labels
 	labelsGiven bool
@@ -444,7 +445,7 @@ func (s *Server) startWork(now sim.Time) {
 		default:
 			return
 		}
-		if !j.reject {
+		if !j.reject && !j.hs {
 			if now >= j.deadline { // maxTimeMS ran out while it waited
 				s.stats.MaxTimeExpired++
 				s.reply(now, j, wire.MaxTimeMSExpired, 0)
@@ -465,9 +466,12 @@ func (s *Server) run(now sim.Time, j *job) {
 	s.busy++
 	j.state, j.start = jsRunning, now
 	var d time.Duration
-	if j.reject {
+	switch {
+	case j.reject:
 		d = s.cfg.RejectCost
-	} else {
+	case j.hs:
+		d = s.cfg.HandshakeWork
+	default:
 		n := float64(s.busy)
 		base := s.service[j.req.Cmd].Sample(s.svcRNG)
 		slow := 1 + s.cfg.USLSigma*(n-1) + s.cfg.USLKappa*n*(n-1)
@@ -481,7 +485,7 @@ func (s *Server) run(now sim.Time, j *job) {
 // and not before now (a deadline can pass while the node is paused).
 func (s *Server) scheduleFinish(now sim.Time, j *job) {
 	at := j.natural
-	if !j.reject && j.deadline < at {
+	if !j.reject && !j.hs && j.deadline < at {
 		at = j.deadline
 	}
 	j.timer = s.loop.At(max(at, now), s, evFinish, j)
@@ -493,6 +497,8 @@ func (s *Server) finish(now sim.Time, j *job) {
 	switch {
 	case j.reject:
 		s.reply(now, j, j.code, s.labelsFor(j, j.code))
+	case j.hs: // the handshake's work is done; the connection is usable HandshakeCost later
+		s.handshake(now, j)
 	case now < j.natural: // aborted at its maxTimeMS deadline
 		s.stats.MaxTimeExpired++
 		s.reply(now, j, wire.MaxTimeMSExpired, 0)
@@ -599,6 +605,14 @@ func connGiveUp(req *wire.Request) sim.Time {
 }
 
 func (s *Server) handshake(now sim.Time, j *job) {
+	if s.cfg.HandshakeWork > 0 && !j.hs {
+		// The handshake's CPU work first: on a worker, ahead of queued commands.
+		s.integrate(now)
+		j.hs, j.state, j.enqueued = true, jsQueued, now
+		s.rejects.push(j)
+		s.startWork(now)
+		return
+	}
 	j.state = jsHandshake
 	j.timer = s.loop.After(max(s.cfg.HandshakeCost, 0), s, evHandshakeDone, j)
 }

@@ -283,7 +283,11 @@
 // clients[0].driver.adaptiveRetries, topology.nodes[1].ingressRequestAdmissionRatePerSec,
 // clients[0].workload.rate.peak, clients[0].mix.insert; an index equal to a list's length
 // appends. Values are YAML: 3, 250ms, 2000/s, true, {kind: step, …}, [a, b].
-// [Scenario.Vary] (the CLI's --vary) adds a sweep parameter the same way.
+// [Scenario.SetAll] (what the CLI does with its --set flags) applies several overrides and
+// validates once, so that overrides which only make sense together (a shorter duration and a
+// shorter warm-up) are accepted in any order. [Scenario.Vary] (the CLI's --vary) adds a sweep
+// parameter the same way: from:to:step, a,b,c or [a, b, c], a comma inside brackets, braces,
+// parentheses or quotes belonging to its value (lognormal(1ms, 0.5),exp(2ms) is two values).
 //
 // # Running
 //

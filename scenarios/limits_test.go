@@ -165,7 +165,7 @@ func TestSweepTrialBudget(t *testing.T) {
 	}
 	values[1], values[999] = "1s", "6s" // the last value is always tried
 	src = strings.Replace(hostileBase, "10s", "5s", 1) + "sweep: {parameters: {interval: [" + strings.Join(values, ", ") + "]}}\n"
-	if _, err := Parse("budget.yaml", []byte(src)); err == nil || !strings.Contains(err.Error(), "sweep.parameters.interval: 6s: interval: 6s: must be ≤ duration 5s") {
+	if _, err := Parse("budget.yaml", []byte(src)); err == nil || !strings.Contains(err.Error(), "sweep.parameters.interval: 6s: must be ≤ duration 5s") {
 		t.Errorf("Parse = %v, want the last value reported", err)
 	}
 }

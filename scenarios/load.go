@@ -133,6 +133,8 @@ func noFiles(name string) ([]byte, error) {
 // the error is Problems (a bad override) or a path error.
 //
 // Set works on the scenario's text: fields changed in code since Parse are not carried over.
+// To apply several overrides that only make sense together (a shorter duration and a shorter
+// warm-up), use SetAll.
 func (s *Scenario) Set(path, value string) error {
 	next, err := s.setting(path, value)
 	if err != nil {
@@ -142,20 +144,74 @@ func (s *Scenario) Set(path, value string) error {
 	return nil
 }
 
-// setting returns the scenario Set(path, value) makes of s, leaving s unchanged.
-func (s *Scenario) setting(path, value string) (*Scenario, error) {
-	label := "--set " + path + "=" + value
-	v, err := parseValue(label, value)
-	if err != nil {
-		return nil, fmt.Errorf("scenarios: %s: %w", field.ShowN(label, field.MaxFieldRunes), err)
+// SetAll applies several overrides, each "path=value" as the CLI's --set takes it (path and
+// value trimmed), in order, and then decodes and validates the scenario once: the overrides
+// are checked together, not one by one, so that their order does not matter to what is valid.
+// SetAll("duration=10s", "warmup=0s") works on a file whose warm-up is 15 s, as does
+// SetAll("warmup=0s", "duration=10s"); a later override of the same path wins. A problem with
+// a value from an override names that override (Problem.Override, "--set path=value"); a value
+// that does not parse, a path that does not fit, or an override without "=" is an error naming
+// the override, before anything is validated. On error s is unchanged; without overrides
+// SetAll does nothing.
+func (s *Scenario) SetAll(overrides ...string) error {
+	if len(overrides) == 0 {
+		return nil
 	}
 	src := s.source()
 	tree := src.tree.clone()
-	if err := setPath(tree, path, v); err != nil {
-		return nil, fmt.Errorf("scenarios: %s: %w", field.ShowN(label, field.MaxFieldRunes), err)
+	for _, kv := range overrides {
+		path, value, ok := strings.Cut(kv, "=")
+		if !ok {
+			return fmt.Errorf("scenarios: --set %s: want path=value", field.Quote(kv))
+		}
+		if err := setOverride(tree, strings.TrimSpace(path), strings.TrimSpace(value)); err != nil {
+			return err
+		}
+	}
+	next, err := decodeScenario(src.file, tree, src.read)
+	if err != nil {
+		return err
+	}
+	*s = *next
+	return nil
+}
+
+// setting returns the scenario Set(path, value) makes of s, leaving s unchanged.
+func (s *Scenario) setting(path, value string) (*Scenario, error) {
+	src := s.source()
+	tree := src.tree.clone()
+	if err := setOverride(tree, path, value); err != nil {
+		return nil, err
 	}
 	return decodeScenario(src.file, tree, src.read)
 }
+
+// setOverride puts the override path=value into tree, its nodes positioned at the override. A
+// value that does not parse or a path that does not fit is an *overrideError.
+func setOverride(tree *node, path, value string) error {
+	label := "--set " + path + "=" + value
+	v, err := parseValue(label, value)
+	if err != nil {
+		return &overrideError{label: label, err: err}
+	}
+	if err := setPath(tree, path, v); err != nil {
+		return &overrideError{label: label, err: err}
+	}
+	return nil
+}
+
+// overrideError is an override that could not be applied, before any validation: its value
+// does not parse, or its path does not fit the scenario.
+type overrideError struct {
+	label string // --set path=value
+	err   error
+}
+
+func (e *overrideError) Error() string {
+	return "scenarios: " + field.ShowN(e.label, field.MaxFieldRunes) + ": " + e.err.Error()
+}
+
+func (e *overrideError) Unwrap() error { return e.err }
 
 // With returns a copy of s with the field at path set to value, as Set does, and leaves s
 // unchanged: a tipping-point search tries many values of one field on one scenario.

@@ -3,7 +3,6 @@ package scenarios
 import (
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"overloadsim/record"
@@ -165,19 +164,23 @@ func (s *Scenario) PointsIn(paths []string) ([]SweepPoint, error) {
 }
 
 // Vary adds a sweep parameter, or replaces one: path is a field path as Set takes it, spec is
-// from:to:step (1:8:1, 1s:5s:1s, 1000/s:4000/s:500/s) or a comma-separated list of values
-// (none,mongodb-2026-03). Like Set, it validates the whole scenario again, every value
-// included, and leaves s unchanged on error.
+// from:to:step (1:8:1, 1s:5s:1s, 1000/s:4000/s:500/s), a comma-separated list of values
+// (none,mongodb-2026-03) or a YAML flow list ([1s, 2s, 5s]). Each value is YAML as Set reads
+// it, and a comma inside brackets, braces, parentheses or quotes belongs to its value:
+// lognormal(1ms, 0.5),exp(2ms) is two values, {kind: step, before: 1000/s, after: 3000/s,
+// at: 10s},2000/s two, "a,b",c two. A lone flow list is the list of values: to sweep over one
+// list value, write [[a, b]]. Brackets, braces, parentheses and quotes must balance, and no
+// value may be empty.
+//
+// Like Set, it validates the whole scenario again, every value included, and leaves s
+// unchanged on error; the error's message starts with the override, --vary path=spec.
 func (s *Scenario) Vary(path, spec string) error {
-	values := &node{kind: scalarNode, text: strings.TrimSpace(spec)}
-	if strings.Contains(spec, ",") || strings.Count(spec, ":") != 2 {
-		values = &node{kind: seqNode}
-		for _, v := range strings.Split(spec, ",") {
-			values.items = append(values.items, &node{kind: scalarNode, text: strings.TrimSpace(v)})
-		}
-	}
-	markSet(values, "--vary "+path+"="+spec)
+	label := "--vary " + path + "=" + spec
 	src := s.source()
+	values, err := varyValues(src.file, label, path, spec)
+	if err != nil {
+		return err
+	}
 	tree := src.tree.clone()
 	sweep := tree.get("sweep")
 	if sweep == nil || sweep.kind != mapNode {

@@ -444,20 +444,30 @@ func joinPath(parent, key string) string {
 // 250ms or true, or a flow collection such as {kind: step, …} or [a, b]. Every node gets the
 // override as its position.
 func parseValue(set, value string) (*node, error) {
+	v, rule := parseYAMLValue(value)
+	if rule != "" {
+		return nil, fmt.Errorf("value %s: %s", field.Quote(value), rule)
+	}
+	markSet(v, set)
+	return v, nil
+}
+
+// parseYAMLValue reads one YAML value, or says what is wrong with it (the rule, without the
+// value).
+func parseYAMLValue(value string) (*node, string) {
 	n, err := parseTree("--set", []byte("v: "+value))
 	if err != nil {
 		var ps Problems
 		if errors.As(err, &ps) && len(ps) > 0 {
-			return nil, fmt.Errorf("value %s: %s", field.Quote(value), field.ShowN(ps[0].Rule, field.MaxRuleRunes))
+			return nil, field.ShowN(ps[0].Rule, field.MaxRuleRunes)
 		}
-		return nil, fmt.Errorf("value %s: %v", field.Quote(value), err)
+		return nil, err.Error()
 	}
 	v := n.get("v")
 	if v == nil || len(n.keys) != 1 {
-		return nil, fmt.Errorf("value %s: not a single YAML value", field.Quote(value))
+		return nil, "not a single YAML value"
 	}
-	markSet(v, set)
-	return v, nil
+	return v, ""
 }
 
 func markSet(n *node, set string) {

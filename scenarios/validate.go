@@ -782,7 +782,7 @@ func (v *validator) sweep() {
 			}
 			tries--
 			if _, err := base.setting(path, values[i]); err != nil {
-				v.bad("sweep.parameters."+path, values[i], describeSetError(err))
+				v.bad("sweep.parameters."+path, values[i], describeSetError(path, values[i], err))
 				break
 			}
 		}
@@ -813,15 +813,25 @@ func sample(n, k int) []int {
 	return out
 }
 
-// describeSetError is the rule part of a failed sweep value: the override's problems without
-// their position.
-func describeSetError(err error) string {
+// describeSetError is the rule part of a failed sweep value, which the problem reports with the
+// parameter's path and the value: the override's problems without their position, each
+// without the path and value when they are the parameter's own, or why the value could not be
+// set at all.
+func describeSetError(path, value string, err error) string {
+	var oe *overrideError
+	if errors.As(err, &oe) {
+		return oe.err.Error()
+	}
 	var ps Problems
 	if !errors.As(err, &ps) {
 		return err.Error()
 	}
 	parts := make([]string, len(ps))
 	for i, p := range ps {
+		if p.Path == path && p.Value == value {
+			parts[i] = field.ShowN(p.Rule, field.MaxRuleRunes)
+			continue
+		}
 		parts[i] = field.ShowN(p.Path, field.MaxFieldRunes) + ": " + field.Show(p.Value) + ": " + field.ShowN(p.Rule, field.MaxRuleRunes)
 	}
 	return strings.Join(parts, "; ")

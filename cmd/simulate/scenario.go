@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,7 +14,13 @@ import (
 )
 
 // loadScenario resolves a library name or a file path (the default scenario when ref is empty)
-// and applies the --set overrides in order.
+// and applies the --set overrides: all of them, in order, then one validation (SetAll), so
+// that overrides which only make sense together (--set duration=10s --set warmup=0s on a
+// scenario with a 15 s warm-up) are accepted in either order.
+//
+// The scenarios package's errors already name the override a bad value came from; a problem
+// with a value of the file itself (a warm-up that no longer fits a shorter duration) is
+// prefixed with the overrides that made it one.
 func loadScenario(ref string, sets []string) (*scenarios.Scenario, error) {
 	if ref == "" {
 		ref = scenarios.Default()
@@ -31,13 +38,21 @@ func loadScenario(ref string, sets []string) (*scenarios.Scenario, error) {
 		return nil, err
 	}
 	for _, kv := range sets {
-		path, value, ok := strings.Cut(kv, "=")
-		if !ok {
+		if !strings.Contains(kv, "=") {
 			return nil, usageErrorf("--set %q: want path=value", kv)
 		}
-		if err := sc.Set(strings.TrimSpace(path), strings.TrimSpace(value)); err != nil {
-			return nil, fmt.Errorf("--set %s: %w", kv, err)
+	}
+	if err := sc.SetAll(sets...); err != nil {
+		var ps scenarios.Problems
+		if errors.As(err, &ps) && slices.ContainsFunc(ps, func(p scenarios.Problem) bool { return p.Override == "" }) {
+			labels := make([]string, len(sets))
+			for i, kv := range sets {
+				path, value, _ := strings.Cut(kv, "=")
+				labels[i] = "--set " + strings.TrimSpace(path) + "=" + strings.TrimSpace(value)
+			}
+			return nil, fmt.Errorf("%s: %w", strings.Join(labels, " "), err)
 		}
+		return nil, err
 	}
 	return sc, nil
 }

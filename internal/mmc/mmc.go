@@ -1,9 +1,14 @@
-// Package mmc is the built-in M/M/c queue that `simulate run mmc` runs on the sim kernel: Poisson
+// Package mmc is the built-in M/M/c queue that `simulate mmc` runs on the sim kernel: Poisson
 // arrivals at rate λ, c identical servers with exponential service at rate μ each, one FIFO queue
 // of unbounded length. It exists to validate the kernel against Erlang C and to measure it.
 //
 // Units: rates per second, times in virtual nanoseconds (sim.Time); reported waits in seconds.
 // Statistics cover customers that arrive at or after the warm-up time.
+//
+// One run also gives a confidence interval for its mean wait, by the method of batch means
+// (Law, Simulation Modeling and Analysis, ch. 9): the measured span [warm-up, horizon] is cut
+// into Batches batches of equal length, each customer counted in the batch its arrival falls
+// in, and the spread of the batches' mean waits gives the interval (Result.WaitCI).
 package mmc
 
 import (
@@ -13,8 +18,15 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"overloadsim/internal/stats"
 	"overloadsim/sim"
 )
+
+// Batches is the number of batches of the batch-means confidence interval for the mean wait.
+// Twenty batches of a long enough run are nearly independent and give the Student-t interval
+// 19 degrees of freedom; Schmeiser (Operations Research 30(3), 1982) found 10 to 30 batches a
+// good choice.
+const Batches = 20
 
 // Config describes one M/M/c run.
 type Config struct {
@@ -60,6 +72,34 @@ type Result struct {
 	MeanInQueue float64 // time-average queue length Lq over [warm-up, horizon]
 	ArrivalRate float64 // observed arrival rate over [warm-up, horizon], /s
 	Events      uint64  // events the loop handled
+
+	// The batches of the batch-means interval (WaitCI): batch b holds the Served customers
+	// that arrived in [warm-up + b·L, warm-up + (b+1)·L), L = (horizon − warm-up)/Batches.
+	BatchServed  [Batches]uint64  // Served customers per batch
+	BatchWaitSum [Batches]float64 // the sum of their waits in queue, seconds
+}
+
+// WaitCI returns MeanWait and the half-width of its confidence interval at level (0.95 for
+// 95 %) by batch means: Student's t with Batches−1 degrees of freedom on the batches' mean
+// waits. As the batches hold different numbers of customers, MeanWait is the ratio of the
+// batches' total wait to their total count, and the batches enter as the pseudo-values
+// W + (S_b − W·N_b)/N̄ (S_b the batch's total wait, N_b its count, N̄ their mean), whose mean
+// is W and whose spread is the ratio estimator's (the delta method); with equal counts they
+// are the batch means themselves. The half-width is NaN when no customer was served; it is
+// only as good as the batches are independent, which takes batches much longer than the
+// wait's autocorrelation time (which grows as 1/(1−ρ)²).
+func (r Result) WaitCI(level float64) (mean, half float64) {
+	if r.Served == 0 {
+		return math.NaN(), math.NaN()
+	}
+	w := r.MeanWait
+	nbar := float64(r.Served) / Batches
+	pseudo := make([]float64, Batches)
+	for b := range pseudo {
+		pseudo[b] = w + (r.BatchWaitSum[b]-w*float64(r.BatchServed[b]))/nbar
+	}
+	_, half = stats.MeanCI(pseudo, level)
+	return w, half
 }
 
 // event kinds
@@ -86,6 +126,9 @@ type model struct {
 
 	arrivals, served, waited uint64
 	waitSum                  float64
+	batchLen                 float64 // length of a batch, nanoseconds
+	batchServed              [Batches]uint64
+	batchWaitSum             [Batches]float64
 }
 
 // Run simulates cfg and returns its measurements, or the validation error.
@@ -101,6 +144,7 @@ func Run(cfg Config) (Result, error) {
 		warmup: sim.Time(cfg.Warmup),
 		queue:  make([]sim.Time, 64),
 	}
+	m.batchLen = float64(cfg.Horizon-cfg.Warmup) / Batches
 	m.loop.At(m.nextArrival(0), m, evArrival, nil)
 	horizon := sim.Time(cfg.Horizon)
 	m.loop.RunUntil(horizon)
@@ -114,6 +158,9 @@ func Run(cfg Config) (Result, error) {
 		MeanInQueue: m.qLen / span,
 		ArrivalRate: float64(m.arrivals) / (span / 1e9),
 		Events:      m.loop.Fired(),
+
+		BatchServed:  m.batchServed,
+		BatchWaitSum: m.batchWaitSum,
 	}
 	if m.served > 0 {
 		r.MeanWait = m.waitSum / float64(m.served)
@@ -169,8 +216,12 @@ func (m *model) HandleEvent(now sim.Time, kind int, _ any) {
 
 func (m *model) startService(now, arrived sim.Time) {
 	if arrived >= m.warmup {
+		wait := now.Sub(arrived).Seconds()
 		m.served++
-		m.waitSum += now.Sub(arrived).Seconds()
+		m.waitSum += wait
+		b := min(int(float64(arrived-m.warmup)/m.batchLen), Batches-1)
+		m.batchServed[b]++
+		m.batchWaitSum[b] += wait
 	}
 	m.loop.After(m.serviceTime(), m, evDeparture, nil)
 }

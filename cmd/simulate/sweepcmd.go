@@ -20,15 +20,18 @@ var sweepCommand = command{
 Runs every combination of the varied parameters (--vary, or the scenario's sweep block),
 each --replications times on --workers independent runs, and writes points.csv and
 sweep.json (mean and 95 % confidence half-width per metric). The results are the same for
-any number of workers. Ctrl-C stops the sweep and keeps the points already complete.
+any number of workers. Ctrl-C (or SIGTERM) stops the sweep after the runs in progress and
+writes the points already complete, marked partial; a second Ctrl-C stops at once. Every
+finished run is kept in the folder's units/, so the same command resumes where it stopped.
 
 Examples:
   simulate sweep spike --vary 'clients[0].workload.rate=1000/s:4000/s:500/s' --replications 5
+  simulate sweep healthy --vary 'topology.nodes[0].service=exp(5ms),lognormal(5ms, 0.5)'
   simulate sweep policy-comparison --workers 2 --out out/policies`,
 	flags: func(fs *pflag.FlagSet) func([]string, io.Writer, io.Writer) error {
 		seed := fs.Uint64("seed", 0, "base random seed (default: the scenario's)")
 		sets := fs.StringArray("set", nil, "override a scenario field: path=value (repeatable)")
-		vary := fs.StringArray("vary", nil, "vary a field: path=from:to:step or path=a,b,c (repeatable, at most 2)")
+		vary := fs.StringArray("vary", nil, "vary a field: path=from:to:step, path=a,b,c or path=[a, b] (a comma inside brackets, braces, parentheses or quotes belongs to its value; repeatable, at most 2)")
 		reps := fs.Int("replications", 0, "runs per point (default: the scenario's, else 10)")
 		workers := fs.Int("workers", runtime.GOMAXPROCS(0), "runs at once")
 		lim := addLimitFlags(fs)

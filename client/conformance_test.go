@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"overloadsim/dist"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"overloadsim/client/retry"
 	"overloadsim/client/selection"
 	"overloadsim/field"
 	"overloadsim/server"
@@ -292,7 +294,12 @@ func TestRetryableReadsProse4And5(t *testing.T) {
 // TestConnectionPoolBackpressure: the SDAM "Connection Pool Backpressure" test: the connection
 // limiter at rate 20/s, burst 1 s, queue depth 1; 100 concurrent finds with maxConnecting 100 ⇒ at
 // least 10 ConnectionCheckOutFailedEvents and no pool clear (overload-labelled establishment
-// errors never clear the pool), and the finds still succeed through the overload retry loop.
+// errors never clear the pool). The spec test ignores the finds' own errors; the model checks
+// what the labels are for: CMAP labels a network error or timeout while establishing a
+// connection SystemOverloadedError and RetryableError, so every failed checkout is an overload
+// error that goes through the overload retry loop (Client Backpressure: MAX_RETRIES, with
+// backoff), and all 100 finds succeed. Without the labels a failed checkout would be a plain
+// network error, retried once at once, and most finds would fail.
 func TestConnectionPoolBackpressure(t *testing.T) {
 	e := newEnv(t, envConfig{nodes: standalone(func(c *server.Config) {
 		c.ConnLimiter = server.ConnLimiterConfig{Enabled: true, RatePerSec: 20, BurstCapacitySecs: 1, MaxQueueDepth: 1}
@@ -309,7 +316,10 @@ func TestConnectionPoolBackpressure(t *testing.T) {
 			ok++
 		}
 	}
-	t.Logf("%d checkout failures, %d/100 finds succeeded", st.CheckoutFailed, ok)
+	if ok != 100 || st.Retries < st.CheckoutFailed || st.BackoffTotal == 0 {
+		t.Errorf("%d/100 finds succeeded after %d checkout failures, %d retries, %v of backoff; "+
+			"want 100/100, every failed checkout retried through the overload loop", ok, st.CheckoutFailed, st.Retries, st.BackoffTotal)
+	}
 }
 
 // TestPoolClearedProse1: Retryable Reads prose test 1 (PoolClearedError is retried): maxPoolSize 1,
@@ -401,5 +411,251 @@ func TestWaitQueueTimeout(t *testing.T) {
 		st.CheckoutFailed != 1 || st.AttemptsStarted != 1 {
 		t.Errorf("results %+v, checkout failures %d, commands started %d; want one op timed out after 5ms in the queue, 1 command",
 			res, st.CheckoutFailed, st.AttemptsStarted)
+	}
+}
+
+// TestDeprioritizedServersAccumulate: Client Backpressure, "Overload retry policy" rule 4 ("the
+// client MUST add the previously used server's address to the list of deprioritized server
+// addresses") and its pseudocode, where deprioritized_servers is created once per operation and
+// each retry appends to it: the list holds every server that failed, not just the last one.
+// Three servers whose round trips are 2, 60 and 120 ms, so that the 15 ms latency window makes
+// every selection deterministic (the fastest server left after the deprioritized filter); the
+// first two answer every find with 462. Attempt 1 goes to the fastest and fails; attempt 2 to the
+// next and fails; attempt 3 must avoid both, so it reaches the third and succeeds. A list that
+// kept only the last failed server would send attempt 3 back to the fastest. Sharded (every
+// retry deprioritizes the mongos) and a replica set read with nearest (overload retries
+// deprioritize: 2026-03; 2026-07 with enableOverloadRetargeting).
+func TestDeprioritizedServersAccumulate(t *testing.T) {
+	delays := []time.Duration{time.Millisecond, 30 * time.Millisecond, 60 * time.Millisecond}
+	cases := []struct {
+		name   string
+		kind   selection.TopologyKind
+		policy string
+	}{
+		{"sharded 2026-03", selection.Sharded, "mongodb-2026-03"},
+		{"sharded 2026-07", selection.Sharded, "mongodb-2026-07"},
+		{"replica set nearest 2026-03", selection.ReplicaSet, "mongodb-2026-03"},
+		{"replica set nearest 2026-07 with retargeting", selection.ReplicaSet, "mongodb-2026-07"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			loop := sim.NewLoop()
+			var cl *server.Cluster
+			var servers []*server.Server
+			var err error
+			if tc.kind == selection.Sharded {
+				cl, err = server.NewCluster(loop, server.ClusterConfig{Nodes: []server.Config{{Address: "s0", Role: wire.Primary,
+					ReplSetName: "rs0", RejectCost: server.DefaultRejectCost, HandshakeCost: server.DefaultHandshakeCost}}}, 1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, addr := range []string{"m1", "m2", "m3"} {
+					m, err := cl.AddMongos(server.Config{Address: addr, Role: wire.Mongos, Router: okRouter{},
+						RejectCost: server.DefaultRejectCost, HandshakeCost: server.DefaultHandshakeCost})
+					if err != nil {
+						t.Fatal(err)
+					}
+					servers = append(servers, m)
+				}
+			} else {
+				if cl, err = server.NewCluster(loop, server.ClusterConfig{Nodes: replicaSet3()}, 1); err != nil {
+					t.Fatal(err)
+				}
+				servers = cl.Nodes()
+			}
+			var nodes []Node
+			for i, s := range servers {
+				nodes = append(nodes, Node{Address: s.Address(), Handler: s,
+					Link: wire.NewLink(dist.Const(delays[i]), sim.NewStream(1, "link/"+s.Address()))})
+			}
+			for _, s := range servers[:2] {
+				fp, err := failpoint.New(failpoint.Config{Mode: failpoint.AlwaysOn(), FailCommands: []string{"find"},
+					ErrorCode: int(wire.IngressRequestRateLimitExceeded)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				s.SetFailPoint(0, fp)
+			}
+			o := opts(tc.policy, func(o *Options) {
+				o.EnableOverloadRetargeting = tc.policy == "mongodb-2026-07" && tc.kind == selection.ReplicaSet
+				if tc.kind == selection.ReplicaSet {
+					o.ReadPreference = selection.ReadPreference{Mode: selection.Nearest}
+				}
+			})
+			c, err := New(loop, o, tc.kind, nodes, 1, "client/test/0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.jitter = constJitter(0)
+			e := &env{t: t, loop: loop, cluster: cl, client: c}
+			r := e.run(sim.Time(time.Second), Spec{Kind: Find})[0] // after every RTT is known
+			var got []uint64
+			for _, s := range servers {
+				st := s.Snapshot(loop.Now())
+				got = append(got, st.FailPointErrors+st.Completed)
+			}
+			if !r.OK || r.Attempts != 3 || !slices.Equal(got, []uint64{1, 1, 1}) {
+				t.Errorf("ok=%v after %d attempts, finds per server (fastest first) %v; want success after 3, one find each: "+
+					"the third attempt avoids both servers that failed", r.OK, r.Attempts, got)
+			}
+		})
+	}
+}
+
+// TestOverloadReplyKeepsServer: SDAM error handling as Client Backpressure changed it
+// (server-discovery-and-monitoring.md, "Error handling": an error labelled
+// SystemOverloadedError does not mark the server Unknown and does not clear its pool) for a
+// command's reply — TestConnectionPoolBackpressure covers connection establishment. The primary
+// of a replica set answers every find with the row's error, jitter 0 so that retries come at
+// once. With the overload label, even on a code that SDAM otherwise acts on (a shutdown code,
+// which clears the pool, or a "not writable primary" or "node is recovering" code, which marks
+// the server Unknown), the operation makes its 1 + MAX_RETRIES attempts back to back on its one
+// connection, the pool is never cleared and the primary is still known at the end. The control
+// rows, the same codes without labels, show that the test sees SDAM act when it should.
+func TestOverloadReplyKeepsServer(t *testing.T) {
+	cases := []struct {
+		gloss    string
+		code     wire.Code
+		labels   []string // nil: the node's own labels (462 carries SystemOverloadedError and RetryableError)
+		overload bool
+		clears   bool // control rows: the error clears the pool
+	}{
+		{"462 IngressRequestRateLimitExceeded", wire.IngressRequestRateLimitExceeded, nil, true, false},
+		{"91 ShutdownInProgress with both labels", wire.ShutdownInProgress, overloadLabels, true, false},
+		{"11600 InterruptedAtShutdown with both labels", wire.InterruptedAtShutdown, overloadLabels, true, false},
+		{"10107 NotWritablePrimary with both labels", wire.NotWritablePrimary, overloadLabels, true, false},
+		{"11602 InterruptedDueToReplStateChange with both labels", wire.InterruptedDueToReplStateChange, overloadLabels, true, false},
+		{"control: 91 without labels", wire.ShutdownInProgress, []string{}, false, true},
+		{"control: 10107 without labels", wire.NotWritablePrimary, []string{}, false, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.gloss, func(t *testing.T) {
+			o := opts("mongodb-2026-03", nil)
+			e := newEnv(t, envConfig{nodes: replicaSet3(), kind: selection.ReplicaSet, opts: o, jitter: 0})
+			e.arm("a", failpoint.Config{Mode: failpoint.AlwaysOn(), FailCommands: []string{"find"},
+				ErrorCode: int(tc.code), ErrorLabels: tc.labels, HasErrorLabels: tc.labels != nil})
+			r := e.run(discovered, Spec{Kind: Find})[0]
+			st := e.client.Snapshot()
+			role := e.client.servers[0].role // "a", the moment the operation ended
+			if !tc.overload {
+				if role != wire.Unknown || (st.PoolClears > 0) != tc.clears {
+					t.Errorf("control: primary %v, %d pool clears; want Unknown, clears %v", role, st.PoolClears, tc.clears)
+				}
+				return
+			}
+			if r.OK || r.Attempts != 6 || !r.Err.Labels.Has(wire.SystemOverloadedError) {
+				t.Fatalf("ok=%v after %d attempts, error %v; want failure after 6 with SystemOverloadedError", r.OK, r.Attempts, r.Err)
+			}
+			if role != wire.Primary || st.PoolClears != 0 || st.ConnectionsCreated != 1 || st.ConnectionsClosed != 0 {
+				t.Errorf("primary %v, %d pool clears, %d connections created, %d closed; want Primary, 0, 1, 0",
+					role, st.PoolClears, st.ConnectionsCreated, st.ConnectionsClosed)
+			}
+			// No retry waited for a monitor check (minHeartbeatFrequencyMS, 500 ms) to find the
+			// server again.
+			if r.Latency() >= o.MinHeartbeatFrequency {
+				t.Errorf("the operation took %v, want the 6 attempts back to back (< %v)", r.Latency(), o.MinHeartbeatFrequency)
+			}
+		})
+	}
+}
+
+// TestFirstSelectionErrorPropagates: Retryable Reads, "Executing Retryable Read Commands": "When
+// selecting a server for the first attempt of a retryable read command, drivers MUST allow a
+// server selection error to propagate. In this case, the caller is able to infer that no attempt
+// was made" (Retryable Writes says the same of writes). With no suitable server the operation
+// ends when serverSelectionTimeoutMS (50 ms here) passes, with a server selection error — not a
+// timeout, nor an error of an attempt that was never made: no command started, no error kept.
+// TestNoServerForRetry is the other half: no server for a retry raises the previous error.
+func TestFirstSelectionErrorPropagates(t *testing.T) {
+	cases := []struct {
+		gloss string
+		nodes []server.Config
+		down  string // a member down from the start, never discovered
+		mode  selection.Mode
+		kind  OpKind
+	}{
+		{"find with read preference secondary, a primary only", replicaSet3()[:1], "", selection.Secondary, Find},
+		{"insert, the primary down", replicaSet3(), "a", selection.Primary, Insert},
+		{"runCommand, the primary down", replicaSet3(), "a", selection.Primary, RunCommand},
+	}
+	for _, rev := range revisions {
+		for _, tc := range cases {
+			t.Run(rev.policy+"/"+tc.gloss, func(t *testing.T) {
+				o := opts(rev.policy, func(o *Options) {
+					o.ServerSelectionTimeout = 50 * time.Millisecond
+					o.ReadPreference = selection.ReadPreference{Mode: tc.mode}
+				})
+				e := newEnv(t, envConfig{nodes: tc.nodes, kind: selection.ReplicaSet, opts: o, jitter: 0})
+				if tc.down != "" {
+					e.cluster.Node(tc.down).GoDown(0)
+				}
+				r := e.run(discovered, Spec{Kind: tc.kind})[0]
+				st := e.client.Snapshot()
+				if r.OK || r.Class != ErrServerSelection || r.Attempts != 0 || r.Retries != 0 || r.Err != (retry.Failure{}) ||
+					r.Latency() != 50*time.Millisecond || st.AttemptsStarted != 0 || st.CheckedOut != 0 {
+					t.Errorf("ok=%v class %v after %d attempts (%d retries), error %v, latency %v, %d commands started; "+
+						"want %v after 0 attempts, no error of an attempt, at 50ms, none started",
+						r.OK, r.Class, r.Attempts, r.Retries, r.Err, r.Latency(), st.AttemptsStarted, ErrServerSelection)
+				}
+			})
+		}
+	}
+}
+
+// TestCheckinBeforeBackoff: Client Backpressure, backpressure-connection-checkin (added in
+// 0535e651): "the connection is returned to the pool before each backoff" — a retry does not hold
+// its connection while it sleeps. The replay in TestMaxAttempts counts checkout/check-in pairs,
+// which a driver holding the connection through the sleep also produces; here another operation
+// needs that connection. maxPoolSize 1, two finds at once: op1 opens the one connection, op2
+// waits for it in the pool's queue. op1's find fails with an overload error (jitter 1: the
+// backoff is the first ceiling, 100 ms / 200 ms): the connection goes back to the pool first, so
+// op2 checks it out and succeeds while op1 sleeps, and op1's retry then finds it idle.
+func TestCheckinBeforeBackoff(t *testing.T) {
+	for _, rev := range revisions {
+		t.Run(rev.policy, func(t *testing.T) {
+			e := newEnv(t, envConfig{nodes: standalone(nil), kind: selection.Single,
+				opts: opts(rev.policy, func(o *Options) { o.MaxPoolSize = 1 }), jitter: 1})
+			e.arm("db", failpoint.Config{Mode: failpoint.Times(1), FailCommands: []string{"find"}, ErrorCode: 2,
+				ErrorLabels: overloadLabels, HasErrorLabels: true})
+			tr := &stepTracer{t0: discovered}
+			e.client.SetTracer(tr)
+			e.run(discovered, Spec{Kind: Find}, Spec{Kind: Find})
+			b := rev.backoffs[0] * time.Millisecond
+			checkTranscript(t, tr.lines, fmt.Sprintf(`
+0s op1 find issued at 0s
+0s op1 find checkout db
+0s op2 find issued at 0s
+0s op2 find checkout db
+2ms op1 find checkout db ended after 2ms: ok
+2ms op1 find attempt 1 sent to db
+2ms op1 find attempt 1 to db ended after 0s: code=2 labels=[SystemOverloadedError,RetryableError] network=false poolCleared=false overload=true
+2ms op2 find checkout db ended after 2ms: ok
+2ms op2 find attempt 1 sent to db
+2ms op1 find backoff 1 for %[1]v
+3ms op2 find attempt 1 to db ended after 1ms: ok
+3ms op2 find done ok=true class=none attempts=1 retries=0
+%[2]v op1 find backoff 1 ended after %[1]v of %[1]v
+%[2]v op1 find checkout db
+%[2]v op1 find checkout db ended after 0s: ok
+%[2]v op1 find attempt 2 sent to db
+%[3]v op1 find attempt 2 to db ended after 1ms: ok
+%[3]v op1 find done ok=true class=none attempts=2 retries=1
+`, b, 2*time.Millisecond+b, 3*time.Millisecond+b))
+			// The rule itself, whatever else the trace says: op2 had the connection before op1's
+			// backoff ended.
+			got, slept := -1, -1
+			for i, l := range tr.lines {
+				switch {
+				case got < 0 && strings.Contains(l, "op2 find checkout db ended") && strings.HasSuffix(l, ": ok"):
+					got = i
+				case slept < 0 && strings.Contains(l, "op1 find backoff 1 ended"):
+					slept = i
+				}
+			}
+			if got < 0 || slept < 0 || got > slept {
+				t.Errorf("op2 checked the connection out at trace line %d, op1's backoff ended at line %d: "+
+					"want op2 to get it while op1 sleeps", got+1, slept+1)
+			}
+		})
 	}
 }

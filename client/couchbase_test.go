@@ -38,11 +38,11 @@ func rejectAll(c *server.Config) {
 }
 
 // docs/model.md §9.9 through a real node: a KV get that the node's limiter rejects on every attempt
-// (KV 0x86) is retried by BestEffort with 0, 1, 2, …, 256, 500, 500, 500 ms between attempts
-// until its 2.5 s timeout. With instant replies the retries start at 0, 1, 3, … 511, 1011, 1511,
-// 2011 ms: 14 attempts, the next retry capped to the deadline and cancelled, and the
-// application sees a timeout. A 40 ms round trip moves the 13th attempt's failure to 2031 ms, so
-// its retry would land at 2531 ms: 13 attempts.
+// (KV 0x86) is retried by BestEffort with 0, 1, 2, …, 256, 512, 500, 500 ms between attempts
+// until its 2.5 s timeout. With instant replies the retries start at 0, 1, 3, … 511, 1023, 1523,
+// 2023 ms: 14 attempts, the next retry capped to the deadline and cancelled, and the
+// application sees a timeout. A 40 ms round trip moves the 13th attempt's failure to 2043 ms, so
+// its retry would land at 2543 ms: 13 attempts.
 func TestCouchbaseTotalRejection(t *testing.T) {
 	for _, tc := range []struct {
 		delay    time.Duration
@@ -60,6 +60,27 @@ func TestCouchbaseTotalRejection(t *testing.T) {
 		}
 		if r.Err.Code != wire.KVTemporaryFailure {
 			t.Errorf("the timeout carries %v, want the last error, KV TemporaryFailure", r.Err)
+		}
+	}
+}
+
+// RFC 0049, "Response Code Retry List": "once a complete, known response is received it should not
+// be retried, unless specifically outlined in this list". The query service's overload answer
+// (HTTP 503 "Request queue full", 1117) is not on it: a query against a node that rejects
+// everything fails on its first attempt, read-only (idempotent) or not, and BestEffort is never
+// asked; the decision is logged as not retried for UNKNOWN. (Retried as if BestEffort applied, a
+// read-only query would make 159 attempts in its 75 s timeout.)
+func TestCouchbaseUnknownResponseFailsAtOnce(t *testing.T) {
+	for _, kind := range []OpKind{QueryReadonly, Query} {
+		e := couchbaseEnv(t, retry.NameCouchbaseBestEffort, 0, rejectAll)
+		r := e.run(discovered, Spec{Kind: kind})[0]
+		st := e.client.Snapshot()
+		if r.OK || r.Attempts != 1 || r.Retries != 0 || r.Class != ErrOverload || r.Err.Code != wire.QueryRequestQueueFull {
+			t.Errorf("%v: %+v; want one attempt failing with the query service's RequestQueueFull", kind, r)
+		}
+		if st.NotRetriedByReason[retry.ReasonUnknown] != 1 || st.RetriedByReason[retry.ReasonUnknown] != 0 {
+			t.Errorf("%v: UNKNOWN retried %d, not retried %d; want 0 and 1", kind,
+				st.RetriedByReason[retry.ReasonUnknown], st.NotRetriedByReason[retry.ReasonUnknown])
 		}
 	}
 }

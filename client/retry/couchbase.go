@@ -35,34 +35,62 @@ func ControlledBackoff(retryAttempts int) time.Duration {
 	return time.Second
 }
 
-// BestEffortBackoff is the reference backoff calculator of the BestEffort strategy (the JVM
-// core's Backoff.exponential(1 ms, 500 ms, factor 2, not based on the previous value), as
-// docs/model.md §9.9 states it): for the retry that follows n retries, 1 ms × (long)2^(n−1), held
-// at 500 ms once it reaches it. The integer truncation makes the first retry (n = 0, 2^−1 = 0.5)
-// immediate; then 1, 2, 4, … 256 ms, then 500 ms (2^9 = 512 is clamped) for good. No jitter.
-func BestEffortBackoff(retryAttempts int) time.Duration {
+// BestEffortBackoff is the reference backoff calculator of the BestEffort strategy, the JVM
+// core's Backoff.exponential(1 ms, 500 ms, factor 2, basedOnPreviousValue false), which RFC 0049
+// ("Best Effort") links as its reference. For the retry that follows retryAttempts = n retries,
+// given the delay the previous retry was dispatched after (RequestContext.lastRetryDuration; 0
+// before the first retry):
+//
+//	if the previous delay ≥ 500 ms:  500 ms
+//	else:                            1 ms × (long)2^(n−1)
+//
+// Nothing else bounds it: the strategy takes BackoffDelay.delay() as computed, without the
+// min/max sanitising of the reactor retry loop. So the integer truncation makes the first retry
+// (n = 0, 2^−1 = 0.5) immediate; then 1, 2, 4, … 256 ms; the retry after 10 retries gets 2^9 =
+// 512 ms, and every later one 500 ms, because the one before it was at least 500 ms. No jitter.
+// A previous delay under 500 ms after ten retries cannot happen (docs/model.md §9.9); such a call
+// is held at 2^40 ms, which any request deadline caps, rather than overflow.
+func BestEffortBackoff(retryAttempts int, lastRetryDuration time.Duration) time.Duration {
+	const maxShift = 40
 	switch {
+	case lastRetryDuration >= BestEffortMaxDelay:
+		return BestEffortMaxDelay
 	case retryAttempts <= 0:
 		return 0
-	case retryAttempts-1 >= 9: // 2^9 ms ≥ 500 ms, and larger shifts would overflow
+	}
+	return time.Millisecond << min(retryAttempts-1, maxShift)
+}
+
+// lastRetryDuration is RequestContext.lastRetryDuration of a request retried n times so far, its
+// latest retry for reason prev: the delay that retry was dispatched after, 0 before any. That is
+// the controlled ladder's step n−1 for an always-retry reason, else BestEffort's own delay n−1,
+// which it computes as if every earlier retry had been BestEffort's: exact unless a ladder delay
+// of 500 ms or more came earlier still (docs/model.md §9.9, departures).
+func lastRetryDuration(n int, prev Reason) time.Duration {
+	switch {
+	case n <= 0:
+		return 0
+	case prev.AlwaysRetry():
+		return ControlledBackoff(n - 1)
+	case n-1 > 10: // BestEffort's delays reach 512 ms at 10 retries and are 500 ms after
 		return BestEffortMaxDelay
 	}
-	return min(BestEffortMaxDelay, time.Duration(1)<<(retryAttempts-1)*time.Millisecond)
+	return BestEffortBackoff(n-1, 0)
 }
 
 // strategy is a Couchbase RetryStrategy: retryAfter answers a delay, or ok = false for
-// RetryAction.noRetry().
+// RetryAction.noRetry(). last is the request's lastRetryDuration (0 before the first retry).
 type strategy interface {
-	retryAfter(st *State, r Reason) (d time.Duration, ok bool)
+	retryAfter(st *State, r Reason, last time.Duration) (d time.Duration, ok bool)
 }
 
 // bestEffort is the BestEffort strategy: retry if the request is idempotent or the reason
 // allows non-idempotent retry, after the reference backoff.
 type bestEffort struct{}
 
-func (bestEffort) retryAfter(st *State, r Reason) (time.Duration, bool) {
+func (bestEffort) retryAfter(st *State, r Reason, last time.Duration) (time.Duration, bool) {
 	if st.class.Idempotent || r.AllowsNonIdempotentRetry() {
-		return BestEffortBackoff(st.retries), true
+		return BestEffortBackoff(st.retries, last), true
 	}
 	return 0, false
 }
@@ -71,7 +99,7 @@ func (bestEffort) retryAfter(st *State, r Reason) (time.Duration, bool) {
 // still retries always-retry reasons.
 type failFast struct{}
 
-func (failFast) retryAfter(*State, Reason) (time.Duration, bool) { return 0, false }
+func (failFast) retryAfter(*State, Reason, time.Duration) (time.Duration, bool) { return 0, false }
 
 // couchbase is a Couchbase SDK3 client's retry handling: the RetryOrchestrator with a
 // RetryStrategy. Per request it keeps the RFC's annotation in State: idempotent (Class), retry
@@ -108,7 +136,7 @@ func (p *couchbase) RequestTimeout(c Class) time.Duration {
 	return p.opts.requestTimeout(c)
 }
 
-// Failed is the RFC's RetryOrchestrator.maybeRetry, line by line:
+// Failed hands a failed attempt to the RFC's RetryOrchestrator.maybeRetry, line by line:
 //
 //	if reason.alwaysRetry(): dispatch after controlledBackoff(retryAttempts);
 //	    incrementRetryAttempts; log; return
@@ -117,20 +145,37 @@ func (p *couchbase) RequestTimeout(c Class) time.Duration {
 //	    dispatch after potentiallyCapDuration(duration)
 //	else: logNotRetried; fail the request
 //
-// "Log" is Decision.Reason, which the client counts per reason, retried or not. The pseudocode
-// caps only the strategy's delay; the JVM core caps the controlled backoff the same way, and so
-// does this: either way the request ends at its deadline, never later. A capped delay is the
-// time left to the deadline, and such a retry is cancelled when it fires (Decision.Cancel). f is
-// what the application receives if the request fails now: the latest error.
+// Only a failure with one of the RFC's retry reasons gets there. An UNKNOWN one (a response the
+// "Response Code Retry List" does not name, or KV Locked on unlock) fails the request at once,
+// whatever the strategy and the request's idempotency: "once a complete, known response is
+// received it should not be retried, unless specifically outlined in this list", and "All
+// unexpected/unknown retry errors must not be retried" (RFC 0049, "Response Code Retry List" and
+// "RetryReason"); KV Locked on unlock "the retry handler should never see".
+//
+// "Log" is Decision.Reason, which the client counts per reason, retried or not; a request failed
+// for UNKNOWN is counted as not retried for UNKNOWN. The pseudocode caps only the strategy's
+// delay; the JVM core caps the controlled backoff the same way, and so does this: either way the
+// request ends at its deadline, never later. A capped delay is the time left to the deadline, and
+// such a retry is cancelled when it fires (Decision.Cancel). f is what the application receives
+// if the request fails now: the latest error.
 func (p *couchbase) Failed(st *State, f Failure, now sim.Time, _ Jitter) Decision {
+	prev := ReasonNone // the reason the previous retry was for, if any
+	if st.hasKept {
+		prev = ReasonOf(st.kept, st.class)
+	}
 	st.kept, st.hasKept = f, true
 	reason := ReasonOf(f, st.class)
+	if reason == ReasonUnknown {
+		dec := st.stop(NotRetryable)
+		dec.Reason = reason
+		return dec
+	}
 	var d time.Duration
 	if reason.AlwaysRetry() {
 		d = ControlledBackoff(st.retries)
 	} else {
 		var ok bool
-		if d, ok = p.strategy.retryAfter(st, reason); !ok {
+		if d, ok = p.strategy.retryAfter(st, reason, lastRetryDuration(st.retries, prev)); !ok {
 			dec := st.stop(p.refused)
 			dec.Reason = reason
 			return dec

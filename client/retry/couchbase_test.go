@@ -115,29 +115,101 @@ func TestReasonOf(t *testing.T) {
 	}
 }
 
-// docs/model.md §9.9: the reference calculator gives 0 (integer truncation of 2^-1), 1, 2, 4, …, 256
-// ms, then 500 ms for good. The controlled ladder is 1, 10, 50, 100, 500, then 1000 ms.
+// RFC 0049, "Best Effort": "an exponential delay that retries the first attempts fairly quickly
+// but then takes a bit longer", by the reference backoff calculator the RFC links (the JVM core's
+// Backoff.exponential(1 ms, 500 ms, 2, false), docs/model.md §9.9). Each row is one retry: the
+// retries before it, the delay the previous retry waited (lastRetryDuration) and the delay it
+// gets. The first fourteen rows are the whole sequence of a request retried only by BestEffort,
+// each row's last the row before's delay: 0 (2^−1 truncated), 1, 2, 4, … 256 ms, then 2^9 = 512 ms
+// for the retry after ten retries (nothing clamps the computed value), then 500 ms for good
+// because the previous delay was at least 500 ms. The last rows are the previous-duration rule
+// after an always-retry reason's controlled backoff.
+func TestBestEffortBackoffTable(t *testing.T) {
+	ms := time.Millisecond
+	tests := []struct {
+		gloss   string
+		retries int
+		last    time.Duration
+		want    time.Duration
+	}{
+		{"1st retry: 1ms × (long)2^−1 = 0", 0, 0, 0},
+		{"2nd retry", 1, 0, 1 * ms},
+		{"3rd retry", 2, 1 * ms, 2 * ms},
+		{"4th retry", 3, 2 * ms, 4 * ms},
+		{"5th retry", 4, 4 * ms, 8 * ms},
+		{"6th retry", 5, 8 * ms, 16 * ms},
+		{"7th retry", 6, 16 * ms, 32 * ms},
+		{"8th retry", 7, 32 * ms, 64 * ms},
+		{"9th retry", 8, 64 * ms, 128 * ms},
+		{"10th retry", 9, 128 * ms, 256 * ms},
+		{"11th retry (after 10 retries): 2^9 = 512ms, not clamped", 10, 256 * ms, 512 * ms},
+		{"12th retry: the previous 512ms ≥ 500ms", 11, 512 * ms, 500 * ms},
+		{"13th retry", 12, 500 * ms, 500 * ms},
+		{"14th retry", 13, 500 * ms, 500 * ms},
+		{"previous just under 500ms: the exponent decides", 2, 499 * ms, 2 * ms},
+		{"after the controlled ladder's 500ms", 5, 500 * ms, 500 * ms},
+		{"after the controlled ladder's 1000ms", 6, time.Second, 500 * ms},
+	}
+	var last time.Duration
+	for i, tc := range tests {
+		if got := BestEffortBackoff(tc.retries, tc.last); got != tc.want {
+			t.Errorf("%s: BestEffortBackoff(%d, %v) = %v, want %v", tc.gloss, tc.retries, tc.last, got, tc.want)
+		}
+		if i < 14 && tc.last != last {
+			t.Fatalf("%s: the table's sequence is broken: last %v, want the previous row's %v", tc.gloss, tc.last, last)
+		}
+		last = tc.want
+	}
+	// Out of reach (after ten retries the previous delay is always ≥ 500ms), but no overflow.
+	if d := BestEffortBackoff(1<<20, 0); d <= 0 || d < 500*ms {
+		t.Errorf("BestEffortBackoff(1<<20, 0) = %v, want a positive delay of at least 500ms", d)
+	}
+}
+
+// docs/model.md §9.9: the orchestrator's controlled ladder is 1, 10, 50, 100, 500, then 1000 ms;
+// a request retried only by BestEffort waits 0, 1, 2, … 256, 512, then 500 ms.
 func TestCouchbaseBackoffSequences(t *testing.T) {
-	var best, ladder []time.Duration
+	var ladder []time.Duration
 	for n := range 14 {
-		best = append(best, BestEffortBackoff(n))
 		ladder = append(ladder, ControlledBackoff(n))
 	}
 	ms := time.Millisecond
-	if want := []time.Duration{0, 1 * ms, 2 * ms, 4 * ms, 8 * ms, 16 * ms, 32 * ms, 64 * ms, 128 * ms, 256 * ms,
-		500 * ms, 500 * ms, 500 * ms, 500 * ms}; !slices.Equal(best, want) {
-		t.Errorf("BestEffortBackoff(0..13) = %v, want %v", best, want)
-	}
 	if want := []time.Duration{1 * ms, 10 * ms, 50 * ms, 100 * ms, 500 * ms, time.Second, time.Second, time.Second,
 		time.Second, time.Second, time.Second, time.Second, time.Second, time.Second}; !slices.Equal(ladder, want) {
 		t.Errorf("ControlledBackoff(0..13) = %v, want %v", ladder, want)
 	}
-	if BestEffortBackoff(1<<20) != BestEffortMaxDelay || ControlledBackoff(-1) != time.Second {
-		t.Error("large attempt counts must not overflow")
+	if ControlledBackoff(-1) != time.Second {
+		t.Error("ControlledBackoff(-1): want the default 1000ms")
+	}
+	// Through the policy, each delay feeding the next retry's lastRetryDuration.
+	p := mustNew(t, NameCouchbaseBestEffort, DefaultOptions())
+	var st State
+	p.Begin(&st, kvUpsert, sim.Never)
+	var best []time.Duration
+	for range 14 {
+		best = append(best, p.Failed(&st, kvTempFail, 0, nil).Backoff)
+	}
+	if want := []time.Duration{0, 1 * ms, 2 * ms, 4 * ms, 8 * ms, 16 * ms, 32 * ms, 64 * ms, 128 * ms, 256 * ms,
+		512 * ms, 500 * ms, 500 * ms, 500 * ms}; !slices.Equal(best, want) {
+		t.Errorf("BestEffort's delays for 14 temporary failures = %v, want %v", best, want)
+	}
+	// The previous-duration rule through the orchestrator: five not-my-vbuckets (1, 10, 50, 100,
+	// 500 ms) leave lastRetryDuration at 500ms, so the temporary failure that follows waits
+	// 500ms, not 2^4 = 16ms.
+	p.Begin(&st, kvUpsert, sim.Never)
+	for range 5 {
+		p.Failed(&st, kvNMVB, 0, nil)
+	}
+	if d := p.Failed(&st, kvTempFail, 0, nil); d.Backoff != 500*ms {
+		t.Errorf("temporary failure after five not-my-vbuckets: %v, want 500ms", d.Backoff)
 	}
 }
 
 // RFC 0049, RetryOrchestrator and the strategies: reason × idempotency × stage → retry or fail.
+// A response the "Response Code Retry List" does not name is UNKNOWN and fails the request at
+// once, idempotent or not: "once a complete, known response is received it should not be
+// retried, unless specifically outlined in this list"; "All unexpected/unknown retry errors must
+// not be retried" ("RetryReason").
 func TestOrchestratorTable(t *testing.T) {
 	tests := []struct {
 		gloss      string
@@ -153,8 +225,10 @@ func TestOrchestratorTable(t *testing.T) {
 		{"temporary failure, non-idempotent: no state changed", kvTempFail, kvUpsert, true, false},
 		{"not my vbucket: always retried, even by fail-fast", kvNMVB, kvUpsert, true, true},
 		{"views no active partition: always", Failure{Code: wire.HTTPFound}, viewReq, true, true},
-		{"unknown response, idempotent: BestEffort retries idempotent requests", Failure{Code: wire.QueryRequestQueueFull}, queryRO, true, false},
+		{"unknown response, idempotent: never reaches the orchestrator", Failure{Code: wire.QueryRequestQueueFull}, queryRO, false, false},
 		{"unknown response, non-idempotent", Failure{Code: wire.QueryRequestQueueFull}, queryWrite, false, false},
+		{"unlisted search 503, idempotent", Failure{Code: wire.HTTPServiceUnavailable}, searchReq, false, false},
+		{"a MongoDB 462 on a KV get, idempotent", rejected, kvGet, false, false},
 		{"search 429, idempotent", Failure{Code: wire.HTTPTooManyRequests}, searchReq, true, false},
 		{"locked on unlock, non-idempotent", Failure{Code: wire.KVLocked}, kvUnlock, false, false},
 	}
@@ -176,6 +250,9 @@ func TestOrchestratorTable(t *testing.T) {
 			if !d.Retry && (d.Err != tc.f || st.Retries() != 0) {
 				t.Errorf("%s: %s gave up with %v after %d retries, want the failure itself", tc.gloss, p.name, d.Err, st.Retries())
 			}
+			if d.Reason == ReasonUnknown && d.Why != NotRetryable {
+				t.Errorf("%s: %s gave up on UNKNOWN with %v, want NotRetryable: no strategy is asked", tc.gloss, p.name, d.Why)
+			}
 		}
 	}
 }
@@ -184,7 +261,7 @@ func TestOrchestratorTable(t *testing.T) {
 // lets BestEffort take one.
 type fixedStrategy time.Duration
 
-func (f fixedStrategy) retryAfter(*State, Reason) (time.Duration, bool) {
+func (f fixedStrategy) retryAfter(*State, Reason, time.Duration) (time.Duration, bool) {
 	return time.Duration(f), true
 }
 
@@ -215,8 +292,8 @@ func TestCapping(t *testing.T) {
 }
 
 // docs/model.md §9.9 (derived): under total rejection with instant failures, BestEffort's delays sum
-// to 0, 1, 3, 7, …, 511, 1011, 1511, 2011 ms, so 13 retries start inside the 2.5 s KV timeout:
-// 14 attempts; the 14th retry's 500 ms is capped to the 489 ms left and cancelled.
+// to 0, 1, 3, 7, …, 511, 1023, 1523, 2023 ms, so 13 retries start inside the 2.5 s KV timeout:
+// 14 attempts; the 14th retry's 500 ms is capped to the 477 ms left and cancelled.
 func TestWorstCaseAttemptsInKVTimeout(t *testing.T) {
 	p := mustNew(t, NameCouchbaseBestEffort, DefaultOptions())
 	timeout, ok := RequestTimeout(p, kvGet)
@@ -243,8 +320,8 @@ func TestWorstCaseAttemptsInKVTimeout(t *testing.T) {
 	if attempts != 14 || now != deadline {
 		t.Errorf("%d attempts, ended at %v; want 14 attempts, cancelled at the 2.5s deadline", attempts, time.Duration(now))
 	}
-	if last := starts[len(starts)-1]; last != 2011*time.Millisecond {
-		t.Errorf("last retry started at %v, want 2.011s", last)
+	if last := starts[len(starts)-1]; last != 2023*time.Millisecond {
+		t.Errorf("last retry started at %v, want 2.023s", last)
 	}
 	if got := st.Reasons(); !slices.Equal(got, []Reason{ReasonKVTemporaryFailure}) {
 		t.Errorf("Reasons() = %v", got)

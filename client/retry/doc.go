@@ -36,8 +36,10 @@
 // KV_COLLECTION_OUTDATED, VIEWS_NO_ACTIVE_PARTITION) is retried after the controlled ladder 1,
 // 10, 50, 100, 500, then 1000 ms whatever the strategy; otherwise BestEffort retries a request
 // that is idempotent (Class.Idempotent) or whose reason allows non-idempotent retry, after
-// BestEffortBackoff (0, 1, 2, 4, … 256 ms, then 500 ms; no jitter, no attempt limit), and
-// FailFast never does. Every delay is capped at the request's deadline (Decision.Cancel: the
+// BestEffortBackoff (0, 1, 2, 4, … 256, 512 ms, then 500 ms, and 500 ms after any delay of 500 ms
+// or more, as the reference calculator gives; no jitter, no attempt limit), and FailFast never
+// does. A response the RFC does not list (UNKNOWN) is never handed to the orchestrator: the
+// request fails at once. Every delay is capped at the request's deadline (Decision.Cancel: the
 // request is cancelled as a timeout when the capped delay ends). Each Decision names its Reason,
 // retried or not, for the client to log. The application receives the latest error.
 //

@@ -117,7 +117,8 @@ var viewsTemporary = map[int]bool{300: true, 301: true, 303: true, 307: true, 40
 //     (prepared statement failure) and 5000 with "queryport.indexNotFound". Search: HTTP 429.
 //     Views: 302, then 300, 301, 303, 307, 401, 408, 409, 412, 416, 417, 501–504. Any other
 //     response, success aside, is UNKNOWN: "once a complete, known response is received it
-//     should not be retried, unless specifically outlined in this list".
+//     should not be retried, unless specifically outlined in this list". The Couchbase policies
+//     fail an UNKNOWN request at once, without asking the strategy, idempotent or not.
 //
 // The view rules that read the response text (404 with "missing", 500 without not_found or
 // badarg) are not modelled: the model's replies carry no text.

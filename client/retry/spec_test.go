@@ -239,6 +239,155 @@ func TestBackoffCap(t *testing.T) {
 	}
 }
 
+// TestMaxBackoffTenSeconds pins MAX_BACKOFF to the number the Client Backpressure text gives,
+// "Overload retry policy" rule 3: "`MAX_BACKOFF` is 10000ms" (pseudocode: `MAX_BACKOFF = 10 #
+// 10000ms`). TestBackoffCap compares with the MaxBackoff constant, which would follow the
+// constant anywhere; every expectation here is a literal number of milliseconds. Jitter is 1, so
+// each backoff is its ceiling min(MAX_BACKOFF, BASE × 2^exponent): the cases put the uncapped
+// ceiling under, at and over 10 s, through the server's baseBackoffMS and through the exponent.
+// Under 2026-03 (exponent attempt − 1) five retries never pass 1.6 s, so its formula is checked
+// directly, at the attempts where it would reach the cap.
+func TestMaxBackoffTenSeconds(t *testing.T) {
+	withBase := func(ms int64) Failure {
+		f := specOverload
+		f.BaseBackoffMS = ms
+		return f
+	}
+	tests := []struct {
+		gloss   string
+		f       Failure
+		retries int   // maxAdaptiveRetries and failures: the last retry's backoff is checked
+		wantMS  int64 // the spec's milliseconds
+	}{
+		{"baseBackoffMS 4900, attempt 1: 9800 ms, under the cap", withBase(4900), 1, 9800},
+		{"baseBackoffMS 5000, attempt 1: 10000 ms, the cap itself", withBase(5000), 1, 10000},
+		{"baseBackoffMS 6000, attempt 1: 12000 ms, capped", withBase(6000), 1, 10000},
+		{"baseBackoffMS MaxInt64: capped", withBase(math.MaxInt64), 1, 10000},
+		{"BASE 100 ms, attempt 6: 6400 ms", specOverload, 6, 6400},
+		{"BASE 100 ms, attempt 7: 12800 ms, capped", specOverload, 7, 10000},
+		{"BASE 100 ms, attempt 40: capped", specOverload, 40, 10000},
+	}
+	for _, tc := range tests {
+		p := mustNew(t, NameMongoDB202607, opts(func(o *Options) { o.MaxAdaptiveRetries = tc.retries }))
+		tr := run(t, p, find, times(tc.retries, tc.f), env{jitter: constJitter(1)})
+		if !tr.ok || len(tr.backoffs) != tc.retries {
+			t.Fatalf("2026-07, %s: ok=%v after %d retries, want success after %d", tc.gloss, tr.ok, len(tr.backoffs), tc.retries)
+		}
+		if got, want := tr.backoffs[tc.retries-1], time.Duration(tc.wantMS)*time.Millisecond; got != want {
+			t.Errorf("2026-07, %s: backoff %v, want %v", tc.gloss, got, want)
+		}
+	}
+	// 2026-03: jitter × min(MAX_BACKOFF, BASE_BACKOFF × 2^(attempt−1)).
+	for _, tc := range []struct {
+		attempt int
+		wantMS  int64
+	}{{5, 1600}, {7, 6400}, {8, 10000}, {64, 10000}, {1000, 10000}} {
+		if got, want := backoff(constJitter(1), BaseBackoff, tc.attempt-1), time.Duration(tc.wantMS)*time.Millisecond; got != want {
+			t.Errorf("2026-03 formula, attempt %d: backoff %v, want %v", tc.attempt, got, want)
+		}
+	}
+}
+
+// TestBackoffExponentCountsEveryRetry checks Client Backpressure, "Overload retry policy" rule 1:
+// "`attempt` is the execution attempt number (starting with 0). Note that `attempt` includes
+// retries for errors that are not overload errors". The backoff's exponent is that attempt, not
+// the number of overload errors seen: an operation whose first attempt fails with a retryable
+// error that is not an overload error (retried at once, rule "backoff MUST be applied if and
+// only if the error is an overload error") and whose second fails with 462 backs off with the
+// second step's ceiling — 2026-03: 100 ms × 2^(2−1) = 200 ms; 2026-07: 100 ms × 2^2 = 400 ms,
+// or 50 ms × 2^2 = 200 ms with baseBackoffMS 50 — never the first step's.
+func TestBackoffExponentCountsEveryRetry(t *testing.T) {
+	ns := code(wire.ShutdownInProgress, 0)
+	netWrite := netErr.withLabels(wire.RetryableWriteError)
+	with50 := rejected
+	with50.BaseBackoffMS = 50
+	tests := []struct {
+		gloss         string
+		policy        string
+		class         Class
+		first, second Failure
+		want          time.Duration // the second retry's backoff, jitter 1
+	}{
+		{"find: network error, then 462", NameMongoDB202603, find, netErr, rejected, 200 * time.Millisecond},
+		{"find: 91, then 462", NameMongoDB202603, find, ns, rejected, 200 * time.Millisecond},
+		{"insertOne: network error, then 462", NameMongoDB202603, insert, netWrite, rejected, 200 * time.Millisecond},
+		{"find: network error, then 462", NameMongoDB202607, find, netErr, rejected, 400 * time.Millisecond},
+		{"find: 91, then 462", NameMongoDB202607, find, ns, rejected, 400 * time.Millisecond},
+		{"insertOne: network error, then 462", NameMongoDB202607, insert, netWrite, rejected, 400 * time.Millisecond},
+		{"find: network error, then 462 with baseBackoffMS 50", NameMongoDB202607, find, netErr, with50, 200 * time.Millisecond},
+	}
+	for _, tc := range tests {
+		s := func(i int) (Failure, bool) {
+			switch i {
+			case 0:
+				return tc.first, false
+			case 1:
+				return tc.second, false
+			}
+			return Failure{}, true
+		}
+		tr := run(t, mustNew(t, tc.policy, DefaultOptions()), tc.class, s, env{jitter: constJitter(1)})
+		if want := []time.Duration{0, tc.want}; !tr.ok || tr.attempts != 3 || !slices.Equal(tr.backoffs, want) {
+			t.Errorf("%s, %s: ok=%v after %d attempts, backoffs %v; want success after 3, backoffs %v",
+				tc.policy, tc.gloss, tr.ok, tr.attempts, tr.backoffs, want)
+		}
+	}
+}
+
+// retryableReadCodes is the table of Retryable Reads, "Terms: Retryable Error": "a server error
+// response with any the following codes", name and number as the spec lists them.
+var retryableReadCodes = []struct {
+	name string
+	code wire.Code
+}{
+	{"ExceededTimeLimit", 262}, {"InterruptedAtShutdown", 11600}, {"InterruptedDueToReplStateChange", 11602},
+	{"NotWritablePrimary", 10107}, {"NotPrimaryNoSecondaryOk", 13435}, {"NotPrimaryOrSecondary", 13436},
+	{"PrimarySteppedDown", 189}, {"ReadConcernMajorityNotAvailableYet", 134}, {"ShutdownInProgress", 91},
+	{"HostNotFound", 7}, {"HostUnreachable", 6}, {"NetworkTimeout", 89}, {"SocketException", 9001},
+}
+
+// TestRetryableReadCodes pins the 13 retryable error codes of Retryable Reads ("Terms: Retryable
+// Error"; network errors and PoolClearedError are the table's other criteria, checked by
+// TestEligibility and TestPoolCleared). Each code, without labels, fails a find once: every
+// policy implementing Retryable Reads retries it, once and at once, on the same server (a replica
+// set); the same error on a write that no retryable-writes rule covers is not retried. Every other
+// code the model names fails the find for good.
+func TestRetryableReadCodes(t *testing.T) {
+	if len(retryableReadCodes) != 13 {
+		t.Fatalf("%d codes in the table, the spec lists 13", len(retryableReadCodes))
+	}
+	listed := map[wire.Code]bool{}
+	for _, rc := range retryableReadCodes {
+		listed[rc.code] = true
+		if got := rc.code.String(); got != rc.name {
+			t.Errorf("code %d is named %q, the spec names it %s", int(rc.code), got, rc.name)
+		}
+	}
+	for _, name := range []string{NameMongoDB202603, NameMongoDB202607, NameLegacy} {
+		p := mustNew(t, name, DefaultOptions())
+		for _, rc := range retryableReadCodes {
+			f := code(rc.code, 0)
+			if tr := run(t, p, find, times(1, f), env{}); !tr.ok || tr.attempts != 2 || tr.backoffs[0] != 0 || tr.deprio[0] {
+				t.Errorf("%s: find failing once with %v: ok=%v after %d attempts, backoffs %v, deprioritize %v; want success after 2, at once, same server",
+					name, f, tr.ok, tr.attempts, tr.backoffs, tr.deprio)
+			}
+			if tr := run(t, p, updateMany, times(1, f), env{}); tr.ok || tr.attempts != 1 || tr.why != NotRetryable {
+				t.Errorf("%s: updateMany failing with %v: ok=%v after %d attempts (%v); want failure after 1 (NotRetryable)",
+					name, f, tr.ok, tr.attempts, tr.why)
+			}
+		}
+		for _, c := range wire.KnownCodes() {
+			if c == wire.OK || listed[c] {
+				continue
+			}
+			if tr := run(t, p, find, times(1, code(c, 0)), env{}); tr.ok || tr.attempts != 1 || tr.why != NotRetryable {
+				t.Errorf("%s: find failing with %v(%d): ok=%v after %d attempts (%v); want failure after 1 (NotRetryable)",
+					name, c, int(c), tr.ok, tr.attempts, tr.why)
+			}
+		}
+	}
+}
+
 // TestProse2TokenBucketCapacity checks Client Backpressure prose test 2 (2026-03): with
 // adaptiveRetries the bucket starts full at DEFAULT_RETRY_TOKEN_CAPACITY and a successful ping
 // (runCommand) does not push it above capacity.

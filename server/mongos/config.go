@@ -46,8 +46,8 @@ type Config struct {
 
 	// OverloadAwareServerSelection is overloadAwareServerSelectionEnabled: when true, host
 	// targeting leaves out the shard members that answered this command with an overload error
-	// (unless that leaves none). Default false: docs/model.md §7.6 notes that the server's
-	// default is not known, and its tests set it true to enable retargeting.
+	// (unless that leaves none). Default false, as the MongoDB manual states ("By default,
+	// overloadAwareServerSelectionEnabled is set to false"; docs/model.md §7.1).
 	OverloadAwareServerSelection bool
 
 	// ExhaustedLabels are the labels of the overload error a mongos returns once it stops

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"overloadsim/field"
+	"overloadsim/server/failpoint"
 	"overloadsim/sim"
 	"overloadsim/wire"
 )
@@ -122,5 +123,31 @@ func TestStreams(t *testing.T) {
 	want := []string{"mongos/m1/shard", "mongos/m1/target", "mongos/m1/jitter"}
 	if got := w.router.Streams(); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("Streams() = %v, want %v", got, want)
+	}
+}
+
+// docs/model.md §7.1: overloadAwareServerSelectionEnabled is off by default. The MongoDB manual
+// ("Routing with mongos", "Targeting Behavior Under Overload"): "By default,
+// `overloadAwareServerSelectionEnabled` is set to `false`." So a router built from DefaultConfig
+// keeps sending a primaryPreferred read's overload retries to the overloaded primary: the
+// primary fails three times, and all three retries go back to it, none retargeted.
+func TestOverloadAwareDefaultOff(t *testing.T) {
+	if DefaultConfig().OverloadAwareServerSelection {
+		t.Fatal("DefaultConfig().OverloadAwareServerSelection = true, want false (the server's default)")
+	}
+	w := newWorld(t, DefaultConfig(), 1, rs(3))
+	w.fail(0, 0, "find", wire.IngressRequestRateLimitExceeded, failpoint.Times(3))
+	w.run(time.Second) // RTT pings
+	w.drv.Send(w.loop.Now(), wire.Find, read(wire.ReadPrimaryPreferred))
+	w.run(30 * time.Second)
+	if a := w.drv.Only(t); !a.OK() {
+		t.Fatalf("driver got %+v, want OK after the primary's three failures", a.Reply)
+	}
+	st := w.router.Stats()[0]
+	if st.NumRetriesDueToOverloadAttempted != 3 || st.NumRetriesRetargetedDueToOverload != 0 ||
+		w.attempts(0, 0) != 4 || w.attempts(0, 1) != 0 || w.attempts(0, 2) != 0 {
+		t.Errorf("retries %d, retargeted %d, attempts on primary %d and secondaries %d, %d; want 3, 0, 4, 0, 0",
+			st.NumRetriesDueToOverloadAttempted, st.NumRetriesRetargetedDueToOverload,
+			w.attempts(0, 0), w.attempts(0, 1), w.attempts(0, 2))
 	}
 }

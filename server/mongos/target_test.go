@@ -204,3 +204,53 @@ func TestShardChoiceUniform(t *testing.T) {
 		t.Errorf("%d replies, want %d", len(w.drv.Replies), n)
 	}
 }
+
+// internal-client.md, RetryStrategy: "Any server that returns a SystemOverloadedError-labeled
+// error is added to the list of deprioritized servers in the strategy's TargetingMetadata" —
+// those servers, and only those: a retry after an error without the label targets as the first
+// attempt did. With overloadAwareServerSelectionEnabled and a primaryPreferred read the primary
+// is the one eligible member unless it is deprioritized, so where the retry goes shows whether
+// it was: the primary fails the find once; after an error that is not an overload error (a
+// RetriableError code, a read retries it) the retry goes back to the primary; after a 462 it
+// goes to a secondary, counted as retargeted.
+func TestDeprioritizeOnlyAfterOverload(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		code       wire.Code
+		retargeted bool
+	}{
+		{"189 PrimarySteppedDown: same member", wire.PrimarySteppedDown, false},
+		{"91 ShutdownInProgress: same member", wire.ShutdownInProgress, false},
+		{"6 HostUnreachable: same member", wire.HostUnreachable, false},
+		{"262 ExceededTimeLimit: same member", wire.ExceededTimeLimit, false},
+		{"462 IngressRequestRateLimitExceeded: a secondary", wire.IngressRequestRateLimitExceeded, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for seed := uint64(1); seed <= 5; seed++ { // the secondary drawn differs by seed; the member kind does not
+				w := newWorld(t, testConfig(true), seed, rs(3))
+				w.fail(0, 0, "find", tc.code, failpoint.Times(1))
+				w.run(time.Second) // RTT pings
+				w.drv.Send(w.loop.Now(), wire.Find, read(wire.ReadPrimaryPreferred))
+				w.run(30 * time.Second)
+				if a := w.drv.Only(t); !a.OK() {
+					t.Fatalf("seed %d: driver got %+v, want OK after one retry", seed, a.Reply)
+				}
+				onPrimary := w.attempts(0, 0)
+				onSecondaries := w.attempts(0, 1) + w.attempts(0, 2)
+				st := w.router.Stats()[0]
+				if tc.retargeted {
+					if onPrimary != 1 || onSecondaries != 1 || st.NumRetriesRetargetedDueToOverload != 1 {
+						t.Errorf("seed %d: attempts on the primary %d, on secondaries %d, retargeted %d; want 1, 1, 1",
+							seed, onPrimary, onSecondaries, st.NumRetriesRetargetedDueToOverload)
+					}
+					continue
+				}
+				if onPrimary != 2 || onSecondaries != 0 || st.NumRetriesRetargetedDueToOverload != 0 {
+					t.Errorf("seed %d: attempts on the primary %d, on secondaries %d, retargeted %d; want 2, 0, 0: "+
+						"an error without SystemOverloadedError does not deprioritize the primary",
+						seed, onPrimary, onSecondaries, st.NumRetriesRetargetedDueToOverload)
+				}
+			}
+		})
+	}
+}

@@ -209,6 +209,14 @@ func (c *Client) Execute(now sim.Time, s Spec, done Completion) {
 
 // pick runs server selection for o over the current topology view.
 func (c *Client) pick(o *op) *serverView {
+	if sv := o.pinned; sv != nil {
+		// A cursor lives on one server: a getMore retry goes back to it, or waits for it to be
+		// known again, never to another server, which would not know the cursor.
+		if sv.role == wire.Unknown {
+			return nil
+		}
+		return sv
+	}
 	for i, sv := range c.servers {
 		c.selBuf[i] = selection.Server{Address: sv.node.Address, Role: sv.role, InFlight: sv.inFlight}
 		if rtt, ok := sv.rtt.Value(); ok {

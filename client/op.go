@@ -47,8 +47,11 @@ type op struct {
 
 	server   *serverView
 	lastAddr string // the server of the last failed attempt, for deprioritisation
-	conn     *pconn
-	att      *attempt // the attempt on the wire, if any
+	// pinned is the server a getMore's cursor lives on (the server of its first attempt):
+	// every retry goes back there, whatever deprioritisation or the read preference say.
+	pinned *serverView
+	conn   *pconn
+	att    *attempt // the attempt on the wire, if any
 
 	phase         phase
 	since         sim.Time      // when the current checkout, attempt or backoff began (for the tracer)
@@ -138,6 +141,9 @@ func (o *op) selectServer(now sim.Time) {
 }
 
 func (o *op) useServer(now sim.Time, sv *serverView) {
+	if o.kind == GetMore && o.pinned == nil {
+		o.pinned = sv
+	}
 	o.server = sv
 	sv.inFlight++
 	o.phase = phCheckout

@@ -96,7 +96,9 @@
 //	flavor            mongodb        mongodb or couchbase (standalone only): a Couchbase node
 //	                                 answers overload with KV TemporaryFailure (0x86), search
 //	                                 HTTP 429 or query 503, and can rebalance
-//	workers           8              commands executing at once; ≥ 1
+//	workers           8              commands executing at once; ≥ 1 (cores, when shared)
+//	execution         tickets        tickets (workers at once, a queue) or shared (all at
+//	                                 once on workers shared cores: processor sharing)
 //	maxQueueDepth     0              bound on the queue for a worker (433 beyond); 0 = none
 //	service           exp(1ms)       service time of every command
 //	serviceByCommand  {}             service time per command: find, insert, update, delete,

@@ -88,6 +88,8 @@ var enums = map[reflect.Type]enum{
 		"must be mongodb or couchbase"),
 	reflect.TypeFor[server.RejectOrder](): enumOf(server.ParseRejectOrder, server.RejectOrder.String,
 		"must be ahead or fifo"),
+	reflect.TypeFor[server.Execution](): enumOf(server.ParseExecution, server.Execution.String,
+		"must be tickets or shared"),
 	reflect.TypeFor[selection.Mode](): enumOf(selection.ParseMode, selection.Mode.String,
 		"must be primary, primaryPreferred, secondary, secondaryPreferred or nearest"),
 	reflect.TypeFor[client.BackoffKind](): enumOf(client.ParseBackoffKind, client.BackoffKind.String,

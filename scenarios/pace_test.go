@@ -65,3 +65,24 @@ func TestHandshakeWorkField(t *testing.T) {
 		t.Errorf("handshakeWork: -1ms: error %v, want one naming the field", err)
 	}
 }
+
+// TestExecutionField: a node's execution reaches the server (server.Config.Execution), tickets
+// by default; shared with a bounded queue is refused naming maxQueueDepth.
+func TestExecutionField(t *testing.T) {
+	const base = "name: e\nduration: 10s\nclients: [{name: app, workload: {rate: 10/s}, mix: {find: 1}}]\n"
+	for node, want := range map[string]string{"{name: db}": "tickets", "{name: db, execution: shared}": "shared"} {
+		sc, err := Parse("e.yaml", []byte(base+"topology: {nodes: ["+node+"]}\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := sc.Topology.Nodes[0].serverConfig().Execution.String(); got != want {
+			t.Errorf("%s: execution %s, want %s", node, got, want)
+		}
+	}
+	for node, field := range map[string]string{"{name: db, execution: shared, maxQueueDepth: 5}": "maxQueueDepth", "{name: db, execution: fair}": "execution"} {
+		_, err := Parse("e.yaml", []byte(base+"topology: {nodes: ["+node+"]}\n"))
+		if err == nil || !strings.Contains(err.Error(), field) {
+			t.Errorf("%s: error %v, want one naming %s", node, err, field)
+		}
+	}
+}

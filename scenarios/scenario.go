@@ -137,8 +137,13 @@ type Node struct {
 	// topologies only): overload answers KV TemporaryFailure or search HTTP 429, and it can
 	// rebalance.
 	Flavor server.Flavor `yaml:"flavor,omitzero"`
-	// Workers is the number of commands that execute at once (default 8); ≥ 1.
+	// Workers is the number of commands that execute at once (default 8); ≥ 1. With shared
+	// execution it is the number of cores the running commands share.
 	Workers int `yaml:"workers"`
+	// Execution is tickets (the default: at most workers commands at once, the rest queued)
+	// or shared (every admitted command at once, sharing workers cores: processor sharing;
+	// server.ExecShared).
+	Execution server.Execution `yaml:"execution,omitzero"`
 	// MaxQueueDepth bounds the queue for a worker (433 AdmissionQueueOverflow beyond it);
 	// 0 (default) = unbounded.
 	MaxQueueDepth int `yaml:"maxQueueDepth"`
@@ -597,6 +602,7 @@ func (n *Node) serverConfig() server.Config {
 		InFlightPenalty:             n.InFlightPenalty,
 		RejectCost:                  n.RejectCost,
 		RejectOrder:                 n.RejectOrder,
+		Execution:                   n.Execution,
 		HandshakeCost:               n.HandshakeCost,
 		HandshakeWork:               n.HandshakeWork,
 		ExternalClientBaseBackoffMS: int64(n.ExternalClientBaseBackoff / time.Millisecond),

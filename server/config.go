@@ -74,6 +74,9 @@ type Config struct {
 	// ≥ 0; 0 makes rejections free (the reply is sent without using a worker). A real server's
 	// cost is about DefaultRejectCost, which scenarios give a node that does not set it.
 	RejectCost time.Duration
+	// Execution is how the node runs what it admits: ExecTickets (the default: at most Workers
+	// at once, the rest queued) or ExecShared (everything at once on Workers shared cores).
+	Execution Execution
 	// RejectOrder is where a rejection that costs worker time waits for its worker:
 	// RejectAhead (the default) ahead of all queued work, RejectFIFO in the same FIFO as work
 	// (docs/model.md §5.4 says which is closer to the real server, and why neither is it exactly).
@@ -249,6 +252,12 @@ func (c *Config) Validate() error {
 	}
 	if c.InFlightPenalty < 0 {
 		bad("inFlightPenalty", c.InFlightPenalty, "must be ≥ 0")
+	}
+	switch {
+	case c.Execution > ExecShared:
+		bad("execution", c.Execution, "must be tickets or shared")
+	case c.Execution == ExecShared && c.MaxQueueDepth > 0:
+		bad("maxQueueDepth", c.MaxQueueDepth, "must be 0 with shared execution: nothing queues for a worker")
 	}
 	if c.RejectOrder > RejectFIFO {
 		bad("rejectOrder", c.RejectOrder, "must be ahead or fifo")

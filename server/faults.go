@@ -85,6 +85,13 @@ func (s *Server) SetWorkers(now sim.Time, n int) error {
 		return s.cfg.context(field.New("workers", n, "must be ≥ 1"))
 	}
 	s.integrate(now)
+	if s.shared() { // more or fewer cores: every running command's share changes
+		s.advanceShared(now)
+		s.workers = n
+		s.busy = min(len(s.cpu.jobs), n)
+		s.rescheduleShared(now)
+		return nil
+	}
 	s.workers = n
 	s.startWork(now)
 	return nil
@@ -99,6 +106,12 @@ func (s *Server) Workers() int { return s.workers }
 func (s *Server) SetSpeed(now sim.Time, f float64) error {
 	if !(f > 0) || math.IsInf(f, 0) {
 		return s.cfg.context(field.New("speed", f, "must be a finite number > 0"))
+	}
+	if s.shared() { // the shared clock runs at the new speed from now on
+		s.advanceShared(now)
+		s.speed = f
+		s.rescheduleShared(now)
+		return nil
 	}
 	old := s.speed
 	s.speed = f
@@ -281,6 +294,9 @@ func (s *Server) Pause(now sim.Time, d time.Duration) error {
 		return nil
 	}
 	s.integrate(now) // close the integrals before paused time stops counting
+	if s.shared() {
+		s.advanceShared(now) // work done up to the pause
+	}
 	s.paused, s.pauseStart, s.pauseUntil = true, now, until
 	for j := s.live.next; j != &s.live; j = j.next {
 		if j.state == jsRunning {
@@ -290,6 +306,7 @@ func (s *Server) Pause(now sim.Time, d time.Duration) error {
 			s.accountBusy(now, j)
 		}
 	}
+	s.rescheduleShared(now) // paused: no command ends until the resume
 	s.resumeTimer = s.loop.At(until, s, evResume, nil)
 	return nil
 }
@@ -302,6 +319,8 @@ func (s *Server) hold(now sim.Time, kind int, arg any) {
 		return
 	case wire.EvRequest:
 		s.stats.HeldMessages++
+	case evSharedDone: // cancelled at the pause; the resume sets it again
+		return
 	default:
 		arg.(*job).timer = sim.Timer{} // it fired; the job waits in held instead
 	}
@@ -317,6 +336,7 @@ func (s *Server) resume(now sim.Time) {
 			s.scheduleFinish(now, j)
 		}
 	}
+	s.rescheduleShared(now)
 	if s.stepDownDue {
 		s.stepDownDue = false
 		s.interruptWrites(now)
@@ -340,9 +360,12 @@ func (s *Server) unpause(now sim.Time) {
 	s.paused = false
 	length := now.Sub(s.pauseStart)
 	s.stats.PausedTime += length
+	s.cpu.last = now // shared cores ran nothing while paused
 	for j := s.live.next; j != &s.live; j = j.next {
 		if j.state == jsRunning {
-			j.natural = j.natural.Add(length)
+			if !s.shared() {
+				j.natural = j.natural.Add(length)
+			}
 			j.start = now
 		}
 	}

@@ -21,8 +21,9 @@ const (
 	evUnblock
 	evLimiterAdmit
 	evFinish
-	evResume    // the end of a pause
-	evRouteDone // a router's answer that reached a paused mongos, held until it resumes
+	evResume     // the end of a pause
+	evRouteDone  // a router's answer that reached a paused mongos, held until it resumes
+	evSharedDone // the first command on shared cores has received its work (ExecShared)
 )
 
 type jobState uint8
@@ -58,6 +59,13 @@ type job struct {
 	labels      wire.Labels
 	labelsGiven bool
 	closeConn   bool
+
+	// ExecShared: the virtual work at which it ends, its arrival order, its place in the heap
+	// of running commands, and the CPU clock when its busy time was last counted.
+	vEnd float64
+	pseq uint64
+	hidx int
+	c0   float64
 
 	prev, next *job   // the node's list of live jobs, in arrival order
 	qnext      *job   // worker queue link
@@ -126,7 +134,8 @@ type Server struct {
 	nextCID uint64
 
 	busy    int
-	rejects fifo // rejections wait here, ahead of work
+	cpu     sharedCPU // the running commands of a node with shared cores (ExecShared)
+	rejects fifo      // rejections wait here, ahead of work
 	work    fifo
 
 	live     job // sentinel of the live-job list
@@ -191,8 +200,12 @@ func (s *Server) HandleEvent(now sim.Time, kind int, arg any) {
 		s.hold(now, kind, arg)
 		return
 	}
-	if kind == wire.EvRequest {
+	switch kind {
+	case wire.EvRequest:
 		s.arrive(now, arg.(*wire.Request))
+		return
+	case evSharedDone:
+		s.sharedDone(now)
 		return
 	}
 	j := arg.(*job)
@@ -402,6 +415,10 @@ func (s *Server) rejectOverload(now sim.Time, j *job, code wire.Code) {
 		s.reply(now, j, code, s.labelsFor(j, code))
 		return
 	}
+	if s.shared() { // its cost shares the cores with the commands running
+		s.startShared(now, j)
+		return
+	}
 	s.integrate(now)
 	j.state, j.enqueued = jsQueued, now
 	if s.cfg.RejectOrder == RejectFIFO {
@@ -415,6 +432,10 @@ func (s *Server) rejectOverload(now sim.Time, j *job, code wire.Code) {
 // enqueue puts a command in line for a worker, or rejects it with AdmissionQueueOverflow when
 // the queue is full.
 func (s *Server) enqueue(now sim.Time, j *job) {
+	if s.shared() { // no queue: every command runs at once, on a share of the cores
+		s.startShared(now, j)
+		return
+	}
 	if s.cfg.MaxQueueDepth > 0 && s.busy >= s.workers && s.work.n >= s.cfg.MaxQueueDepth {
 		s.stats.QueueOverflows++
 		s.rejectOverload(now, j, wire.AdmissionQueueOverflow)
@@ -484,6 +505,12 @@ func (s *Server) run(now sim.Time, j *job) {
 // scheduleFinish sets j's end at its natural end or its maxTimeMS deadline, whichever is first,
 // and not before now (a deadline can pass while the node is paused).
 func (s *Server) scheduleFinish(now sim.Time, j *job) {
+	if s.shared() { // the shared clock ends it; only a command's deadline has its own timer
+		if !j.reject && !j.hs && j.deadline != sim.Never {
+			j.timer = s.loop.At(max(j.deadline, now), s, evFinish, j)
+		}
+		return
+	}
 	at := j.natural
 	if !j.reject && !j.hs && j.deadline < at {
 		at = j.deadline
@@ -511,6 +538,10 @@ func (s *Server) finish(now sim.Time, j *job) {
 
 // releaseWorker frees j's worker and accounts its busy time.
 func (s *Server) releaseWorker(now sim.Time, j *job) {
+	if s.shared() {
+		s.leaveShared(now, j)
+		return
+	}
 	s.integrate(now)
 	s.busy--
 	s.accountBusy(now, j)
@@ -520,6 +551,10 @@ func (s *Server) releaseWorker(now sim.Time, j *job) {
 // work after its client gave up, as wasted), and restarts the count at now. A pause splits a
 // command's time on a worker in two such spans, so frozen time is never busy.
 func (s *Server) accountBusy(now sim.Time, j *job) {
+	if s.shared() {
+		s.accountSharedBusy(now, j)
+		return
+	}
 	busy := now.Sub(j.start)
 	s.stats.BusyTime += busy
 	switch {
@@ -607,8 +642,13 @@ func connGiveUp(req *wire.Request) sim.Time {
 func (s *Server) handshake(now sim.Time, j *job) {
 	if s.cfg.HandshakeWork > 0 && !j.hs {
 		// The handshake's CPU work first: on a worker, ahead of queued commands.
+		j.hs = true
+		if s.shared() {
+			s.startShared(now, j)
+			return
+		}
 		s.integrate(now)
-		j.hs, j.state, j.enqueued = true, jsQueued, now
+		j.state, j.enqueued = jsQueued, now
 		s.rejects.push(j)
 		s.startWork(now)
 		return

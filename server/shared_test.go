@@ -1,0 +1,142 @@
+package server
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"overloadsim/dist"
+	"overloadsim/internal/queueing"
+	"overloadsim/internal/stats"
+	"overloadsim/sim"
+	"overloadsim/wire"
+)
+
+// meanResponse drives one node with Poisson arrivals and returns the mean response time (issue
+// to reply, on a link without delay) of the commands sent in [warmup, horizon), and the node's
+// utilisation over that window.
+func meanResponse(t *testing.T, cfg Config, lambda float64, horizon, warmup time.Duration, seed uint64) (mean, util float64) {
+	t.Helper()
+	loop := sim.NewLoop()
+	cfg.Address = "node"
+	s, err := New(loop, cfg, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := newProbe(loop, s, true)
+	startPoisson(p, lambda, wire.Find, sim.Time(horizon), seed)
+	loop.RunUntil(sim.Time(warmup))
+	a := s.Snapshot(loop.Now())
+	loop.RunUntil(sim.Time(horizon))
+	st := diff(a, s.Snapshot(loop.Now()))
+	loop.Run() // the last commands finish
+	var sum float64
+	var n int
+	for _, r := range p.Replies {
+		if r.Sent >= sim.Time(warmup) && r.Sent < sim.Time(horizon) {
+			sum += r.Got.Sub(r.Sent).Seconds()
+			n++
+		}
+	}
+	return sum / float64(n), st.BusyArea / st.CapacityArea
+}
+
+// TestProcessorSharing validates shared execution (ExecShared) against closed forms, each over
+// 30 replications whose 95 % Student-t interval of the mean response time must contain the
+// formula's value:
+//
+//   - M/G/1-PS has the mean response of M/M/1, 1/(μ − λ), whatever the service distribution
+//     (Kleinrock 1976, Queueing Systems vol. 2, §4.4: processor sharing is insensitive):
+//     exponential, constant and lognormal service all give it, where FCFS would not;
+//   - with c cores shared as min(1, c/n) and exponential service, the number in the system is
+//     the birth–death process of M/M/c, so the mean response is Erlang C's Wq + 1/μ.
+//
+// Utilisation must be ρ within 0.03.
+func TestProcessorSharing(t *testing.T) {
+	ms10 := 10 * time.Millisecond
+	exp10, _ := dist.Exp(ms10)
+	lognormal10, _ := dist.LogNormal(ms10, 0.5)
+	cases := []struct {
+		name    string
+		cores   int
+		service dist.Duration
+		lambda  float64
+		want    float64
+	}{
+		{"M/M/1-PS", 1, exp10, 70, 1 / (100.0 - 70)},
+		{"M/D/1-PS", 1, dist.Const(ms10), 70, 1 / (100.0 - 70)},
+		{"M/lognormal/1-PS", 1, lognormal10, 70, 1 / (100.0 - 70)},
+		{"M/M/4 on 4 shared cores", 4, exp10, 320, queueing.MMcWait(320, 100, 4) + 0.01},
+	}
+	const (
+		reps    = 30
+		horizon = 300 * time.Second
+		warmup  = 20 * time.Second
+	)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var means []float64
+			for seed := uint64(1); seed <= reps; seed++ {
+				m, u := meanResponse(t, Config{Workers: tc.cores, Service: tc.service, Execution: ExecShared}, tc.lambda, horizon, warmup, seed)
+				means = append(means, m)
+				if rho := tc.lambda * 0.01 / float64(tc.cores); math.Abs(u-rho) > 0.03 {
+					t.Errorf("seed %d: utilisation %.4f, want ρ = %.3f ± 0.03", seed, u, rho)
+				}
+			}
+			m, h := stats.MeanCI(means, 0.95)
+			t.Logf("T = %.6f ± %.6f s; the closed form gives %.6f s", m, h, tc.want)
+			if math.Abs(m-tc.want) > h {
+				t.Errorf("mean response %.6f ± %.6f s does not contain %.6f s", m, h, tc.want)
+			}
+		})
+	}
+}
+
+// TestSharedCores follows two commands sharing one core: both start at 0 with 10 ms and 30 ms
+// of work; sharing, the first has its 10 ms at 20 ms, the second the rest alone, ending at
+// 40 ms. Halving the speed at 30 ms (a CPU cut) stretches what is left; a pause from 32 to
+// 37 ms freezes it; the busy time is the core's while it runs.
+func TestSharedCores(t *testing.T) {
+	run := func(busy time.Duration, mod func(loop *sim.Loop, s *Server)) map[uint64]sim.Time {
+		loop := sim.NewLoop()
+		s, err := New(loop, Config{Address: "n", Workers: 1, Execution: ExecShared,
+			ServiceByCommand: map[wire.Command]dist.Duration{wire.Find: dist.Const(10 * time.Millisecond), wire.Insert: dist.Const(30 * time.Millisecond)}}, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := newProbe(loop, s, true)
+		p.Send(0, wire.Find, nil)
+		p.Send(0, wire.Insert, nil)
+		if mod != nil {
+			mod(loop, s)
+		}
+		loop.Run()
+		got := map[uint64]sim.Time{}
+		for _, r := range p.Replies {
+			got[r.ID] = r.Got
+		}
+		if st := s.Snapshot(loop.Now()); st.BusyTime != busy {
+			t.Errorf("busy %v, want %v: one core busy while anything runs", st.BusyTime, busy)
+		}
+		return got
+	}
+	ms := func(x float64) sim.Time { return sim.Time(x * float64(time.Millisecond)) }
+	if got := run(40*time.Millisecond, nil); got[1] != ms(20) || got[2] != ms(40) {
+		t.Errorf("sharing: ends at %v and %v, want 20ms and 40ms", got[1], got[2])
+	}
+	// At 30 ms the insert has 10 ms of work left; at half speed it takes 20 ms: ends at 50 ms.
+	// Its busy time is the core's wall time while it runs.
+	speed := run(50*time.Millisecond, func(loop *sim.Loop, s *Server) {
+		loop.At(ms(30), sim.HandlerFunc(func(now sim.Time, _ int, _ any) { _ = s.SetSpeed(now, 0.5) }), 0, nil)
+	})
+	if speed[2] != ms(50) {
+		t.Errorf("speed halved at 30ms: the insert ends at %v, want 50ms", speed[2])
+	}
+	// At 32 ms the insert has 8 ms left; frozen for 5 ms, it ends at 45 ms, busy 40 ms.
+	pause := run(40*time.Millisecond, func(loop *sim.Loop, s *Server) {
+		loop.At(ms(32), sim.HandlerFunc(func(now sim.Time, _ int, _ any) { _ = s.Pause(now, 5*time.Millisecond) }), 0, nil)
+	})
+	if pause[1] != ms(20) || pause[2] != ms(45) {
+		t.Errorf("paused 32–37ms: ends at %v and %v, want 20ms and 45ms", pause[1], pause[2])
+	}
+}

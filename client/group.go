@@ -46,6 +46,35 @@ func ParseBackoffKind(s string) (BackoffKind, bool) {
 	return 0, false
 }
 
+// Assign is how an open-loop group hands its arrivals to its clients (Workload.Assign).
+type Assign uint8
+
+// Assignments.
+const (
+	AssignRoundRobin Assign = iota // in turn: equal shares
+	AssignRandom                   // uniformly at random, from the group's own stream
+)
+
+var assignNames = [...]string{"roundRobin", "random"}
+
+// String returns the assignment's name as scenarios spell it.
+func (a Assign) String() string {
+	if int(a) < len(assignNames) {
+		return assignNames[a]
+	}
+	return fmt.Sprintf("assign(%d)", a)
+}
+
+// ParseAssign returns the assignment called name.
+func ParseAssign(name string) (Assign, bool) {
+	for i, n := range assignNames {
+		if n == name {
+			return Assign(i), true
+		}
+	}
+	return 0, false
+}
+
 // AppRetry is an application's own retry wrapper around the driver: real applications stack
 // retries on the driver's, which is how layered amplification and the classic timeout-and-retry
 // collapse happen.
@@ -59,9 +88,14 @@ type AppRetry struct {
 // Workload drives a group's clients: open loop (arrivals that never wait for replies) or closed
 // loop (threads that issue the next operation a think time after the last one finished).
 type Workload struct {
-	// Arrivals, for an open loop: one process for the whole group, each arrival handed to the
-	// group's clients in turn.
+	// Arrivals, for an open loop: one process for the whole group, each arrival handed to one of
+	// the group's clients as Assign says.
 	Arrivals workload.Arrivals
+	// Assign is how an open loop hands its arrivals to the clients: AssignRoundRobin (the
+	// default: in turn, so each client gets an equal share) or AssignRandom (each arrival to a
+	// client drawn uniformly from its own stream, so clients' loads vary as a load balancer's
+	// random choice makes them).
+	Assign Assign
 	// Threads and Think, for a closed loop: Threads per client.
 	Threads int
 	Think   dist.Duration
@@ -96,6 +130,11 @@ func (w *Workload) Validate() error {
 	}
 	if w.Threads < 0 {
 		bad("threads", w.Threads, "must be ≥ 0")
+	}
+	if w.Assign > AssignRandom {
+		bad("assign", w.Assign, "must be roundRobin or random")
+	} else if w.Assign == AssignRandom && !open {
+		bad("assign", w.Assign, "applies to an open loop (arrivals) only")
 	}
 	switch {
 	case w.Pace < 0:
@@ -158,7 +197,8 @@ type Group struct {
 	w       Workload
 	rng     *rand.Rand // arrivals, mix, think times, application jitter
 	obs     Observer
-	next    int // round-robin over clients for open-loop arrivals
+	next    int        // round-robin over clients for open-loop arrivals
+	pick    *rand.Rand // AssignRandom: the clients' draws, (seed, "group/<name>/assign")
 	free    []*appOp
 	stats   GroupStats
 	driver  Stats   // every client's driver counters, added as they count (Client.total)
@@ -198,6 +238,10 @@ func NewGroup(loop *sim.Loop, name string, clients []*Client, w Workload, seed u
 		}
 	}
 	g := &Group{loop: loop, name: name, clients: clients, w: w, rng: loop.NewStream(seed, "group/"+name)}
+	if w.Assign == AssignRandom {
+		// A stream of its own: the arrivals, mix and think times stay those of round-robin.
+		g.pick = loop.NewStream(seed, "group/"+name+"/assign")
+	}
 	for _, c := range clients {
 		g.driver.Add(&c.stats) // anything counted before it joined
 		c.total, c.group, c.recs = &g.driver, g, &g.recs
@@ -267,8 +311,13 @@ func (g *Group) scheduleArrival(now sim.Time) {
 
 // HandleEvent implements sim.Handler: open-loop arrivals.
 func (g *Group) HandleEvent(now sim.Time, kind int, _ any) {
-	c := g.clients[g.next]
-	g.next = (g.next + 1) % len(g.clients)
+	var c *Client
+	if g.pick != nil {
+		c = g.clients[g.pick.IntN(len(g.clients))]
+	} else {
+		c = g.clients[g.next]
+		g.next = (g.next + 1) % len(g.clients)
+	}
 	a := g.newAppOp(c)
 	a.start(now)
 	g.scheduleArrival(now)

@@ -202,7 +202,7 @@ func (g *Group) workload(sc *Scenario) (client.Workload, error) {
 	}
 	backoff := g.AppRetry.Backoff
 	w := client.Workload{
-		Threads: g.Workload.Threads, Think: g.Workload.Think.D, Pace: g.Workload.Pace, Mix: mix, Kinds: kinds, Timeout: g.Timeout,
+		Threads: g.Workload.Threads, Think: g.Workload.Think.D, Pace: g.Workload.Pace, Assign: g.Workload.Assign, Mix: mix, Kinds: kinds, Timeout: g.Timeout,
 		Retry: client.AppRetry{Attempts: g.AppRetry.Attempts, PerAttemptTimeout: g.AppRetry.PerAttemptTimeout,
 			Backoff: backoff, Base: g.AppRetry.Base, Cap: g.AppRetry.Cap},
 		Stop: sim.Time(sc.Duration),

@@ -197,7 +197,8 @@
 //	                           CIRCUIT_BREAKER_OPEN
 //
 // workload: an open loop — arrivals (poisson, the default, or fixed: evenly spaced) and rate,
-// the whole group's rate, handed to its clients in turn — or a closed loop — threads per client
+// the whole group's rate, handed to its clients in turn (assign: roundRobin, the default) or
+// each to a client drawn at random (assign: random) — or a closed loop — threads per client
 // (≥ 1) and think (a distribution, default 0s) between an operation's end and the next, and
 // optionally pace (a duration, default 0s: none): a paced thread starts its next operation at
 // max(previous start + pace, previous end + think), one per pace as a load generator does

@@ -94,6 +94,8 @@ var enums = map[reflect.Type]enum{
 		"must be primary, primaryPreferred, secondary, secondaryPreferred or nearest"),
 	reflect.TypeFor[client.BackoffKind](): enumOf(client.ParseBackoffKind, client.BackoffKind.String,
 		"must be none, exponential or fullJitter"),
+	reflect.TypeFor[client.Assign](): enumOf(client.ParseAssign, client.Assign.String,
+		"must be roundRobin or random"),
 	reflect.TypeFor[server.FaultKind](): enumOf(parseFaultKind, faultKindName,
 		"must be one of "+strings.Join(faultKindNames(), ", ")),
 }

@@ -86,3 +86,22 @@ func TestExecutionField(t *testing.T) {
 		}
 	}
 }
+
+// TestAssignField: an open loop's assign reaches its group (client.Workload.Assign),
+// roundRobin by default; a closed loop or an unknown name is refused naming the field.
+func TestAssignField(t *testing.T) {
+	const base = "name: a\nduration: 10s\ntopology: {nodes: [{name: db}]}\nclients:\n  - name: app\n    mix: {find: 1}\n"
+	sc, err := Parse("a.yaml", []byte(base+"    workload: {rate: 100/s, assign: random}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sc.Clients[0].Workload.Assign.String(); got != "random" || !strings.Contains(sc.String(), "assign: random") {
+		t.Errorf("assign = %s, canonical:\n%s", got, sc)
+	}
+	for _, bad := range []string{"{threads: 2, assign: random}", "{rate: 100/s, assign: sticky}"} {
+		_, err := Parse("a.yaml", []byte(base+"    workload: "+bad+"\n"))
+		if err == nil || !strings.Contains(err.Error(), "clients[0].workload.assign") {
+			t.Errorf("workload %s: error %v, want one naming clients[0].workload.assign", bad, err)
+		}
+	}
+}

@@ -281,6 +281,9 @@ type Workload struct {
 	Arrivals string `yaml:"arrivals,omitzero"`
 	// Rate is the open-loop rate of the whole group, a Profile.
 	Rate *Profile `yaml:"rate"`
+	// Assign is how an open loop hands its arrivals to the group's clients: roundRobin (the
+	// default, equal shares) or random (client.AssignRandom).
+	Assign client.Assign `yaml:"assign,omitzero"`
 	// Threads is the closed-loop thread count per client; ≥ 1 for a closed loop.
 	Threads int `yaml:"threads,omitzero"`
 	// Think is the closed-loop pause between an operation's end and the next (default 0s).

@@ -495,6 +495,9 @@ func (v *validator) workload(g *Group, p string) {
 		if w.Pace < 0 {
 			v.bad(wp+".pace", w.Pace.String(), "must be ≥ 0s (0s = no pacing)")
 		}
+		if w.Assign != client.AssignRoundRobin {
+			v.bad(wp+".assign", w.Assign.String(), "applies to an open loop (rate) only")
+		}
 	}
 	for kind := range g.Mix {
 		if _, ok := client.ParseOpKind(kind); !ok {

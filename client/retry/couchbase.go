@@ -61,23 +61,6 @@ func BestEffortBackoff(retryAttempts int, lastRetryDuration time.Duration) time.
 	return time.Millisecond << min(retryAttempts-1, maxShift)
 }
 
-// lastRetryDuration is RequestContext.lastRetryDuration of a request retried n times so far, its
-// latest retry for reason prev: the delay that retry was dispatched after, 0 before any. That is
-// the controlled ladder's step n−1 for an always-retry reason, else BestEffort's own delay n−1,
-// which it computes as if every earlier retry had been BestEffort's: exact unless a ladder delay
-// of 500 ms or more came earlier still (docs/model.md §9.9, departures).
-func lastRetryDuration(n int, prev Reason) time.Duration {
-	switch {
-	case n <= 0:
-		return 0
-	case prev.AlwaysRetry():
-		return ControlledBackoff(n - 1)
-	case n-1 > 10: // BestEffort's delays reach 512 ms at 10 retries and are 500 ms after
-		return BestEffortMaxDelay
-	}
-	return BestEffortBackoff(n-1, 0)
-}
-
 // strategy is a Couchbase RetryStrategy: retryAfter answers a delay, or ok = false for
 // RetryAction.noRetry(). last is the request's lastRetryDuration (0 before the first retry).
 type strategy interface {
@@ -159,10 +142,6 @@ func (p *couchbase) RequestTimeout(c Class) time.Duration {
 // such a retry is cancelled when it fires (Decision.Cancel). f is what the application receives
 // if the request fails now: the latest error.
 func (p *couchbase) Failed(st *State, f Failure, now sim.Time, _ Jitter) Decision {
-	prev := ReasonNone // the reason the previous retry was for, if any
-	if st.hasKept {
-		prev = ReasonOf(st.kept, st.class)
-	}
 	st.kept, st.hasKept = f, true
 	reason := ReasonOf(f, st.class)
 	if reason == ReasonUnknown {
@@ -175,7 +154,7 @@ func (p *couchbase) Failed(st *State, f Failure, now sim.Time, _ Jitter) Decisio
 		d = ControlledBackoff(st.retries)
 	} else {
 		var ok bool
-		if d, ok = p.strategy.retryAfter(st, reason, lastRetryDuration(st.retries, prev)); !ok {
+		if d, ok = p.strategy.retryAfter(st, reason, st.last); !ok {
 			dec := st.stop(p.refused)
 			dec.Reason = reason
 			return dec
@@ -183,6 +162,7 @@ func (p *couchbase) Failed(st *State, f Failure, now sim.Time, _ Jitter) Decisio
 	}
 	st.attempt++
 	st.reasons |= 1 << reason
+	st.last = d
 	dec := Decision{Backoff: d, Reason: reason}
 	if st.deadline != sim.Never && now.Add(d) >= st.deadline {
 		// Capping the Retry Duration: "it must be capped to that limit", and when it fires the

@@ -203,6 +203,13 @@ func TestCouchbaseBackoffSequences(t *testing.T) {
 	if d := p.Failed(&st, kvTempFail, 0, nil); d.Backoff != 500*ms {
 		t.Errorf("temporary failure after five not-my-vbuckets: %v, want 500ms", d.Backoff)
 	}
+	// And every one after it: each BestEffort delay is then 500 ms, so the next sees 500 ms too
+	// (the request keeps its lastRetryDuration rather than working it out from the reason).
+	for i := range 4 {
+		if d := p.Failed(&st, kvTempFail, 0, nil); d.Backoff != 500*ms {
+			t.Errorf("temporary failure %d after the ladder's 500ms and a BestEffort 500ms: %v, want 500ms", i+2, d.Backoff)
+		}
+	}
 }
 
 // RFC 0049, RetryOrchestrator and the strategies: reason × idempotency × stage → retry or fail.

@@ -242,6 +242,9 @@ type State struct {
 	kept     Failure
 	hasKept  bool
 	reasons  uint32 // Couchbase: the retry reasons seen so far, a set of 1<<Reason
+	// last is Couchbase's RequestContext.lastRetryDuration: the delay the latest retry was
+	// dispatched after, 0 before any.
+	last time.Duration
 }
 
 // Reasons returns the Couchbase retry reasons the operation was retried for so far (the RFC's

@@ -466,19 +466,29 @@ func (s *Server) startWork(now sim.Time) {
 		default:
 			return
 		}
-		if !j.reject && !j.hs {
-			if now >= j.deadline { // maxTimeMS ran out while it waited
-				s.stats.MaxTimeExpired++
-				s.reply(now, j, wire.MaxTimeMSExpired, 0)
-				continue
-			}
-			if code := s.roleError(j.req); code != wire.OK { // the role changed while it waited
-				s.reply(now, j, code, s.labelsFor(j, code))
-				continue
-			}
+		if s.answeredBeforeWork(now, j) {
+			continue
 		}
 		s.run(now, j)
 	}
+}
+
+// answeredBeforeWork answers a command that cannot start at now, and says so: its maxTimeMS ran
+// out, or the node's role changed, while it waited. Rejections and handshake work always start.
+func (s *Server) answeredBeforeWork(now sim.Time, j *job) bool {
+	if j.reject || j.hs {
+		return false
+	}
+	if now >= j.deadline {
+		s.stats.MaxTimeExpired++
+		s.reply(now, j, wire.MaxTimeMSExpired, 0)
+		return true
+	}
+	if code := s.roleError(j.req); code != wire.OK {
+		s.reply(now, j, code, s.labelsFor(j, code))
+		return true
+	}
+	return false
 }
 
 // run puts j on a worker.

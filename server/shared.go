@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"overloadsim/sim"
-	"overloadsim/wire"
 )
 
 // Execution is how a node runs the commands it admits (Config.Execution).
@@ -117,16 +116,8 @@ func (s *Server) advanceShared(now sim.Time) {
 // startShared puts j on the shared cores at now: a command (after the checks a dequeued command
 // gets), a costly rejection or a connection's handshake work.
 func (s *Server) startShared(now sim.Time, j *job) {
-	if !j.reject && !j.hs {
-		if now >= j.deadline {
-			s.stats.MaxTimeExpired++
-			s.reply(now, j, wire.MaxTimeMSExpired, 0)
-			return
-		}
-		if code := s.roleError(j.req); code != wire.OK {
-			s.reply(now, j, code, s.labelsFor(j, code))
-			return
-		}
+	if s.answeredBeforeWork(now, j) {
+		return
 	}
 	s.integrate(now)
 	s.advanceShared(now)

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"io"
+	"overloadsim/scenarios"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -103,5 +105,29 @@ func TestMMCConfidenceInterval(t *testing.T) {
 	out = runOK(t, "mmc", "--lambda", "500", "--horizon", "2s", "--warmup", "0s")
 	if wq := wqLine(out); wq == "" || strings.Contains(wq, "±") || strings.Contains(out, "lies") {
 		t.Errorf("an unstable queue has no interval:\n%s", out)
+	}
+}
+
+// TestScenarioFromStdin: "-" reads a scenario from standard input, for run (and every command
+// that takes SCENARIO|FILE) and validate, with the bounds and messages of a file named "stdin".
+func TestScenarioFromStdin(t *testing.T) {
+	defer func(r io.Reader) { stdin = r }(stdin)
+	healthy, err := scenarios.Source("healthy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdin = bytes.NewReader(healthy)
+	dir := filepath.Join(t.TempDir(), "out")
+	if out := runOK(t, "run", "-", "--set", "duration=3s", "--set", "warmup=1s", "--out", dir); !strings.Contains(out, "healthy") {
+		t.Errorf("run - printed:\n%s", out)
+	}
+	stdin = strings.NewReader("name: bad\nduration: -5s\n")
+	s, _, errb := runStatus("validate", "-")
+	if s != exitFailure || !strings.Contains(errb, "stdin:2") || !strings.Contains(errb, "duration") {
+		t.Errorf("validate - of a bad scenario: exit %d\n%s", s, errb)
+	}
+	stdin = strings.NewReader(strings.Repeat("#", scenarios.MaxFileBytes+1))
+	if s, _, errb := runStatus("validate", "-"); s != exitFailure || !strings.Contains(errb, "stdin") {
+		t.Errorf("validate - of an oversized input: exit %d\n%s", s, errb)
 	}
 }

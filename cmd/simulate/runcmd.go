@@ -18,15 +18,17 @@ var runCommand = command{
 	summary: "run a scenario, print a summary and write its result files",
 	usage: `Usage: simulate run [SCENARIO|FILE] [options]
 
-Runs a scenario (a library name or a YAML file; default: the "spike" scenario), prints a
-summary and writes run.json, timeseries.csv and summary.json into the output folder.
+Runs a scenario (a library name, a YAML file, or - for standard input; default: the "spike"
+scenario), prints a summary and writes run.json, timeseries.csv and summary.json into the
+output folder.
 
 Examples:
   simulate run
   simulate run healthy --seed 7 --out out/healthy
   simulate run spike --set 'clients[0].driver.adaptiveRetries=false' --format json
   simulate run spike --trace spike.json --trace-clients 2 --trace-window 10s:12s
-  simulate run my-cluster.yaml --out results/today`,
+  simulate run my-cluster.yaml --out results/today
+  simulate show spike | simulate run - --set duration=30s`,
 	flags: func(fs *pflag.FlagSet) func([]string, io.Writer, io.Writer) error {
 		seed := fs.Uint64("seed", 0, "random seed (default: the scenario's)")
 		sets := fs.StringArray("set", nil, "override a scenario field: path=value (repeatable)")

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -29,8 +30,8 @@ func loadScenario(ref string, sets []string) (*scenarios.Scenario, error) {
 	var err error
 	if slices.Contains(scenarios.Names(), ref) {
 		sc, err = scenarios.Lookup(ref)
-	} else if _, statErr := os.Stat(ref); statErr == nil {
-		sc, err = scenarios.Load(ref)
+	} else if ref == "-" || fileExists(ref) {
+		sc, err = loadFile(ref)
 	} else {
 		return nil, usageErrorf("%q is neither a library scenario (%s) nor a file", ref, strings.Join(scenarios.Names(), ", "))
 	}
@@ -55,6 +56,31 @@ func loadScenario(ref string, sets []string) (*scenarios.Scenario, error) {
 		return nil, err
 	}
 	return sc, nil
+}
+
+// stdin is where a scenario named "-" is read from.
+var stdin io.Reader = os.Stdin
+
+// stdinName is the file name a scenario read from standard input has in messages; its default
+// scenario name is "stdin", and the files it names are read relative to the working folder.
+const stdinName = "stdin"
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// loadFile reads and validates the scenario file at path, or standard input for "-", with the
+// same bounds (scenarios.MaxFileBytes).
+func loadFile(path string) (*scenarios.Scenario, error) {
+	if path != "-" {
+		return scenarios.Load(path)
+	}
+	data, err := scenarios.ReadBounded(stdin, stdinName, scenarios.MaxFileBytes)
+	if err != nil {
+		return nil, err
+	}
+	return scenarios.Parse(stdinName, data)
 }
 
 // errSeedParameter refuses a sweep or map over the scenario's seed, which would silently change

@@ -3,14 +3,13 @@ package main
 import (
 	"fmt"
 	"io"
-	"overloadsim/scenarios"
 
 	"github.com/spf13/pflag"
 )
 
 var validateCommand = command{
 	summary: "check scenario files and report every problem",
-	usage:   "Usage: simulate validate FILE...\n\nReports every problem of every file as file:line: field: value: rule.",
+	usage:   "Usage: simulate validate FILE...\n\nReports every problem of every file as file:line: field: value: rule. A FILE of - is\nstandard input.",
 	flags: func(fs *pflag.FlagSet) func([]string, io.Writer, io.Writer) error {
 		return func(args []string, stdout, stderr io.Writer) error {
 			if len(args) == 0 {
@@ -18,7 +17,7 @@ var validateCommand = command{
 			}
 			bad := 0
 			for _, f := range args {
-				if _, err := scenarios.Load(f); err != nil {
+				if _, err := loadFile(f); err != nil {
 					bad++
 					fmt.Fprintln(stderr, err)
 					continue

@@ -31,6 +31,7 @@ type progressBar struct {
 	w     io.Writer
 	label string
 	on    bool
+	start time.Time // for the elapsed time and the estimate of what is left
 }
 
 func newProgressBar(w io.Writer, label string) *progressBar {
@@ -41,7 +42,7 @@ func newProgressBar(w io.Writer, label string) *progressBar {
 			on = true
 		}
 	}
-	return &progressBar{w: w, label: label, on: on}
+	return &progressBar{w: w, label: label, on: on, start: time.Now()}
 }
 
 func (p *progressBar) update(done, total int) {
@@ -50,7 +51,13 @@ func (p *progressBar) update(done, total int) {
 	}
 	const width = 30
 	filled := width * done / max(total, 1)
-	fmt.Fprintf(p.w, "\r%s [%s%s] %d/%d", p.label, strings.Repeat("#", filled), strings.Repeat(" ", width-filled), done, total)
+	elapsed := time.Since(p.start)
+	fmt.Fprintf(p.w, "\r%s [%s%s] %d/%d, %s elapsed", p.label, strings.Repeat("#", filled), strings.Repeat(" ", width-filled),
+		done, total, elapsed.Round(time.Second))
+	if done > 0 && done < total {
+		left := time.Duration(float64(elapsed) * float64(total-done) / float64(done))
+		fmt.Fprintf(p.w, ", about %s left   ", left.Round(time.Second))
+	}
 	if done == total {
 		fmt.Fprintln(p.w)
 	}

@@ -220,16 +220,3 @@ func (b *Baseline) ConfigDiff(got Header) string {
 	}
 	return ""
 }
-
-// Validate refuses a tolerance that is negative or not finite (a NaN would pass everything).
-func (t Tolerance) Validate() error {
-	for _, f := range []struct {
-		name string
-		v    float64
-	}{{"goodput", t.Goodput}, {"amplification", t.Amplification}, {"p99", t.P99}} {
-		if math.IsNaN(f.v) || math.IsInf(f.v, 0) || f.v < 0 {
-			return fmt.Errorf("tolerance %s=%v: must be a finite number ≥ 0", f.name, f.v)
-		}
-	}
-	return nil
-}

@@ -18,6 +18,18 @@ import (
 // [warmup, horizon].
 func runQueue(t *testing.T, cfg Config, lambda float64, horizon, warmup time.Duration, seed uint64) Stats {
 	t.Helper()
+	loop, s, p := newQueue(t, cfg, lambda, horizon, seed)
+	p.Keep = false
+	loop.RunUntil(sim.Time(warmup))
+	a := s.Snapshot(loop.Now())
+	loop.RunUntil(sim.Time(horizon))
+	return diff(a, s.Snapshot(loop.Now()))
+}
+
+// newQueue is a node fed with Poisson finds at lambda until horizon by a probe on a link without
+// delay, which keeps every reply.
+func newQueue(t *testing.T, cfg Config, lambda float64, horizon time.Duration, seed uint64) (*sim.Loop, *Server, *wiretest.Client) {
+	t.Helper()
 	loop := sim.NewLoop()
 	cfg.Address = "node"
 	s, err := New(loop, cfg, seed)
@@ -25,12 +37,8 @@ func runQueue(t *testing.T, cfg Config, lambda float64, horizon, warmup time.Dur
 		t.Fatal(err)
 	}
 	p := newProbe(loop, s, true)
-	p.Keep = false
 	startPoisson(p, lambda, wire.Find, sim.Time(horizon), seed)
-	loop.RunUntil(sim.Time(warmup))
-	a := s.Snapshot(loop.Now())
-	loop.RunUntil(sim.Time(horizon))
-	return diff(a, s.Snapshot(loop.Now()))
+	return loop, s, p
 }
 
 // checkLittle asserts Little's law L = λW (Little, Operations Research 9(3), 1961) on the worker

@@ -17,14 +17,7 @@ import (
 // utilisation over that window.
 func meanResponse(t *testing.T, cfg Config, lambda float64, horizon, warmup time.Duration, seed uint64) (mean, util float64) {
 	t.Helper()
-	loop := sim.NewLoop()
-	cfg.Address = "node"
-	s, err := New(loop, cfg, seed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := newProbe(loop, s, true)
-	startPoisson(p, lambda, wire.Find, sim.Time(horizon), seed)
+	loop, s, p := newQueue(t, cfg, lambda, horizon, seed)
 	loop.RunUntil(sim.Time(warmup))
 	a := s.Snapshot(loop.Now())
 	loop.RunUntil(sim.Time(horizon))

@@ -158,6 +158,26 @@ func waitForUnits(t *testing.T, dir string, n int) {
 	t.Fatalf("no %d units in %s", n, dir)
 }
 
+// signalAfterUnits runs simulate args in a child process, sends it sig once dir's units folder
+// holds n finished units, and returns its exit status (-1 when killed) and what it said.
+func signalAfterUnits(t *testing.T, dir string, n int, sig syscall.Signal, args ...string) (int, string) {
+	t.Helper()
+	cmd, stderr := child(t, args...)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitForUnits(t, dir, n)
+	if err := cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		t.Fatal(err)
+	}
+	return cmd.ProcessState.ExitCode(), stderr.String()
+}
+
 // TestSweepInterruptResume: SIGINT (or SIGTERM) stops a sweep after the runs in progress, with
 // the finished points marked partial everywhere; the same command then resumes, runs only what
 // is missing and writes the same bytes as a sweep that never stopped.
@@ -167,20 +187,11 @@ func TestSweepInterruptResume(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "cut")
-			cmd, stderr := child(t, sweepArgs(dir)...)
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
+			status, stderr := signalAfterUnits(t, dir, 2, sig, sweepArgs(dir)...)
+			if status != exitInterrupted {
+				t.Fatalf("interrupted sweep: exit %d, want %d\n%s", status, exitInterrupted, stderr)
 			}
-			waitForUnits(t, dir, 2)
-			if err := cmd.Process.Signal(sig); err != nil {
-				t.Fatal(err)
-			}
-			err := cmd.Wait()
-			var ee *exec.ExitError
-			if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupted {
-				t.Fatalf("interrupted sweep: %v, want exit %d\n%s", err, exitInterrupted, stderr)
-			}
-			if !strings.Contains(stderr.String(), "waiting for") || !strings.Contains(stderr.String(), "partial") {
+			if !strings.Contains(stderr, "waiting for") || !strings.Contains(stderr, "partial") {
 				t.Errorf("stderr does not say what it waits for and that the sweep is partial:\n%s", stderr)
 			}
 			m, err := results.ReadManifest(dir)

@@ -12,6 +12,7 @@
 //	help       print a command's help, or the list of commands
 //	list       list the library's scenarios and what each demonstrates
 //	map        map where an overload sticks: P(stuck) over a grid of two or three parameters
+//	merge      merge the shards of a sweep or map run with --shard into the one-machine result
 //	mmc        run the built-in M/M/c queue and compare it with Erlang C
 //	plot       draw the figures of a run, sweep or map (SVG and PNG) next to its files
 //	rare       estimate a rare probability of sticking by multilevel splitting
@@ -75,6 +76,7 @@ func init() {
 		"check":    checkCommand,
 		"list":     listCommand,
 		"map":      mapCommand,
+		"merge":    mergeCommand,
 		"mmc":      mmcCommand,
 		"plot":     plotCommand,
 		"rare":     rareCommand,

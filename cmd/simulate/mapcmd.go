@@ -47,10 +47,18 @@ Examples:
 		maxRuns := fs.Int("max-runs", defaultMaxRuns, "refuse a map of more runs than this")
 		out := fs.String("out", "", "output folder (default: out/<scenario>-map)")
 		plotToo := fs.Bool("plot", false, "also draw the heat map next to the results")
+		shardSpec := shardFlag(fs)
 		return func(args []string, stdout, stderr io.Writer) error {
 			ref, err := scenarioArg(args)
 			if err != nil {
 				return err
+			}
+			shard, err := parseShard(fs, *shardSpec)
+			if err != nil {
+				return err
+			}
+			if shard != nil && *plotToo {
+				return usageErrorf("--plot with --shard: a shard has no figures; draw them from the merged map")
 			}
 			if n := len(*vary); n < 2 || n > 3 {
 				return usageErrorf("--vary: %d axes: a map has 2 or 3", n)
@@ -78,33 +86,38 @@ Examples:
 				cells *= len(a.Values)
 			}
 			what := fmt.Sprintf("%d cells × %d replications", cells, *reps)
-			if err := refuseRuns(sc, float64(cells)*float64(*reps), what, *workers, *maxRuns); err != nil {
+			runs := float64(cells) * float64(*reps)
+			if shard != nil { // the limits are this machine's: they apply to its shard
+				runs = float64(len(shard.Units(cells * *reps)))
+				what = fmt.Sprintf("shard %s: %.0f of the %s", shard, runs, what)
+			}
+			if err := refuseRuns(sc, runs, what, *workers, *maxRuns); err != nil {
 				return err
 			}
-			if err := lim.check(sc, float64(cells)*float64(*reps), *workers, what); err != nil {
+			if err := lim.check(sc, runs, *workers, what); err != nil {
 				return err
 			}
 			base, dir := seedOf(fs, *seed, sc), outDir(*out, sc, "-map")
+			if shard != nil {
+				dir = shardDir(*out, sc, "-map", *shard)
+				if err := checkWritable(dir, true); err != nil {
+					return err
+				}
+				points, err := mapPoints(sc, axes)
+				if err != nil {
+					return err
+				}
+				info := shardInfo(results.KindMap, sweepHeader(sc, base), *shard, points, *reps)
+				info.Trigger, info.Axes = name, axes
+				return runShard(info, points, base, *workers, dir, stderr)
+			}
 			ctx, stop := interruptible(stderr, func() string { return "the runs in progress" }, "")
 			defer stop()
 			m, err := runMap(ctx, sc, axes, name, base, *reps, *workers, stderr)
 			if err != nil {
 				return err
 			}
-			if err := results.WriteMapDir(dir, m); err != nil {
-				return err
-			}
-			fmt.Fprintf(stderr, "wrote %s\n", dir)
-			if *plotToo {
-				if err := writeFigures(dir, stderr); err != nil {
-					return err
-				}
-			}
-			printMap(stdout, m)
-			if m.Partial {
-				return fmt.Errorf("%w: the map is partial (cells with 0 replications were not run)", errInterrupted)
-			}
-			return nil
+			return writeMap(dir, m, *plotToo, stdout, stderr)
 		}
 	},
 }
@@ -177,39 +190,60 @@ func refuseRuns(sc *scenarios.Scenario, runs float64, what string, workers, maxR
 		what, runs, humanDuration(secs), workers, maxRuns)
 }
 
-// runMap runs every cell's replications on workers and counts their outcomes after the trigger.
-// Interrupted, it keeps the cells whose replications all finished and marks the map partial.
-func runMap(ctx context.Context, sc *scenarios.Scenario, axes []results.MapAxis, trigger string, seed uint64, reps, workers int, stderr io.Writer) (results.PhaseMap, error) {
+// mapPoints returns the map's cells, the first axis varying slowest.
+func mapPoints(sc *scenarios.Scenario, axes []results.MapAxis) ([]scenarios.SweepPoint, error) {
 	paths := make([]string, len(axes))
 	for i, a := range axes {
 		paths[i] = a.Path
 	}
-	points, err := sc.PointsIn(paths)
+	return sc.PointsIn(paths)
+}
+
+// runMap runs every cell's replications on workers and counts their outcomes after the trigger.
+// Interrupted, it keeps the cells whose replications all finished and marks the map partial.
+func runMap(ctx context.Context, sc *scenarios.Scenario, axes []results.MapAxis, trigger string, seed uint64, reps, workers int, stderr io.Writer) (results.PhaseMap, error) {
+	points, err := mapPoints(sc, axes)
 	if err != nil {
 		return results.PhaseMap{}, err
 	}
-	type outcome struct {
-		o       results.RecoveryOutcome
-		seconds float64
+	params := make([][]results.Param, len(points))
+	for p := range points {
+		params[p] = points[p].Params
 	}
 	bar := newProgressBar(stderr, "map")
-	runs, done, err := runParallel(ctx, len(points)*reps, workers, func(i int) (outcome, error) {
+	runs, done, err := runParallel(ctx, len(points)*reps, workers, func(i int) (mapOutcome, error) {
 		r, err := scenarios.RunWith(points[i/reps].Scenario, seed, i%reps, runOptions())
 		if err != nil {
-			return outcome{}, err
+			return mapOutcome{}, err
 		}
-		rec, ok := recoveryOf(&r.Summary, trigger)
-		if !ok {
-			return outcome{}, fmt.Errorf("%s: no trigger %q in this cell's run", paramsText(points[i/reps].Params), trigger)
-		}
-		return outcome{rec.Outcome, rec.Seconds}, nil
+		return outcomeOf(params[i/reps], &r.Summary, trigger)
 	}, bar.update)
 	if err != nil {
 		return results.PhaseMap{}, err
 	}
-	hdr := sweepHeader(sc, seed)
+	return buildMap(sweepHeader(sc, seed), trigger, axes, params, runs, done, reps), nil
+}
+
+// mapOutcome is how one run of a map's cell came out after the map's trigger.
+type mapOutcome struct {
+	o       results.RecoveryOutcome
+	seconds float64
+}
+
+// outcomeOf returns the outcome of the run with summary s, at the cell with params.
+func outcomeOf(params []results.Param, s *results.Summary, trigger string) (mapOutcome, error) {
+	rec, ok := recoveryOf(s, trigger)
+	if !ok {
+		return mapOutcome{}, fmt.Errorf("%s: no trigger %q in this cell's run", paramsText(params), trigger)
+	}
+	return mapOutcome{rec.Outcome, rec.Seconds}, nil
+}
+
+// buildMap counts the cells' outcomes (run u is cell u/reps's replication u%reps; done says
+// which finished): a cell with an unfinished replication has none, and the map is then partial.
+func buildMap(hdr results.Header, trigger string, axes []results.MapAxis, params [][]results.Param, runs []mapOutcome, done []bool, reps int) results.PhaseMap {
 	m := results.PhaseMap{Header: hdr, Trigger: trigger, Axes: axes}
-	for p := range points {
+	for p := range params {
 		var os []results.RecoveryOutcome
 		var secs []float64
 		complete := true
@@ -221,9 +255,27 @@ func runMap(ctx context.Context, sc *scenarios.Scenario, axes []results.MapAxis,
 		if !complete {
 			os, secs, m.Partial = nil, nil, true
 		}
-		m.Cells = append(m.Cells, results.NewMapCell(points[p].Params, os, secs))
+		m.Cells = append(m.Cells, results.NewMapCell(params[p], os, secs))
 	}
-	return m, nil
+	return m
+}
+
+// writeMap writes the map into dir, draws its heat map when plot is set, and prints it.
+func writeMap(dir string, m results.PhaseMap, plot bool, stdout, stderr io.Writer) error {
+	if err := results.WriteMapDir(dir, m); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "wrote %s\n", dir)
+	if plot {
+		if err := writeFigures(dir, stderr); err != nil {
+			return err
+		}
+	}
+	printMap(stdout, m)
+	if m.Partial {
+		return fmt.Errorf("%w: the map is partial (cells with 0 replications were not run)", errInterrupted)
+	}
+	return nil
 }
 
 // recoveryOf returns the recovery after the named trigger (the first of that name).

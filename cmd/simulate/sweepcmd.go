@@ -7,6 +7,7 @@ import (
 	"overloadsim/scenarios"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -37,10 +38,18 @@ Examples:
 		lim := addLimitFlags(fs)
 		out := fs.String("out", "", "output folder (default: out/<scenario>-sweep)")
 		plotToo := fs.Bool("plot", false, "also draw the figures next to the results")
+		shardSpec := shardFlag(fs)
 		return func(args []string, stdout, stderr io.Writer) error {
 			ref, err := scenarioArg(args)
 			if err != nil {
 				return err
+			}
+			shard, err := parseShard(fs, *shardSpec)
+			if err != nil {
+				return err
+			}
+			if shard != nil && *plotToo {
+				return usageErrorf("--plot with --shard: a shard has no figures; draw them from the merged sweep")
 			}
 			if len(*vary) > 2 {
 				return usageErrorf("--vary: %d parameters: at most 2", len(*vary))
@@ -82,12 +91,28 @@ Examples:
 				npoints *= float64(len(p.Values))
 			}
 			reps := float64(sc.Sweep.Replications)
-			if err := lim.check(sc, npoints*reps, *workers, fmt.Sprintf("%.0f points × %.0f replications", npoints, reps)); err != nil {
+			runs, what := npoints*reps, fmt.Sprintf("%.0f points × %.0f replications", npoints, reps)
+			if shard != nil {
+				runs = float64(len(shard.Units(int(runs))))
+				what = fmt.Sprintf("shard %s: %.0f of the %s", shard, runs, what)
+			}
+			if err := lim.check(sc, runs, *workers, what); err != nil {
 				return err
 			}
 			base, dir := seedOf(fs, *seed, sc), outDir(*out, sc, "-sweep")
+			if shard != nil {
+				dir = shardDir(*out, sc, "-sweep", *shard)
+			}
 			if err := checkWritable(dir, true); err != nil {
 				return err
+			}
+			if shard != nil {
+				points, err := sc.Points()
+				if err != nil {
+					return err
+				}
+				info := shardInfo(results.KindSweep, sweepHeader(sc, base), *shard, points, sc.Sweep.Replications)
+				return runShard(info, points, base, *workers, dir, stderr)
 			}
 			if err := runSweep(sc, base, *workers, dir, stdout, stderr); err != nil {
 				return err
@@ -140,9 +165,27 @@ func runSweep(sc *scenarios.Scenario, seed uint64, workers int, dir string, stdo
 	if err != nil {
 		return err
 	}
-	var complete []results.PointResult
+	params := make([][]results.Param, len(points))
 	for p := range points {
-		pr := results.PointResult{Params: points[p].Params}
+		params[p] = points[p].Params
+	}
+	if err := writeSweep(dir, hdr, params, runs, done, reps, stdout, stderr); err != nil {
+		return err
+	}
+	if !slices.Contains(done, false) {
+		return units.Remove()
+	}
+	return nil
+}
+
+// writeSweep aggregates a sweep's runs (run u is point u/reps's replication u%reps; done says
+// which finished) into dir and prints its table: the points whose replications all finished, the
+// sweep marked partial when some did not, which is then also the error returned.
+func writeSweep(dir string, hdr results.Header, params [][]results.Param, runs []results.Summary, done []bool, reps int, stdout, stderr io.Writer) error {
+	n := len(params) * reps
+	var complete []results.PointResult
+	for p := range params {
+		pr := results.PointResult{Params: params[p]}
 		ok := true
 		for r := 0; r < reps; r++ {
 			ok = ok && done[p*reps+r]
@@ -153,7 +196,7 @@ func runSweep(sc *scenarios.Scenario, seed uint64, workers int, dir string, stdo
 		}
 	}
 	partial := ""
-	if len(complete) < len(points) {
+	if len(complete) < len(params) {
 		finished := 0
 		for _, d := range done {
 			if d {
@@ -161,18 +204,13 @@ func runSweep(sc *scenarios.Scenario, seed uint64, workers int, dir string, stdo
 			}
 		}
 		partial = fmt.Sprintf("interrupted: %d of %d points complete (%d of %d runs); run the same sweep into the same folder to finish it",
-			len(complete), len(points), finished, n)
+			len(complete), len(params), finished, n)
 	}
 	stats := results.Aggregate(complete)
 	if err := results.WriteSweepDir(dir, hdr, stats, partial); err != nil {
 		return err
 	}
-	if partial == "" {
-		if err := units.Remove(); err != nil {
-			return err
-		}
-	}
-	fmt.Fprintf(stderr, "wrote %s: %d of %d points, %d replications each\n", dir, len(complete), len(points), reps)
+	fmt.Fprintf(stderr, "wrote %s: %d of %d points, %d replications each\n", dir, len(complete), len(params), reps)
 	printSweep(stdout, stats)
 	if partial != "" {
 		return fmt.Errorf("%w: the sweep is partial (%s)", errInterrupted, partial)

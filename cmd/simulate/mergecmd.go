@@ -1,0 +1,102 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/spf13/pflag"
+
+	"overloadsim/results"
+)
+
+var mergeCommand = command{
+	summary: "merge the shards of a sweep or map run with --shard into the one-machine result",
+	usage: `Usage: simulate merge SHARD-DIR... [options]
+
+Reads the folders written by 'simulate sweep … --shard i/n' or 'simulate map … --shard i/n'
+for every i of n, checks that they are the n shards of one piece of work (same scenario
+digest, seed, replications, simulator version; each shard once, each finished and intact,
+every unit present once) and writes the same files, byte for byte, as the command without
+--shard on one machine. On any problem it names the shard and the unit, and writes nothing.
+
+Shard i of n holds the runs (units) u = point × replications + replication with u mod n = i.
+
+Examples:
+  simulate sweep spike --vary 'clients[0].workload.rate=1000/s:4000/s:500/s' --shard 0/2 --out shards/0
+  simulate sweep spike --vary 'clients[0].workload.rate=1000/s:4000/s:500/s' --shard 1/2 --out shards/1
+  simulate merge shards/0 shards/1 --out spike-sweep --plot`,
+	flags: func(fs *pflag.FlagSet) func([]string, io.Writer, io.Writer) error {
+		out := fs.String("out", "", "output folder (default: out/<scenario>-sweep or out/<scenario>-map)")
+		plotToo := fs.Bool("plot", false, "also draw the figures next to the results")
+		return func(args []string, stdout, stderr io.Writer) error {
+			if len(args) == 0 {
+				return usageErrorf("merge: give the shard folders (all n of them)")
+			}
+			shards := make([]results.ShardResult, 0, len(args))
+			for _, dir := range args {
+				s, err := results.ReadShard(dir)
+				if err != nil {
+					return err
+				}
+				shards = append(shards, s)
+			}
+			info, runs, err := results.Merge(shards)
+			if err != nil {
+				return err
+			}
+			if v := label().Version; info.Header.Version != v {
+				return fmt.Errorf("the shards were made by simulate %s and this is %s: merge them with the simulate that made them, or run them again", info.Header.Version, v)
+			}
+			dir := *out
+			if dir == "" {
+				dir = filepath.Join("out", info.Header.Scenario+"-"+info.Work)
+			}
+			for _, s := range shards {
+				if inside(dir, s.Dir) {
+					return usageErrorf("--out %s: it is inside shard %s's folder %s; write the merged result elsewhere", dir, s.Info.Shard(), s.Dir)
+				}
+			}
+			if err := checkWritable(dir, true); err != nil {
+				return err
+			}
+			done := make([]bool, len(runs))
+			for u := range done {
+				done[u] = true
+			}
+			switch info.Work {
+			case results.KindSweep:
+				if err := writeSweep(dir, info.Header, info.Points, runs, done, info.Replications, stdout, stderr); err != nil {
+					return err
+				}
+				if *plotToo {
+					return writeFigures(dir, stderr)
+				}
+				return nil
+			case results.KindMap:
+				outcomes := make([]mapOutcome, len(runs))
+				for u := range runs {
+					o, err := outcomeOf(info.Points[u/info.Replications], &runs[u], info.Trigger)
+					if err != nil {
+						return fmt.Errorf("%s: %w", info.UnitName(u), err)
+					}
+					outcomes[u] = o
+				}
+				m := buildMap(info.Header, info.Trigger, info.Axes, info.Points, outcomes, done, info.Replications)
+				return writeMap(dir, m, *plotToo, stdout, stderr)
+			}
+			return fmt.Errorf("shards of a %q cannot be merged", info.Work)
+		}
+	},
+}
+
+// inside reports whether path is folder or lies inside it.
+func inside(path, folder string) bool {
+	p, err1 := filepath.Abs(path)
+	f, err2 := filepath.Abs(folder)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	rel, err := filepath.Rel(f, p)
+	return err == nil && filepath.IsLocal(rel)
+}

@@ -40,8 +40,11 @@ type Manifest struct {
 	Seed   uint64 `json:"seed"`
 	// Partial says why the result is incomplete (an interrupted sweep keeps its finished points);
 	// "" for a whole result.
-	Partial string       `json:"partial,omitempty"`
-	Files   []FileDigest `json:"files"`
+	Partial string `json:"partial,omitempty"`
+	// Shard is "i/n" for a folder of kind KindShard: shard i of n of a sweep or map, whose
+	// units the manifest lists (see ShardInfo).
+	Shard string       `json:"shard,omitempty"`
+	Files []FileDigest `json:"files"`
 }
 
 // FileDigest is one file of an output folder: its name within the folder, size and SHA-256.

@@ -21,6 +21,15 @@ const KindShard = "shard"
 // has finished, lists it with every unit file.
 const ShardFile = "shard.json"
 
+// MergeHint returns, for a folder of kind, what to do instead of reading it as a result: for a
+// shard, merge it with its siblings first; "" for any other kind.
+func MergeHint(kind string) string {
+	if kind == KindShard {
+		return "; merge it with the other shards first (simulate merge)"
+	}
+	return ""
+}
+
 // Shard is shard Index of Count of a result made of many runs. The runs are its units, numbered
 // u = point × replications + replication in the order the unsharded command runs them; shard i of
 // n owns the units u with u mod n = i. The units are dealt round-robin, so each shard takes runs
@@ -141,6 +150,7 @@ func OpenShard(dir string, info ShardInfo) (*Units, map[int]Summary, error) {
 // truncated or altered shard for a finished one.
 func FinishShard(dir string, info ShardInfo) error {
 	m := newManifest(KindShard, info.Header)
+	m.Shard = info.Shard().String()
 	names := []string{ShardFile, filepath.Join(UnitsDir, unitsKeyFile)}
 	for _, u := range info.Shard().Units(info.Units) {
 		names = append(names, filepath.Join(UnitsDir, unitFile(u)))
@@ -170,6 +180,10 @@ type ShardResult struct {
 func ReadShard(dir string) (ShardResult, error) {
 	var info ShardInfo
 	if err := readJSON(filepath.Join(dir, ShardFile), &info); err != nil {
+		var m Manifest
+		if readJSON(filepath.Join(dir, ManifestFile), &m) == nil && m.Kind == KindShard {
+			return ShardResult{}, fmt.Errorf("shard %s (%s): %s cannot be read (%v); run the shard again", m.Shard, dir, ShardFile, pathlessError(errors.Unwrap(err)))
+		}
 		return ShardResult{}, fmt.Errorf("%s is not a shard folder: %w", dir, err)
 	}
 	if info.Count < 1 || info.Index < 0 || info.Index >= info.Count || info.Replications < 1 ||

@@ -154,7 +154,7 @@ func ReadPoints(dir string) ([]PointStats, error) {
 		}
 		return SinglePoint(s), nil
 	}
-	return nil, fmt.Errorf("%s holds a %s, which has no points", dir, m.Kind)
+	return nil, fmt.Errorf("%s holds a %s, which has no points%s", dir, m.Kind, MergeHint(m.Kind))
 }
 
 // WritePoints writes points as CSV: one column per parameter path (in order of first

@@ -107,7 +107,7 @@ func readResult(dir string) (hdr results.Header, partial string, points []result
 			points, err = results.ReadPoints(dir)
 		}
 	default:
-		err = fmt.Errorf("%s holds a %s: check compares runs and sweeps", dir, m.Kind)
+		err = fmt.Errorf("%s holds a %s: check compares runs and sweeps%s", dir, m.Kind, results.MergeHint(m.Kind))
 	}
 	return hdr, m.Partial, points, err
 }

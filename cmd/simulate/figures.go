@@ -26,7 +26,7 @@ func writeFigures(dir string, stderr io.Writer) error {
 	case results.KindRun:
 		names, err = plot.WriteRunFigures(dir)
 	default:
-		return fmt.Errorf("%s holds a %s, which has no figures (run, sweep or map)", dir, m.Kind)
+		return fmt.Errorf("%s holds a %s, which has no figures (run, sweep or map)%s", dir, m.Kind, results.MergeHint(m.Kind))
 	}
 	if err != nil {
 		return err

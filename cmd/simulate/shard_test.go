@@ -105,6 +105,9 @@ func TestShardAssignment(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if m.Shard != fmt.Sprintf("%d/4", i) {
+			t.Errorf("the manifest of shard %d/4 says shard %q", i, m.Shard)
+		}
 		var units []string
 		for _, f := range m.Files {
 			if strings.HasSuffix(f.Name, ".gob") {
@@ -117,6 +120,17 @@ func TestShardAssignment(t *testing.T) {
 		}
 		if !slices.Equal(units, want) {
 			t.Errorf("shard %d/4 holds %v, want %v", i, units, want)
+		}
+	}
+}
+
+// TestShardIsNoResult: report, plot and check refuse a shard folder and say to merge it first.
+func TestShardIsNoResult(t *testing.T) {
+	dir := runShards(t, shardSweepArgs, t.TempDir(), 2, 1)[0]
+	for _, args := range [][]string{{"report", dir}, {"plot", dir}, {"check", "--baseline", "x.json", dir}} {
+		s, _, errb := runStatus(args...)
+		if s == exitOK || !strings.Contains(errb, "holds a shard") || !strings.Contains(errb, "simulate merge") {
+			t.Errorf("simulate %s: exit %d, %s; want a refusal that says to merge the shards", strings.Join(args, " "), s, errb)
 		}
 	}
 }
@@ -191,6 +205,10 @@ func TestMergeRefuses(t *testing.T) {
 	if err := os.Truncate(filepath.Join(truncated, "units", "00000004.gob"), 10); err != nil {
 		t.Fatal(err)
 	}
+	badInfo := copyShard(dirs[1])
+	if err := os.Truncate(filepath.Join(badInfo, results.ShardFile), 100); err != nil {
+		t.Fatal(err)
+	}
 	missingUnit := copyShard(dirs[1])
 	if err := os.Remove(filepath.Join(missingUnit, "units", "00000001.gob")); err != nil {
 		t.Fatal(err)
@@ -227,6 +245,7 @@ func TestMergeRefuses(t *testing.T) {
 		{"another shard count", []string{dirs[0], four[1], dirs[2]}, []string{"different work: shard count 3 vs 4"}},
 		{"another work", []string{dirs[0], mapDirs[1], dirs[2]}, []string{"different work"}},
 		{"truncated unit", []string{dirs[0], truncated, dirs[2]}, []string{"shard 1/3", "unit 4 (point 2", "changed after the shard finished"}},
+		{"truncated shard.json", []string{dirs[0], badInfo, dirs[2]}, []string{"shard 1/3", "shard.json cannot be read"}},
 		{"missing unit", []string{dirs[0], missingUnit, dirs[2]}, []string{"shard 1/3", "unit 1 (point 0", "cannot be read"}},
 		{"doubled unit", []string{doubled, dirs[1], dirs[2]}, []string{"shard 0/3", "unit 1 (point 0: clients[0].workload.rate=200/s, replication 1)", "belongs to shard 1/3", "counted twice"}},
 		{"unfinished shard", []string{dirs[0], dirs[1], unfinished}, []string{"shard 2/3", "has not finished: 2 of its 2 units are done"}},

@@ -78,7 +78,11 @@ var ErrNoResult = errors.New("no finished result")
 // unchanged (size and SHA-256). A folder without a manifest, or whose files differ from it, is
 // an error naming the folder and what is wrong: readers never take a mix of results, or an
 // interrupted one, for a result.
-func ReadManifest(dir string) (Manifest, error) {
+func ReadManifest(dir string) (Manifest, error) { return readManifest(dir, nil) }
+
+// readManifest is ReadManifest that does not check the files named in replacing: they are
+// being rewritten.
+func readManifest(dir string, replacing []string) (Manifest, error) {
 	var m Manifest
 	path := filepath.Join(dir, ManifestFile)
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
@@ -91,6 +95,9 @@ func ReadManifest(dir string) (Manifest, error) {
 		return m, fmt.Errorf("%s: %w: %s names no kind or scenario digest", dir, ErrNoResult, ManifestFile)
 	}
 	for _, f := range m.Files {
+		if slices.Contains(replacing, f.Name) {
+			continue
+		}
 		got, err := digestFile(dir, f.Name)
 		if err != nil {
 			return m, fmt.Errorf("%s: %w: %s lists %s, which cannot be read: %v", dir, ErrNoResult, ManifestFile, f.Name, pathlessError(err))
@@ -127,10 +134,11 @@ func digestFile(dir, name string) (FileDigest, error) {
 }
 
 // AddFiles lists the files names (written into dir after its result, such as figures and the
-// report) in dir's manifest, which must be intact, and rewrites the manifest. A file already
-// listed gets its new digest.
+// report) in dir's manifest, which must be intact but for those files, and rewrites the
+// manifest. A file already listed (a figure drawn again, by another version perhaps) gets its
+// new digest.
 func AddFiles(dir string, names ...string) error {
-	m, err := ReadManifest(dir)
+	m, err := readManifest(dir, names)
 	if err != nil {
 		return err
 	}

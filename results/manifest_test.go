@@ -106,3 +106,34 @@ func TestUnitsExact(t *testing.T) {
 		t.Errorf("units of another sweep were kept: %d", len(kept))
 	}
 }
+
+// TestAddFilesRedraws: a figure drawn again with other bytes (by a newer version, say) takes its
+// new digest; the folder reads back whole. A file changed that is not being added is still
+// refused.
+func TestAddFilesRedraws(t *testing.T) {
+	dir := t.TempDir()
+	if err := WriteRunDir(dir, NewRun(fixtureHeader(), fixtureSeries())); err != nil {
+		t.Fatal(err)
+	}
+	fig := filepath.Join(dir, "fig.svg")
+	for i, content := range []string{"<svg>first</svg>", "<svg>drawn again, longer</svg>"} {
+		if err := os.WriteFile(fig, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := AddFiles(dir, "fig.svg"); err != nil {
+			t.Fatalf("drawing %d: AddFiles: %v", i, err)
+		}
+		if _, err := ReadManifest(dir); err != nil {
+			t.Fatalf("drawing %d: %v", i, err)
+		}
+	}
+	if err := os.WriteFile(fig, []byte("<svg>edited</svg>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "other.svg"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := AddFiles(dir, "other.svg"); err == nil || !strings.Contains(err.Error(), "fig.svg changed") {
+		t.Errorf("AddFiles over an edited figure: %v, want it refused", err)
+	}
+}

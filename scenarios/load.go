@@ -91,6 +91,11 @@ func decodeScenario(file string, tree *node, read fileReader) (*Scenario, error)
 		return nil, d.probs.sorted()
 	}
 	d.decodeStruct(tree, reflect.ValueOf(sc).Elem(), "")
+	if params := tree.get("sweep").get("parameters"); params != nil {
+		for _, k := range params.keys {
+			sc.Sweep.order = append(sc.Sweep.order, k.text)
+		}
+	}
 	if sc.Name == "" && d.at["name"] == (pos{}) {
 		base := filepath.Base(file)
 		sc.Name = strings.TrimSuffix(base, filepath.Ext(base))

@@ -116,16 +116,16 @@ func RunWith(sc *Scenario, seed uint64, replication int, opts RunOptions) (*resu
 // SweepPoint is one combination of a sweep's values: the parameters as results records them, and
 // the scenario with them set (and without the sweep's parameters).
 type SweepPoint struct {
-	Params   []results.Param // path and value of each parameter, in sorted path order
+	Params   []results.Param // path and value of each parameter, in the sweep's order (Sweep.Paths)
 	Scenario *Scenario       // the scenario with those values
 }
 
 // Points returns the points of the scenario's sweep: every combination of the parameters'
-// values, the parameters in sorted path order, the first varying slowest. A scenario without
+// values, the parameters in the order given (Sweep.Paths), the first varying slowest. A scenario without
 // sweep parameters has one point, itself without parameters. Each point's scenario is
 // independent of s and of the other points.
 func (s *Scenario) Points() ([]SweepPoint, error) {
-	return s.PointsIn(sortedKeys(s.Sweep.Parameters))
+	return s.PointsIn(s.Sweep.Paths())
 }
 
 // PointsIn is Points with the parameters in the order given, the first varying slowest: a

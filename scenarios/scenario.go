@@ -3,6 +3,8 @@ package scenarios
 import (
 	"math"
 	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -405,12 +407,50 @@ type FailData struct {
 }
 
 // Sweep varies parameters across runs: every combination of the parameters' values (the
-// first path in sorted order varies slowest), each run Replications times.
+// first parameter, in the order the file or --vary gave them, varies slowest), each run
+// Replications times.
 type Sweep struct {
 	// Parameters maps a field path (as Set takes it) to its values.
 	Parameters map[string]SweepValues `yaml:"parameters,omitzero"`
 	// Replications is the runs per point (default 10); ≥ 1.
 	Replications int `yaml:"replications"`
+	// order is the parameters' paths in the order they were given: the scenario file's, then
+	// each --vary's (Vary). The canonical form keeps it, so two sweeps that differ only in
+	// order, and so in their points' order, are two scenarios.
+	order []string
+}
+
+// Paths returns the parameters' paths in the order they were given; a parameter added in code,
+// with no place in that order, comes after them, in sorted order.
+func (sw *Sweep) Paths() []string {
+	var out []string
+	for _, p := range sw.order {
+		if _, ok := sw.Parameters[p]; ok && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	for _, p := range sortedKeys(sw.Parameters) {
+		if !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// encodeYAML writes the sweep with its parameters in their order (Paths), not sorted as
+// mappings otherwise are.
+func (sw Sweep) encodeYAML() *node {
+	m := &node{kind: mapNode}
+	if sw.Parameters != nil {
+		params := &node{kind: mapNode}
+		for _, p := range sw.Paths() {
+			params.keys = append(params.keys, scalar(p))
+			params.vals = append(params.vals, sw.Parameters[p].encodeYAML())
+		}
+		m.keys, m.vals = append(m.keys, scalar("parameters")), append(m.vals, params)
+	}
+	m.keys, m.vals = append(m.keys, scalar("replications")), append(m.vals, scalar(strconv.Itoa(sw.Replications)))
+	return m
 }
 
 // Defaults.

@@ -744,7 +744,7 @@ func (v *validator) sweep() {
 		return
 	}
 	points := 1
-	for _, path := range sortedKeys(sw.Parameters) {
+	for _, path := range sw.Paths() {
 		points *= max(len(sw.Parameters[path].Values), 1)
 		if points > maxSweepPoints {
 			v.bad("sweep.parameters", strconv.Itoa(points)+"+ points", fmt.Sprintf("a sweep may have at most %d points", maxSweepPoints))
@@ -773,7 +773,7 @@ func (v *validator) sweep() {
 		total += len(sv.Values)
 	}
 	tries := max(maxSweepTrialNodes/(countNodes(v.sc.src.tree)+sweepTrialOverhead), 2)
-	for _, path := range sortedKeys(sw.Parameters) {
+	for _, path := range sw.Paths() {
 		if strings.HasPrefix(path, "sweep") {
 			v.bad("sweep.parameters."+path, path, "a sweep cannot vary itself")
 			continue

@@ -291,3 +291,79 @@ func TestSetAll(t *testing.T) {
 		t.Errorf("SetAll() = %v", err)
 	}
 }
+
+// TestSweepOrder: a sweep's parameters keep the order they were given, in the file and by
+// Vary, the first varying slowest; the canonical form keeps that order (so sweeps that differ
+// only in it are different scenarios with different digests) and reads back to it.
+func TestSweepOrder(t *testing.T) {
+	const file = `
+name: order
+topology: {nodes: [{name: a}]}
+clients: [{name: c, count: 1, workload: {rate: 100/s}}]
+sweep:
+  parameters:
+    clients[0].workload.rate: [100/s, 200/s]
+    clients[0].count: [1, 2]
+  replications: 1
+`
+	sc, err := Parse("order.yaml", []byte(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	params := func(sc *Scenario) []string {
+		pts, err := sc.Points()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, p := range pts {
+			var kv []string
+			for _, pr := range p.Params {
+				kv = append(kv, pr.Path+"="+pr.Value)
+			}
+			out = append(out, strings.Join(kv, " "))
+		}
+		return out
+	}
+	want := []string{
+		"clients[0].workload.rate=100/s clients[0].count=1", "clients[0].workload.rate=100/s clients[0].count=2",
+		"clients[0].workload.rate=200/s clients[0].count=1", "clients[0].workload.rate=200/s clients[0].count=2"}
+	if got := params(sc); !slices.Equal(got, want) {
+		t.Errorf("the file's order: points %q, want %q", got, want)
+	}
+	if !strings.Contains(sc.String(), "clients[0].workload.rate: [100/s, 200/s]\n    clients[0].count: [1, 2]") &&
+		!strings.Contains(sc.String(), "clients[0].workload.rate: 100/s,200/s\n    clients[0].count: 1,2") {
+		t.Errorf("the canonical form does not keep the file's order:\n%s", sc.String())
+	}
+	back, err := Parse("back.yaml", []byte(sc.String()))
+	if err != nil || back.String() != sc.String() || !slices.Equal(params(back), want) {
+		t.Errorf("the canonical form does not read back to the same order: %v\n%s", err, back)
+	}
+
+	// --vary adds parameters after the file's, in the order given; varying a parameter the
+	// file has keeps its place.
+	v := sc.clone()
+	if err := v.Set("sweep.parameters", "null"); err != nil {
+		t.Fatal(err)
+	}
+	for _, kv := range [][2]string{{"clients[0].count", "1,2"}, {"clients[0].workload.rate", "100/s,200/s"}} {
+		if err := v.Vary(kv[0], kv[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := v.Sweep.Paths(); !slices.Equal(got, []string{"clients[0].count", "clients[0].workload.rate"}) {
+		t.Errorf("--vary count then rate: paths %q", got)
+	}
+	if pts := params(v); pts[1] != "clients[0].count=1 clients[0].workload.rate=200/s" {
+		t.Errorf("--vary count then rate: the second point is %q, want count slowest", pts[1])
+	}
+	if v.String() == sc.String() {
+		t.Error("sweeps that differ only in their parameters' order have the same canonical form")
+	}
+	if err := sc.Vary("clients[0].workload.rate", "300/s,400/s"); err != nil {
+		t.Fatal(err)
+	}
+	if got := sc.Sweep.Paths(); !slices.Equal(got, []string{"clients[0].workload.rate", "clients[0].count"}) {
+		t.Errorf("varying the file's first parameter again moved it: %q", got)
+	}
+}

@@ -12,7 +12,10 @@ import (
 // writeFigures draws the figures of the run, sweep or map in dir next to its files and lists
 // them in the folder's manifest. A folder without an intact manifest is refused: its files may
 // be another result's, or unfinished.
-func writeFigures(dir string, stderr io.Writer) error {
+func writeFigures(dir string, stderr io.Writer) error { return writeFiguresX(dir, "", stderr) }
+
+// writeFiguresX is writeFigures with the parameter on a sweep's x axis (plot.SweepOptions.X).
+func writeFiguresX(dir, x string, stderr io.Writer) error {
 	m, err := results.ReadManifest(dir)
 	if err != nil {
 		return err
@@ -22,10 +25,13 @@ func writeFigures(dir string, stderr io.Writer) error {
 	case results.KindMap:
 		names, err = plot.WriteMapFigures(dir)
 	case results.KindSweep:
-		names, err = plot.WriteSweepFigures(dir)
+		names, err = plot.WriteSweepFigures(dir, plot.SweepOptions{X: x})
 	case results.KindRun:
 		names, err = plot.WriteRunFigures(dir)
 	default:
+		if x != "" {
+			return usageErrorf("--x %s: %s holds a %s: --x is for sweeps", x, dir, m.Kind)
+		}
 		return fmt.Errorf("%s holds a %s, which has no figures (run, sweep or map)%s", dir, m.Kind, results.MergeHint(m.Kind))
 	}
 	if err != nil {

@@ -8,21 +8,24 @@ import (
 
 var plotCommand = command{
 	summary: "draw the figures of a run, sweep or map (SVG and PNG) next to its files",
-	usage: `Usage: simulate plot RESULT_DIR
+	usage: `Usage: simulate plot RESULT_DIR [--x PATH]
 
 For a run: timeseries, amplification, latency and servers. For a sweep: sweep-goodput (with the
-95 % band, the ideal line and the knee), sweep-amplification and sweep-p99. For a map: the heat
-map of P(stuck) with the 50 % boundary and the median recovery times.
+95 % band, the ideal line and the knee), sweep-amplification and sweep-p99, with the first
+numeric parameter on x (or --x) and one line per value of the other. For a map: the heat map of
+P(stuck) with the 50 % boundary and the median recovery times.
 
 Examples:
-  simulate run spike --out out/spike && simulate plot out/spike`,
+  simulate run spike --out out/spike && simulate plot out/spike
+  simulate plot out/policies --x 'clients[0].driver.retryPolicy'`,
 	flags: func(fs *pflag.FlagSet) func([]string, io.Writer, io.Writer) error {
+		x := fs.String("x", "", "a sweep's parameter on the x axis (default: its first numeric parameter)")
 		return func(args []string, _, stderr io.Writer) error {
 			dir, err := resultDirArg(args)
 			if err != nil {
 				return err
 			}
-			return writeFigures(dir, stderr)
+			return writeFiguresX(dir, *x, stderr)
 		}
 	},
 }

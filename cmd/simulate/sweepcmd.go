@@ -18,12 +18,14 @@ var sweepCommand = command{
 	summary: "vary parameters over replications and write points with confidence intervals",
 	usage: `Usage: simulate sweep [SCENARIO|FILE] [options]
 
-Runs every combination of the varied parameters (--vary, or the scenario's sweep block),
-each --replications times on --workers independent runs, and writes points.csv and
-sweep.json (mean and 95 % confidence half-width per metric). The results are the same for
-any number of workers. Ctrl-C (or SIGTERM) stops the sweep after the runs in progress and
+Runs every combination of the varied parameters (--vary, or the scenario's sweep block, in
+the order given, the first varying slowest), each --replications times on --workers
+independent runs, and writes points.csv and sweep.json (mean and 95 % confidence half-width
+per metric). The results are the same for any number of workers. Ctrl-C (or SIGTERM) stops the sweep after the runs in progress and
 writes the points already complete, marked partial; a second Ctrl-C stops at once. Every
 finished run is kept in the folder's units/, so the same command resumes where it stopped.
+With --plot, the first numeric parameter is the figures' x axis (or --x) and the other
+parameter one line per value. --shard i/n runs only shard i of n; 'simulate merge' joins them.
 
 Examples:
   simulate sweep spike --vary 'clients[0].workload.rate=1000/s:4000/s:500/s' --replications 5
@@ -38,6 +40,7 @@ Examples:
 		lim := addLimitFlags(fs)
 		out := fs.String("out", "", "output folder (default: out/<scenario>-sweep)")
 		plotToo := fs.Bool("plot", false, "also draw the figures next to the results")
+		x := fs.String("x", "", "with --plot: the parameter on the figures' x axis (default: the first numeric one)")
 		shardSpec := shardFlag(fs)
 		return func(args []string, stdout, stderr io.Writer) error {
 			ref, err := scenarioArg(args)
@@ -118,7 +121,7 @@ Examples:
 				return err
 			}
 			if *plotToo {
-				return writeFigures(dir, stderr)
+				return writeFiguresX(dir, *x, stderr)
 			}
 			return nil
 		}

@@ -208,8 +208,20 @@ func sweepFixtures(t *testing.T) []struct{ name, dir string } {
 		}
 		policies = append(policies, point([]results.Param{{Path: "clients[0].driver.retryPolicy", Value: policy}}, 1, 0, m, order))
 	}
+	// The policy × load sweep a planner runs first: the policy named first, as --vary gave it,
+	// so it varies slowest; the rate, numeric, is still the x axis.
+	var policyLoad []results.PointStats
+	for i, policy := range []string{"none", "mongodb-legacy", "mongodb-2026-03", "mongodb-2026-07"} {
+		for _, x := range []float64{500, 750, 1000, 1250, 1500, 1750, 2000, 2250, 2500, 2750, 3000} {
+			m, order := map[string]float64{}, []string{}
+			loadMetrics("total.", x, 1000+50*float64(i), m, &order)
+			policyLoad = append(policyLoad, point([]results.Param{{Path: "clients[0].driver.retryPolicy", Value: policy},
+				{Path: rate, Value: formatRate(x)}}, 3, 0.03, m, order))
+		}
+	}
 	return []struct{ name, dir string }{
 		{"load", writeSweep(t, "load", load)},
+		{"policy-load", writeSweep(t, "policy-load", policyLoad)},
 		{"grid", writeSweep(t, "grid", grid)},
 		{"policies", writeSweep(t, "policies", policies)},
 	}

@@ -69,7 +69,7 @@ func TestRunFigures(t *testing.T) {
 func TestSweepFigures(t *testing.T) {
 	for _, fx := range sweepFixtures(t) {
 		t.Run(fx.name, func(t *testing.T) {
-			names, err := WriteSweepFigures(fx.dir)
+			names, err := WriteSweepFigures(fx.dir, SweepOptions{})
 			if err != nil {
 				t.Fatalf("WriteSweepFigures(%s) = %v", fx.name, err)
 			}
@@ -107,7 +107,7 @@ func TestFiguresLabelled(t *testing.T) {
 		}{"run " + fx.name, figs})
 	}
 	for _, fx := range sweepFixtures(t) {
-		figs, err := sweepFigures(fx.dir)
+		figs, err := sweepFigures(fx.dir, SweepOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -186,7 +186,7 @@ func TestDeterministic(t *testing.T) {
 		check(fx.dir, WriteRunFigures)
 	}
 	for _, fx := range sweepFixtures(t) {
-		check(fx.dir, WriteSweepFigures)
+		check(fx.dir, func(dir string) ([]string, error) { return WriteSweepFigures(dir, SweepOptions{}) })
 	}
 }
 
@@ -195,7 +195,7 @@ func TestMissingFiles(t *testing.T) {
 	if _, err := WriteRunFigures(dir); err == nil {
 		t.Error("WriteRunFigures(empty folder) = nil error, want one")
 	}
-	if _, err := WriteSweepFigures(dir); err == nil {
+	if _, err := WriteSweepFigures(dir, SweepOptions{}); err == nil {
 		t.Error("WriteSweepFigures(empty folder) = nil error, want one")
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {

@@ -3,6 +3,7 @@ package plot
 import (
 	"cmp"
 	"fmt"
+	"image/color"
 	"math"
 	"slices"
 	"strconv"
@@ -23,11 +24,19 @@ var SweepFigures = []string{"sweep-goodput", "sweep-amplification", "sweep-p99"}
 // its mean offered load.
 const KneeShortfall = 0.05
 
+// SweepOptions choose how a sweep is drawn.
+type SweepOptions struct {
+	// X is the parameter on the x axis; "" is the first numeric parameter in the sweep's order
+	// (the first parameter when none is numeric). The other parameter, if any, is one line per
+	// value.
+	X string
+}
+
 // WriteSweepFigures draws the figures of the sweep in dir (sweep.json, as
 // results.WriteSweepDir writes it) and writes each as NAME.svg and NAME.png into dir. It
 // returns the base names written, in the order of SweepFigures.
-func WriteSweepFigures(dir string) ([]string, error) {
-	figs, err := sweepFigures(dir)
+func WriteSweepFigures(dir string, opts SweepOptions) ([]string, error) {
+	figs, err := sweepFigures(dir, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -167,7 +176,7 @@ func param(p *results.PointStats, path string) string {
 	return ""
 }
 
-func readSweep(dir string) (*sweep, error) {
+func readSweep(dir string, opts SweepOptions) (*sweep, error) {
 	hdr, pts, err := results.ReadSweep(dir)
 	if err != nil {
 		return nil, fmt.Errorf("plot: %w", err)
@@ -184,20 +193,39 @@ func readSweep(dir string) (*sweep, error) {
 			}
 		}
 	}
+	valuesOf := func(path string) []string {
+		var vs []string
+		for i := range pts {
+			if v := param(&pts[i], path); !slices.Contains(vs, v) {
+				vs = append(vs, v)
+			}
+		}
+		return vs
+	}
 	xPath := ""
-	if len(paths) > 0 {
+	switch {
+	case opts.X != "":
+		if !slices.Contains(paths, opts.X) {
+			return nil, fmt.Errorf("plot: --x %s: not a parameter of the sweep in %s (its parameters: %s)", opts.X, dir, strings.Join(paths, ", "))
+		}
+		xPath = opts.X
+	case len(paths) > 0:
+		// The first numeric parameter, so that a categorical one (a policy, a mode) becomes
+		// the lines, never a dodge of many lines within a category.
 		xPath = paths[0]
-	}
-	if len(paths) > 1 {
-		s.by = paths[1]
-	}
-	var xValues []string
-	for i := range pts {
-		if v := param(&pts[i], xPath); !slices.Contains(xValues, v) {
-			xValues = append(xValues, v)
+		for _, p := range paths {
+			if _, _, _, ok := results.ParseValues(valuesOf(p)); ok {
+				xPath = p
+				break
+			}
 		}
 	}
-	s.x = newXAxis(xPath, xValues)
+	for _, p := range paths {
+		if p != xPath {
+			s.by = p
+		}
+	}
+	s.x = newXAxis(xPath, valuesOf(xPath))
 
 	newLine := func(name, prefix string, keep func(*results.PointStats) bool) *sweepLine {
 		l := &sweepLine{name: name, prefix: prefix}
@@ -327,7 +355,7 @@ func (s *sweep) addLines(pn *panel, metric string, k float64, logY bool, absentT
 			}
 			mean, lo, hi = logValues(mean), logValues(lo), logValues(hi)
 		}
-		g := draw.GlyphStyle{Color: sty.Color, Radius: vg.Points(3.5), Shape: draw.CircleGlyph{}}
+		g := s.glyph(i, sty.Color)
 		if s.x.kind == axisCategory {
 			xs := make([]float64, len(l.xs))
 			for j, x := range l.xs {
@@ -350,14 +378,32 @@ func (s *sweep) addLines(pn *panel, metric string, k float64, logY bool, absentT
 	}
 }
 
+// glyph is line i's point marker: a shape of its own, and smaller than the lines' before it,
+// drawn on top of them, so that lines that coincide (policies that all reach the same plateau)
+// show as nested markers in every colour rather than as the last line alone.
+func (s *sweep) glyph(i int, c color.Color) draw.GlyphStyle {
+	// No ring: a ring marks a knee.
+	shapes := []draw.GlyphDrawer{draw.CircleGlyph{}, draw.BoxGlyph{}, draw.PyramidGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{}, draw.CrossGlyph{}}
+	r := 3.5
+	if n := len(s.lines); n > 1 {
+		r = 5.5 - 2.5*float64(i)/float64(n-1)
+	}
+	return draw.GlyphStyle{Color: c, Radius: vg.Points(r), Shape: shapes[i%len(shapes)]}
+}
+
 // dodge is the x offset of line i over categories, so that the lines' points stand side by
 // side.
 func (s *sweep) dodge(i int) float64 {
-	return 0.12 * (float64(i) - float64(len(s.lines)-1)/2)
+	step := math.Min(0.12, maxDodge/float64(max(len(s.lines)-1, 1)))
+	return step * (float64(i) - float64(len(s.lines)-1)/2)
 }
 
-func sweepFigures(dir string) ([]*figure, error) {
-	s, err := readSweep(dir)
+// maxDodge is how far apart the outermost lines' points stand within a category (categories
+// are 1 apart), however many lines there are: the points of one category never reach the next.
+const maxDodge = 0.6
+
+func sweepFigures(dir string, opts SweepOptions) ([]*figure, error) {
+	s, err := readSweep(dir, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -403,7 +449,9 @@ func (s *sweep) goodputFigure() *figure {
 				if s.x.kind == axisCategory {
 					x += s.dodge(i)
 				}
-				k := &markers{xs: []float64{x}, ys: []float64{good[j]}, labels: []string{"knee"},
+				// A ring in the line's colour, without a text label: many lines' labels would
+				// pile up at the same load; the key says what the ring is.
+				k := &markers{xs: []float64{x}, ys: []float64{good[j]},
 					glyph: draw.GlyphStyle{Color: sty.Color, Radius: vg.Points(7), Shape: draw.RingGlyph{}}}
 				pn.p.Add(k)
 				knee = true

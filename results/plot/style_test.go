@@ -1,0 +1,106 @@
+package plot
+
+import (
+	"image/color"
+	"math"
+	"strings"
+	"testing"
+)
+
+// lab converts an sRGB colour to CIELAB (D65).
+func lab(c color.NRGBA) [3]float64 {
+	lin := func(v uint8) float64 {
+		x := float64(v) / 255
+		if x <= 0.04045 {
+			return x / 12.92
+		}
+		return math.Pow((x+0.055)/1.055, 2.4)
+	}
+	r, g, b := lin(c.R), lin(c.G), lin(c.B)
+	x := (0.4124*r + 0.3576*g + 0.1805*b) / 0.95047
+	y := 0.2126*r + 0.7152*g + 0.0722*b
+	z := (0.0193*r + 0.1192*g + 0.9505*b) / 1.08883
+	f := func(t float64) float64 {
+		if t > 216.0/24389 {
+			return math.Cbrt(t)
+		}
+		return (24389.0/27*t + 16) / 116
+	}
+	return [3]float64{116*f(y) - 16, 500 * (f(x) - f(y)), 200 * (f(y) - f(z))}
+}
+
+// deltaE is the CIE76 colour difference: about 2.3 is just noticeable; 25 is plainly another
+// colour.
+func deltaE(a, b color.NRGBA) float64 {
+	p, q := lab(a), lab(b)
+	return math.Sqrt((p[0]-q[0])*(p[0]-q[0]) + (p[1]-q[1])*(p[1]-q[1]) + (p[2]-q[2])*(p[2]-q[2]))
+}
+
+// TestPalette: at least 12 line colours, each plainly different from every other and from every
+// metric colour (a group's line is never read as a metric's), and dark enough for a line on
+// white.
+func TestPalette(t *testing.T) {
+	const minDelta = 25
+	if len(palette) < 12 {
+		t.Errorf("%d colours, want at least 12", len(palette))
+	}
+	metrics := map[string]color.NRGBA{"offered": metricOffered, "attempts": metricAttempts, "goodput": metricGoodput,
+		"failures": metricFailures, "rejections": metricRejections, "total": totalColour}
+	for i, c := range palette {
+		if l := lab(c)[0]; l > 78 {
+			t.Errorf("palette[%d] %v: lightness %.0f, too pale for a line on white", i, c, l)
+		}
+		for j := range i {
+			if d := deltaE(c, palette[j]); d < minDelta {
+				t.Errorf("palette[%d] %v and palette[%d] %v: ΔE %.1f < %d", i, c, j, palette[j], d, minDelta)
+			}
+		}
+		for name, m := range metrics {
+			if d := deltaE(c, m); d < minDelta {
+				t.Errorf("palette[%d] %v and the %s colour %v: ΔE %.1f < %d", i, c, name, m, d, minDelta)
+			}
+		}
+	}
+	if paletteColour(len(palette)) != palette[0] {
+		t.Error("paletteColour does not cycle")
+	}
+}
+
+// TestSweepAxes: the x axis is the first numeric parameter whatever the order the sweep gave
+// (a policy × load sweep has the load on x and one line per policy), --x overrides it, a
+// categorical x keeps every line's points within their category, and an --x that is not a
+// parameter is an error naming the parameters.
+func TestSweepAxes(t *testing.T) {
+	var dir string
+	for _, fx := range sweepFixtures(t) {
+		if fx.name == "policy-load" {
+			dir = fx.dir
+		}
+	}
+	s, err := readSweep(dir, SweepOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.x.path != "clients[0].workload.rate" || s.by != "clients[0].driver.retryPolicy" || len(s.lines) != 4 {
+		t.Fatalf("x %q, lines by %q (%d lines); want the rate on x and one line per policy", s.x.path, s.by, len(s.lines))
+	}
+	if s.lines[0].name != "none" || s.lines[3].name != "mongodb-2026-07" || len(s.lines[0].xs) != 11 {
+		t.Errorf("lines %q with %d points, want the policies in the order given, 11 loads each", s.lines[0].name, len(s.lines[0].xs))
+	}
+
+	s, err = readSweep(dir, SweepOptions{X: "clients[0].driver.retryPolicy"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.x.kind != axisCategory || s.by != "clients[0].workload.rate" || len(s.lines) != 11 {
+		t.Fatalf("--x policy: x kind %v, by %q, %d lines", s.x.kind, s.by, len(s.lines))
+	}
+	if lo, hi := s.dodge(0), s.dodge(len(s.lines)-1); lo < -0.5 || hi > 0.5 || hi-lo > maxDodge+1e-9 {
+		t.Errorf("11 lines over categories stand from %.2f to %.2f: wider than a category", lo, hi)
+	}
+
+	if _, err := readSweep(dir, SweepOptions{X: "clients[0].count"}); err == nil ||
+		!strings.Contains(err.Error(), "--x clients[0].count: not a parameter") || !strings.Contains(err.Error(), "clients[0].driver.retryPolicy, clients[0].workload.rate") {
+		t.Errorf("--x of no parameter: %v", err)
+	}
+}

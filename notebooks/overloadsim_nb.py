@@ -25,10 +25,6 @@ from pathlib import Path
 
 import pandas as pd
 
-#: relative distance below the offered load within which goodput counts as keeping up with it
-#: (docs/metrics.md §17; the knee rule, `knee`)
-BAND = 0.05
-
 # The recovery rule's defaults (results.DefaultRecovery…, results.PreTriggerIntervals); a
 # scenario's recovery block overrides K, Floor, Hold and Window (see `recovery_rule`).
 #: the band's half-width in standard deviations of one interval's goodput
@@ -233,6 +229,17 @@ def read_sweep_header(folder: Path) -> dict:
     """The header of a sweep's sweep.json: tool, version, scenario, canonical (the base scenario,
     before the swept values), seed, …"""
     return json.loads((folder / "sweep.json").read_text())["header"]
+
+
+def read_sweep_answers(folder: Path) -> tuple[dict, list[dict]]:
+    """A load sweep's answers from its sweep.json: (context, answers). The context is what the
+    sweep is judged against (today, ceiling, ceilingSource, slo); each answer is one line's
+    knee, lastServed, latencyKnee, latencyRule and headroom, computed by the simulator's own
+    rules (results.AnswerLoad), never again here."""
+    doc = json.loads((folder / "sweep.json").read_text())
+    if "answers" not in doc:
+        raise ValueError(f"{folder}: the sweep has no answers: it does not vary a workload's rate")
+    return doc["context"], doc["answers"]
 
 
 def number(x) -> float:
@@ -611,15 +618,6 @@ def recovery_differences(ours: list[dict], theirs: list[dict], rel: float = 2e-5
             elif not same(value, theirs_value):
                 problems.append(f"{name}: stuck.{key} {value}, simulate {theirs_value}")
     return problems
-
-
-def knee(offered, goodput, band: float = BAND):
-    """The index of the first point, in the order given, whose goodput falls more than band below
-    its offered load; None if goodput keeps up everywhere."""
-    for i, (o, g) in enumerate(zip(offered, goodput)):
-        if g < (1 - band) * o:
-            return i
-    return None
 
 
 def savefig(fig, name: str) -> None:

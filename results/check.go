@@ -16,8 +16,12 @@ import (
 type Baseline struct {
 	Header Header `json:"header"`
 	// Partial says why a sweep is incomplete ("" when whole); a partial sweep is no baseline.
-	Partial string       `json:"partial,omitempty"`
-	Points  []PointStats `json:"points"`
+	Partial string `json:"partial,omitempty"`
+	// Context and Answers are a load sweep's (SweepAnswers): what it is judged against, and
+	// the knee, latency knee and headroom of each line. Absent for other results.
+	Context *LoadContext  `json:"context,omitempty"`
+	Answers []LoadAnswers `json:"answers,omitempty"`
+	Points  []PointStats  `json:"points"`
 }
 
 // NewBaseline returns a baseline of points. For a single run, pass SinglePoint(summary); to give

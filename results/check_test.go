@@ -115,7 +115,7 @@ func TestBaselineFile(t *testing.T) {
 	if regs := Check(b, pts, Tolerance{}); len(regs) != 0 {
 		t.Errorf("a baseline regressed against its own points: %v", regs)
 	}
-	if err := WriteSweepDir(dir, fixtureHeader(), pts, ""); err != nil {
+	if err := WriteSweepDir(dir, fixtureHeader(), pts, "", nil); err != nil {
 		t.Fatal(err)
 	}
 	read, err := ReadPoints(dir)

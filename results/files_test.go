@@ -120,7 +120,7 @@ func TestGoldenSweep(t *testing.T) {
 	dir := t.TempDir()
 	hdr := fixtureHeader()
 	hdr.Scenario = "golden-sweep"
-	if err := WriteSweepDir(dir, hdr, Aggregate(fixturePoints()), ""); err != nil {
+	if err := WriteSweepDir(dir, hdr, Aggregate(fixturePoints()), "", nil); err != nil {
 		t.Fatal(err)
 	}
 	files := readDir(t, dir)

@@ -27,7 +27,7 @@ func TestNewResultReplacesOld(t *testing.T) {
 	if err := AddFiles(dir, "timeseries.svg"); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteSweepDir(dir, fixtureHeader(), Aggregate(fixturePoints()), ""); err != nil {
+	if err := WriteSweepDir(dir, fixtureHeader(), Aggregate(fixturePoints()), "", nil); err != nil {
 		t.Fatal(err)
 	}
 	names := dirNames(t, dir)

@@ -87,6 +87,8 @@ type ShardInfo struct {
 	Points  [][]Param `json:"points"`
 	Trigger string    `json:"trigger,omitempty"`
 	Axes    []MapAxis `json:"axes,omitempty"`
+	// Context is a sweep's load context (WriteSweepDir), taken from the scenario.
+	Context *LoadContext `json:"context,omitempty"`
 }
 
 // Shard returns the shard the info describes.

@@ -111,12 +111,19 @@ func SinglePoint(s Summary) []PointStats {
 // result it held (see WriteRunDir). A sweep.json is a valid baseline file. partial, when not
 // empty, says why the sweep is incomplete (it holds only the points that finished): it is
 // recorded in sweep.json, the manifest and a first comment line of points.csv, and such a sweep
-// is refused as a baseline.
-func WriteSweepDir(dir string, hdr Header, points []PointStats, partial string) error {
+// is refused as a baseline. ctx, when given and the sweep varies a workload's rate, is
+// recorded with the sweep's answers (SweepAnswers).
+func WriteSweepDir(dir string, hdr Header, points []PointStats, partial string, ctx *LoadContext) error {
 	m := newManifest(KindSweep, hdr)
 	m.Partial = partial
 	b := NewBaseline(hdr, points)
 	b.Partial = partial
+	if ctx != nil {
+		if answers := SweepAnswers(points, *ctx); answers != nil {
+			c := *ctx
+			b.Context, b.Answers = &c, answers
+		}
+	}
 	return writeResult(dir, m, []outputFile{
 		{PointsFile, func(w io.Writer) error {
 			if partial != "" {
@@ -127,6 +134,62 @@ func WriteSweepDir(dir string, hdr Header, points []PointStats, partial string) 
 			return WritePoints(w, points)
 		}},
 		{SweepFile, func(w io.Writer) error { return writeJSON(w, b) }}})
+}
+
+// SweepAnswers answers a load sweep (one whose parameter IsLoadPath): one LoadAnswers for the
+// whole sweep or, when a second parameter is varied, one per value of it, in order of first
+// appearance. It returns nil for a sweep that varies no workload's rate.
+func SweepAnswers(points []PointStats, ctx LoadContext) []LoadAnswers {
+	var paths []string
+	values := map[string][]string{}
+	for _, p := range points {
+		for _, pr := range p.Params {
+			if !slices.Contains(paths, pr.Path) {
+				paths = append(paths, pr.Path)
+			}
+			if !slices.Contains(values[pr.Path], pr.Value) {
+				values[pr.Path] = append(values[pr.Path], pr.Value)
+			}
+		}
+	}
+	load := ""
+	for _, p := range paths {
+		if IsLoadPath(p, values[p]) {
+			load = p
+			break
+		}
+	}
+	if load == "" {
+		return nil
+	}
+	other := ""
+	for _, p := range paths {
+		if p != load {
+			other = p
+		}
+	}
+	if other == "" {
+		all := make([]*PointStats, len(points))
+		for i := range points {
+			all[i] = &points[i]
+		}
+		return []LoadAnswers{AnswerLoad(all, "total.", ctx)}
+	}
+	var out []LoadAnswers
+	for _, v := range values[other] {
+		var line []*PointStats
+		for i := range points {
+			for _, pr := range points[i].Params {
+				if pr.Path == other && pr.Value == v {
+					line = append(line, &points[i])
+				}
+			}
+		}
+		a := AnswerLoad(line, "total.", ctx)
+		a.Line = v
+		out = append(out, a)
+	}
+	return out
 }
 
 // ReadSweep reads sweep.json from a sweep's folder.

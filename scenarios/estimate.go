@@ -1,11 +1,13 @@
 package scenarios
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
 	"time"
 
+	"overloadsim/results"
 	"overloadsim/wire"
 )
 
@@ -175,4 +177,63 @@ func approxBytes(n float64) string {
 		s = approx(n)
 	}
 	return s + " " + units[u]
+}
+
+// LoadContext returns what a load sweep of s is judged against (results.LoadContext): the load
+// s offers as configured, and its configured ceiling. The ceiling counts the nodes that take the
+// clients' commands: every standalone, and the primary of a replica set or of each shard; each
+// gives the lesser of its ingress request limiter's rate (when enabled) and its workers ÷ mean
+// service time. Secondaries, which serve only reads that ask for them, and mongos routers,
+// which pass commands on, are left out; a scenario whose clients read from secondaries may serve
+// more than the ceiling. slo is the latency objective (0: none).
+func (s *Scenario) LoadContext(slo time.Duration) results.LoadContext {
+	ctx := results.LoadContext{SLO: slo.Seconds()}
+	if s.Duration > 0 {
+		ctx.Today = s.OfferedOperations() / s.Duration.Seconds()
+	}
+	var parts []string
+	for i := range s.Topology.Nodes {
+		n := &s.Topology.Nodes[i]
+		if n.Role != wire.Standalone && n.Role != wire.Primary {
+			continue
+		}
+		rate, why := math.Inf(1), ""
+		if n.Service.D != nil && n.Service.D.Mean() > 0 {
+			rate = float64(n.Workers) / n.Service.D.Mean().Seconds()
+			why = fmt.Sprintf("%d workers at %s mean service on %s", n.Workers, n.Service.D.Mean(), n.Name)
+		}
+		if n.RequestLimiter.Enabled && n.RequestLimiter.RatePerSec < rate {
+			rate = n.RequestLimiter.RatePerSec
+			why = fmt.Sprintf("ingress request limiter %s/s on %s", strconv.FormatFloat(rate, 'f', -1, 64), n.Name)
+		}
+		if math.IsInf(rate, 1) {
+			return results.LoadContext{Today: ctx.Today, SLO: ctx.SLO} // unknown: no ceiling at all
+		}
+		ctx.Ceiling += rate
+		parts = append(parts, why)
+	}
+	switch {
+	case len(parts) == 1:
+		ctx.CeilingSource = parts[0]
+	case len(parts) > 1:
+		ctx.CeilingSource = fmt.Sprintf("the sum over %d nodes: %s", len(parts), strings.Join(parts, "; "))
+	}
+	return ctx
+}
+
+// SweepLoadContext is LoadContext for a sweep of s over points: when a point's ceiling differs
+// from the scenario's (the sweep varies a limiter's rate, say), every point's is recorded.
+func (s *Scenario) SweepLoadContext(points []SweepPoint, slo time.Duration) results.LoadContext {
+	ctx := s.LoadContext(slo)
+	var ceilings []results.PointCeiling
+	varies := false
+	for _, p := range points {
+		c := p.Scenario.LoadContext(slo).Ceiling
+		ceilings = append(ceilings, results.PointCeiling{Point: (&results.PointStats{Params: p.Params}).Key(), Ceiling: c})
+		varies = varies || c != ctx.Ceiling
+	}
+	if varies {
+		ctx.Ceilings = ceilings
+	}
+	return ctx
 }

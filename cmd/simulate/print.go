@@ -134,6 +134,24 @@ func printSweep(w io.Writer, points []results.PointStats) {
 	}
 }
 
+// printAnswers prints a load sweep's answers (results.SweepAnswers), a paragraph per line.
+func printAnswers(w io.Writer, answers []results.LoadAnswers, ctx results.LoadContext) {
+	if len(answers) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n%s\n", ctx.Sentence())
+	for _, a := range answers {
+		indent := ""
+		if a.Line != "" {
+			fmt.Fprintf(w, "%s:\n", a.Line)
+			indent = "  "
+		}
+		for _, s := range a.Sentences() {
+			fmt.Fprintf(w, "%s%s\n", indent, s)
+		}
+	}
+}
+
 // sweepColumns are the metrics printSweep shows: their label, the factor from the metric's unit
 // to the one shown, and that unit.
 var sweepColumns = []struct {

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/spf13/pflag"
 )
@@ -40,6 +41,7 @@ Examples:
 		lim := addLimitFlags(fs)
 		out := fs.String("out", "", "output folder (default: out/<scenario>-sweep)")
 		plotToo := fs.Bool("plot", false, "also draw the figures next to the results")
+		slo := fs.Duration("slo", 0, "p99 latency objective for a load sweep's latency knee (default: 2 × the p99 at the lowest load)")
 		x := fs.String("x", "", "with --plot: the parameter on the figures' x axis (default: the first numeric one)")
 		shardSpec := shardFlag(fs)
 		return func(args []string, stdout, stderr io.Writer) error {
@@ -59,6 +61,9 @@ Examples:
 			}
 			if *workers < 1 {
 				return usageErrorf("--workers %d: must be ≥ 1", *workers)
+			}
+			if *slo < 0 {
+				return usageErrorf("--slo %s: must be ≥ 0 (0: twice the p99 at the lowest load)", *slo)
 			}
 			if fs.Changed("replications") && *reps < 1 {
 				return usageErrorf("--replications %d: must be ≥ 1", *reps)
@@ -115,9 +120,11 @@ Examples:
 					return err
 				}
 				info := shardInfo(results.KindSweep, sweepHeader(sc, base), *shard, points, sc.Sweep.Replications)
+				ctx := sc.SweepLoadContext(points, *slo)
+				info.Context = &ctx
 				return runShard(info, points, base, *workers, dir, stderr)
 			}
-			if err := runSweep(sc, base, *workers, dir, stdout, stderr); err != nil {
+			if err := runSweep(sc, base, *workers, *slo, dir, stdout, stderr); err != nil {
 				return err
 			}
 			if *plotToo {
@@ -133,7 +140,7 @@ Examples:
 // sweep are not run again, so a sweep stopped in any way resumes where it stopped. Interrupted
 // (SIGINT or SIGTERM), it finishes the runs in progress, writes the points whose replications
 // all finished, marked partial, and reports the interruption.
-func runSweep(sc *scenarios.Scenario, seed uint64, workers int, dir string, stdout, stderr io.Writer) error {
+func runSweep(sc *scenarios.Scenario, seed uint64, workers int, slo time.Duration, dir string, stdout, stderr io.Writer) error {
 	points, err := sc.Points()
 	if err != nil {
 		return err
@@ -172,7 +179,8 @@ func runSweep(sc *scenarios.Scenario, seed uint64, workers int, dir string, stdo
 	for p := range points {
 		params[p] = points[p].Params
 	}
-	if err := writeSweep(dir, hdr, params, runs, done, reps, stdout, stderr); err != nil {
+	load := sc.SweepLoadContext(points, slo)
+	if err := writeSweep(dir, hdr, &load, params, runs, done, reps, stdout, stderr); err != nil {
 		return err
 	}
 	if !slices.Contains(done, false) {
@@ -182,9 +190,10 @@ func runSweep(sc *scenarios.Scenario, seed uint64, workers int, dir string, stdo
 }
 
 // writeSweep aggregates a sweep's runs (run u is point u/reps's replication u%reps; done says
-// which finished) into dir and prints its table: the points whose replications all finished, the
-// sweep marked partial when some did not, which is then also the error returned.
-func writeSweep(dir string, hdr results.Header, params [][]results.Param, runs []results.Summary, done []bool, reps int, stdout, stderr io.Writer) error {
+// which finished) into dir, with the answers of a load sweep judged against ctx, and prints its
+// table and answers: the points whose replications all finished, the sweep marked partial when
+// some did not, which is then also the error returned.
+func writeSweep(dir string, hdr results.Header, ctx *results.LoadContext, params [][]results.Param, runs []results.Summary, done []bool, reps int, stdout, stderr io.Writer) error {
 	n := len(params) * reps
 	var complete []results.PointResult
 	for p := range params {
@@ -210,11 +219,14 @@ func writeSweep(dir string, hdr results.Header, params [][]results.Param, runs [
 			len(complete), len(params), finished, n)
 	}
 	stats := results.Aggregate(complete)
-	if err := results.WriteSweepDir(dir, hdr, stats, partial); err != nil {
+	if err := results.WriteSweepDir(dir, hdr, stats, partial, ctx); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "wrote %s: %d of %d points, %d replications each\n", dir, len(complete), len(params), reps)
 	printSweep(stdout, stats)
+	if ctx != nil {
+		printAnswers(stdout, results.SweepAnswers(stats, *ctx), *ctx)
+	}
 	if partial != "" {
 		return fmt.Errorf("%w: the sweep is partial (%s)", errInterrupted, partial)
 	}

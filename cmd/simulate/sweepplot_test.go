@@ -31,7 +31,7 @@ func TestSweepKeepsOrder(t *testing.T) {
 		}
 		return string(b)
 	}
-	for _, want := range []string{"Goodput vs offered load", "one line per value of clients[0].driver.retryPolicy", ">mongodb-2026-03<"} {
+	for _, want := range []string{"Goodput vs offered load", "one line per value of clients[0].driver.retryPolicy", ">mongodb-2026-03 (knee "} {
 		if !strings.Contains(svg(), want) {
 			t.Errorf("sweep-goodput.svg does not say %q", want)
 		}
@@ -46,4 +46,30 @@ func TestSweepKeepsOrder(t *testing.T) {
 		t.Errorf("--x of no parameter: exit %d, %s", s, errb)
 	}
 	runOK(t, "check", "--baseline", filepath.Join(dir, "sweep.json"), dir) // the folder is whole after the redraw
+}
+
+// TestLoadSweepAnswers: a load sweep prints its answers, records them with their context in
+// sweep.json, and --slo sets the latency knee's rule.
+func TestLoadSweepAnswers(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "load")
+	out := runOK(t, "sweep", "healthy", "--vary", "clients[0].workload.rate=500/s:1500/s:500/s", "--set", "duration=10s",
+		"--set", "warmup=2s", "--replications", "2", "--slo", "300ms", "--out", dir)
+	for _, want := range []string{"The configured ceiling is 1000/s (ingress request limiter 1000/s on db). Today's load (the scenario as configured) is 500/s.",
+		"The knee is between", "and 1", "Headroom over today's load: 2.9", "p99 latency above the 300ms SLO"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the sweep's summary does not say %q:\n%s", want, out)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "sweep.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"context": {`, `"today": 500`, `"ceiling": 1000`, `"slo": 0.3`, `"answers": [`, `"kneeFound": true`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("sweep.json lacks %s", want)
+		}
+	}
+	if s, _, errb := runStatus("sweep", "healthy", "--slo", "-1s"); s != exitUsage || !strings.Contains(errb, "--slo -1s: must be ≥ 0") {
+		t.Errorf("--slo -1s: exit %d %s", s, errb)
+	}
 }

@@ -2,6 +2,7 @@ package plot
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -169,12 +170,26 @@ func loadMetrics(prefix string, x, capacity float64, m map[string]float64, order
 	set("latency_ok_p99", 0.005*math.Pow(40, min(over*2, 3)))
 }
 
-// writeSweep writes a sweep folder of points into a temporary folder and returns it.
+// loadContext is the load fixtures' context: today 200/s against a configured 700/s.
+var loadContext = &results.LoadContext{Today: 200, Ceiling: 700, CeilingSource: "ingress request limiter 700/s on db"}
+
+// writeSweep writes a sweep folder of points into a temporary folder and returns it; a load
+// sweep is written with loadContext, so that it has answers.
 func writeSweep(t *testing.T, name string, points []results.PointStats) string {
 	t.Helper()
 	dir := t.TempDir()
 	hdr := results.Header{Tool: "overloadsim", Version: "test", Scenario: name, Seed: 7, Duration: 30 * time.Second, Interval: time.Second}
-	if err := results.WriteSweepDir(dir, hdr, points, ""); err != nil {
+	ctx := *loadContext
+	for i := range points {
+		// The grid varies the limiter's rate, and with it each point's ceiling.
+		for _, p := range points[i].Params {
+			if strings.Contains(p.Path, "AdmissionRatePerSec") {
+				v, _, _ := results.ParseValue(p.Value)
+				ctx.Ceilings = append(ctx.Ceilings, results.PointCeiling{Point: points[i].Key(), Ceiling: v})
+			}
+		}
+	}
+	if err := results.WriteSweepDir(dir, hdr, points, "", &ctx); err != nil {
 		t.Fatal(err)
 	}
 	return dir

@@ -418,3 +418,74 @@ func (m *missing) Plot(c draw.Canvas, p *plot.Plot) {
 }
 
 func (m *missing) Thumbnail(c *draw.Canvas) { c.DrawGlyphNoClip(m.glyph, c.Center()) }
+
+// vmark is one vertical marker line with a label at its top ("today 500/s").
+type vmark struct {
+	x     float64
+	label string
+	style draw.LineStyle
+}
+
+// vlines draws vertical marker lines across the data area, each labelled at the top. Labels
+// never overlap: a label that would run into one already placed goes one text line lower, and
+// one that still finds no room within the top third of the area is left out (the key names
+// every marker in any case).
+type vlines struct {
+	marks []vmark
+}
+
+func (v *vlines) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, _ := p.Transforms(&c)
+	type box struct{ x0, x1, row float64 }
+	var placed []box
+	for _, m := range v.marks {
+		x := trX(m.x)
+		if !valid(m.x) || !c.ContainsX(x) {
+			continue
+		}
+		c.StrokeLine2(m.style, x, c.Min.Y, x, c.Max.Y)
+		if m.label == "" {
+			continue
+		}
+		sty := textStyle(noteSize, true)
+		sty.Color = m.style.Color
+		sty.YAlign = draw.YTop
+		r := sty.Rectangle(m.label)
+		w, h := r.Size().X, r.Size().Y
+		x0 := x + vg.Points(3)
+		if x0+w > c.Max.X {
+			x0 = x - vg.Points(3) - w
+		}
+		rows := int(float64((c.Max.Y-c.Min.Y)/3) / float64(h))
+		for row := 0; row < rows; row++ {
+			free := true
+			for _, b := range placed {
+				if b.row == float64(row) && float64(x0) < b.x1+2 && float64(x0+w) > b.x0-2 {
+					free = false
+					break
+				}
+			}
+			if free {
+				placed = append(placed, box{float64(x0), float64(x0 + w), float64(row)})
+				c.FillText(sty, vg.Point{X: x0, Y: c.Max.Y - vg.Points(2) - vg.Length(row)*h}, m.label)
+				break
+			}
+		}
+	}
+}
+
+func (v *vlines) DataRange() (xmin, xmax, ymin, ymax float64) {
+	xmin, xmax, ymin, ymax = math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+	for _, m := range v.marks {
+		xmin, xmax = math.Min(xmin, m.x), math.Max(xmax, m.x)
+	}
+	return
+}
+
+// vlineKey is the legend thumbnail of one of vlines' markers.
+type vlineKey struct{ style draw.LineStyle }
+
+func (k vlineKey) Thumbnail(c *draw.Canvas) {
+	y := c.Center().Y
+	c.StrokeLine2(k.style, c.Min.X, y, c.Max.X, y)
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,10 +20,9 @@ import (
 // SweepFigures are the base names of the figures WriteSweepFigures draws, in order.
 var SweepFigures = []string{"sweep-goodput", "sweep-amplification", "sweep-p99"}
 
-// KneeShortfall is how far below the offered load goodput must fall for a sweep point to be
-// the knee: the first point, in x order, whose mean goodput is below (1 − KneeShortfall) ×
-// its mean offered load.
-const KneeShortfall = 0.05
+// KneeShortfall is results.KneeShortfall: the one rule for a knee, in the figures as in the
+// answers.
+const KneeShortfall = results.KneeShortfall
 
 // SweepOptions choose how a sweep is drawn.
 type SweepOptions struct {
@@ -160,11 +160,13 @@ func (l *sweepLine) metric(name string) (mean, lo, hi []float64) {
 
 // sweep is what the sweep figures read from a sweep folder.
 type sweep struct {
-	hdr   results.Header
-	pts   []results.PointStats
-	x     *xAxis
-	by    string // the second parameter's path, "" if none
-	lines []*sweepLine
+	hdr     results.Header
+	ctx     *results.LoadContext  // a load sweep's context, nil otherwise
+	answers []results.LoadAnswers // a load sweep's answers, by line
+	pts     []results.PointStats
+	x       *xAxis
+	by      string // the second parameter's path, "" if none
+	lines   []*sweepLine
 }
 
 func param(p *results.PointStats, path string) string {
@@ -177,14 +179,15 @@ func param(p *results.PointStats, path string) string {
 }
 
 func readSweep(dir string, opts SweepOptions) (*sweep, error) {
-	hdr, pts, err := results.ReadSweep(dir)
+	b, err := results.LoadBaseline(filepath.Join(dir, results.SweepFile))
 	if err != nil {
 		return nil, fmt.Errorf("plot: %w", err)
 	}
+	pts := b.Points
 	if len(pts) == 0 {
 		return nil, fmt.Errorf("plot: %s: the sweep has no points", dir)
 	}
-	s := &sweep{hdr: hdr, pts: pts}
+	s := &sweep{hdr: b.Header, pts: pts, ctx: b.Context, answers: b.Answers}
 	var paths []string
 	for _, p := range pts {
 		for _, pr := range p.Params {
@@ -363,13 +366,13 @@ func (s *sweep) addLines(pn *panel, metric string, k float64, logY bool, absentT
 			}
 			w := &whiskers{xs: xs, ys: mean, lo: lo, hi: hi, style: sty, glyph: g}
 			pn.p.Add(w)
-			pn.key(l.name, w)
+			pn.key(s.lineName(i), w)
 			continue
 		}
 		b := &band{xs: l.xs, lo: lo, hi: hi, fill: fill.Color}
 		ln := &line{xs: l.xs, ys: mean, style: sty, glyph: &g}
 		pn.p.Add(b, ln)
-		pn.key(l.name, b, ln)
+		pn.key(s.lineName(i), b, ln)
 	}
 	if len(absent) > 0 {
 		m := &missing{xs: absent, glyph: draw.GlyphStyle{Color: totalColour, Radius: vg.Points(5), Shape: draw.CrossGlyph{}}}
@@ -418,15 +421,38 @@ func (s *sweep) goodputFigure() *figure {
 	s.x.apply(pn.p)
 	pn.p.Y.Min = 0
 
-	// The capacity is the plateau: the highest mean goodput of all groups at any point.
-	capacity := math.Inf(-1)
+	// The capacity is the configured ceiling when the sweep knows it, else the plateau: the
+	// highest mean goodput of all groups at any point.
+	capacity, capLabel := math.Inf(-1), ""
 	for i := range s.pts {
 		if m, ok := s.pts[i].Metric("total.goodput"); ok && !math.IsNaN(m.Mean) {
 			capacity = math.Max(capacity, m.Mean)
 		}
 	}
+	capLabel = "ideal: min(offered, highest goodput " + strconv.FormatFloat(capacity, 'f', 0, 64) + "/s)"
+	if s.ctx != nil && s.ctx.Ceiling > 0 {
+		capacity = s.ctx.Ceiling
+		capLabel = "ideal: min(offered, configured ceiling " + strconv.FormatFloat(capacity, 'f', 0, 64) + "/s)"
+	}
 	s.addLines(pn, "goodput", 1, false, "no value")
-	if ix, iy := s.ideal(capacity); len(ix) > 0 {
+	if s.ctx != nil && len(s.ctx.Ceilings) > 0 {
+		// The sweep varies the ceiling: each line its own ideal, in its colour.
+		for i, a := range s.answers {
+			if i >= len(s.lines) || a.Ceiling <= 0 {
+				continue
+			}
+			sty, _ := s.lineColour(i)
+			if ix, iy := s.ideal(a.Ceiling); len(ix) > 0 && s.x.kind != axisCategory {
+				id := &line{xs: ix, ys: iy, style: lineStyle(sty.Color, thin, dashed)}
+				pn.p.Add(id)
+				if i == 0 {
+					pn.key("ideal: min(offered, each line's configured ceiling)", &line{style: lineStyle(totalColour, thin, dashed)})
+				}
+			}
+		}
+		capLabel = ""
+	}
+	if ix, iy := s.ideal(capacity); len(ix) > 0 && capLabel != "" {
 		var id interface {
 			plot.Plotter
 			plot.Thumbnailer
@@ -435,11 +461,14 @@ func (s *sweep) goodputFigure() *figure {
 			id = &levels{xs: ix, ys: iy, halfWidth: 0.3, style: lineStyle(totalColour, thin, dashed)}
 		}
 		pn.p.Add(id)
-		pn.key("ideal: min(offered, "+strconv.FormatFloat(capacity, 'f', 0, 64)+"/s)", id)
+		pn.key(capLabel, id)
 	}
 
 	knee := false
 	for i, l := range s.lines {
+		if s.oneLoadLine() {
+			break // the knee is a vertical line (loadMarks)
+		}
 		good, _, _ := l.metric("goodput")
 		offered, _, _ := l.metric("offered")
 		for j := range good {
@@ -462,8 +491,117 @@ func (s *sweep) goodputFigure() *figure {
 	if knee {
 		pn.key("knee: goodput < 95 % of offered", &markers{glyph: draw.GlyphStyle{Color: totalColour, Radius: vg.Points(5), Shape: draw.RingGlyph{}}})
 	}
+	s.loadMarks(pn, false, false, 1)
 	f.rows = [][]*panel{{pn}}
 	return f
+}
+
+// Styles of the load sweep's markers.
+var (
+	todayStyle       = lineStyle(totalColour, thin, dotted)
+	kneeStyle        = lineStyle(faultEdge, thin, dashed)
+	latencyKneeStyle = lineStyle(metricRejections, thin, dashed)
+)
+
+// loadMarks marks a load sweep's answers on a panel whose x is the offered load: today's load
+// (with the headroom) and, for a sweep of one line, the knee and the latency knee as vertical
+// lines; with several lines, each line's knee and headroom go into its key instead. latency
+// also draws the latency knee's threshold, on the p99 panel (latencies scaled by k, as log10
+// when logY).
+func (s *sweep) loadMarks(pn *panel, latency, logY bool, k float64) {
+	if s.ctx == nil || len(s.answers) == 0 || !s.x.isLoad() {
+		return
+	}
+	v := &vlines{}
+	if s.ctx.Today > 0 {
+		label := fmt.Sprintf("today %.0f/s", s.ctx.Today)
+		if len(s.answers) == 1 && s.answers[0].Headroom > 0 {
+			label += fmt.Sprintf(" · headroom %.2f×", s.answers[0].Headroom)
+		}
+		v.marks = append(v.marks, vmark{x: s.ctx.Today, label: label, style: todayStyle})
+		pn.key("today's load (the scenario as configured)", vlineKey{todayStyle})
+	}
+	if s.oneLoadLine() {
+		a := s.answers[0]
+		if a.KneeFound {
+			v.marks = append(v.marks, vmark{x: a.Knee, label: fmt.Sprintf("knee %.0f/s", a.Knee), style: kneeStyle})
+			pn.key("knee: first load served < 95 %", vlineKey{kneeStyle})
+		}
+		if a.LatencyFound {
+			v.marks = append(v.marks, vmark{x: a.LatencyKnee, label: fmt.Sprintf("latency knee %.0f/s", a.LatencyKnee), style: latencyKneeStyle})
+			pn.key("latency knee: "+a.LatencyRule, vlineKey{latencyKneeStyle})
+		}
+	}
+	pn.p.Add(v)
+	if latency && len(s.answers) == 1 {
+		limit := s.ctx.SLO
+		if limit <= 0 {
+			if l, ok := s.lowestLoadP99(); ok {
+				limit = results.DefaultLatencyFactor * l
+			}
+		}
+		if limit > 0 {
+			y := limit * k
+			if logY {
+				y = math.Log10(y)
+			}
+			h := &hline{y: y, style: lineStyle(metricRejections, thin, dotted)}
+			pn.p.Add(h)
+			pn.key(fmt.Sprintf("latency knee threshold %.0f %s", limit*k, unitOf(pn.p.Y.Label.Text)), h)
+		}
+	}
+}
+
+// unitOf returns the unit in a label such as "p99 latency (ms, log scale)": "ms".
+func unitOf(label string) string {
+	_, rest, ok := strings.Cut(label, "(")
+	if !ok {
+		return ""
+	}
+	unit, _, _ := strings.Cut(strings.TrimSuffix(rest, ")"), ",")
+	return unit
+}
+
+// oneLoadLine reports whether the sweep is a load sweep of one line with its answers, whose
+// knees loadMarks draws as vertical lines.
+func (s *sweep) oneLoadLine() bool {
+	return s.ctx != nil && len(s.answers) == 1 && s.x.isLoad()
+}
+
+// lowestLoadP99 is the mean p99 latency of successes at the lowest offered load.
+func (s *sweep) lowestLoadP99() (float64, bool) {
+	best, p99 := math.Inf(1), math.NaN()
+	for i := range s.pts {
+		o, ok1 := s.pts[i].Metric("total.offered")
+		l, ok2 := s.pts[i].Metric("total.latency_ok_p99")
+		if ok1 && ok2 && !math.IsNaN(l.Mean) && o.Mean < best {
+			best, p99 = o.Mean, l.Mean
+		}
+	}
+	return p99, !math.IsNaN(p99)
+}
+
+// lineName is line i's name in the keys: for a load sweep of several lines, with its knee and
+// headroom.
+func (s *sweep) lineName(i int) string {
+	l := s.lines[i]
+	if s.by == "" || s.ctx == nil || !s.x.isLoad() {
+		return l.name
+	}
+	for _, a := range s.answers {
+		if a.Line != l.name {
+			continue
+		}
+		switch {
+		case !a.KneeFound:
+			return l.name + " (no knee)"
+		case a.Headroom > 0:
+			return fmt.Sprintf("%s (knee %.0f/s, %.2f×)", l.name, a.Knee, a.Headroom)
+		default:
+			return fmt.Sprintf("%s (knee %.0f/s)", l.name, a.Knee)
+		}
+	}
+	return l.name
 }
 
 // ideal returns the ideal goodput line min(offered, capacity) over the x positions, offered
@@ -541,6 +679,7 @@ func (s *sweep) p99Figure() *figure {
 		pn.p.Y.Min = 0
 	}
 	s.addLines(pn, "latency_ok_p99", k, useLog, "no value: no operation succeeded")
+	s.loadMarks(pn, true, useLog, k)
 	f.rows = [][]*panel{{pn}}
 	return f
 }

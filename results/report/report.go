@@ -158,6 +158,14 @@ type sweepView struct {
 	Params  []string
 	Metrics []string
 	Rows    []sweepRow
+	// Context and Answers say a load sweep's answers in words (results.SweepAnswers).
+	Context string
+	Answers []answerView
+}
+
+type answerView struct {
+	Line      string
+	Sentences []string
 }
 
 type sweepRow struct {
@@ -185,12 +193,18 @@ func load(dir string) (*view, error) {
 	case results.KindMap:
 		return loadMap(dir, &m)
 	case results.KindSweep:
-		hdr, points, err := results.ReadSweep(dir)
+		b, err := results.LoadBaseline(filepath.Join(dir, results.SweepFile))
 		if err != nil {
 			return nil, fmt.Errorf("report: %w", err)
 		}
-		v = sweepPage(hdr, points)
+		v = sweepPage(b.Header, b.Points)
 		v.Partial = m.Partial
+		if b.Context != nil && len(b.Answers) > 0 {
+			v.Sweep.Context = b.Context.Sentence()
+			for _, a := range b.Answers {
+				v.Sweep.Answers = append(v.Sweep.Answers, answerView{Line: a.Line, Sentences: a.Sentences()})
+			}
+		}
 	case results.KindRun:
 		hdr, err := results.ReadHeader(dir)
 		if err != nil {

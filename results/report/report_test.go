@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -253,7 +254,7 @@ func TestEscaping(t *testing.T) {
 		Replications: 1,
 		Metrics:      []results.MetricStats{{Name: "total.goodput", Mean: 10, CI95: math.NaN(), N: 1}},
 	}}
-	if err := results.WriteSweepDir(dir, hdr, pts, ""); err != nil {
+	if err := results.WriteSweepDir(dir, hdr, pts, "", nil); err != nil {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
@@ -394,5 +395,39 @@ func TestShardsTable(t *testing.T) {
 	}
 	if strings.Contains(b.String(), `id="shards"`) {
 		t.Error("a run without mongos nodes shows a shards table")
+	}
+}
+
+// TestSweepAnswers: a load sweep's report says its answers in words, before the points: the
+// ceiling, today's load, the knee and the headroom.
+func TestSweepAnswers(t *testing.T) {
+	dir := t.TempDir()
+	hdr := results.Header{Tool: "overloadsim", Version: "dev", Scenario: "load"}
+	var pts []results.PointStats
+	for _, x := range []float64{500, 1000, 1500} {
+		pts = append(pts, results.PointStats{
+			Params:       []results.Param{{Path: "clients[0].workload.rate", Value: strconv.FormatFloat(x, 'f', 0, 64) + "/s"}},
+			Replications: 2,
+			Metrics: []results.MetricStats{{Name: "total.offered", Mean: x, N: 2}, {Name: "total.goodput", Mean: math.Min(x, 1000), N: 2},
+				{Name: "total.latency_ok_p99", Mean: 0.02 * x / 500, N: 2}},
+		})
+	}
+	ctx := &results.LoadContext{Today: 400, Ceiling: 1000, CeilingSource: "ingress request limiter 1000/s on db"}
+	if err := results.WriteSweepDir(dir, hdr, pts, "", ctx); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := Render(&b, dir); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, want := range []string{"<h2>Answers</h2>", "The configured ceiling is 1000/s (ingress request limiter 1000/s on db).",
+		"The knee is between 1000/s (served in full) and 1500/s", "Latency gives out at 1500/s", "Headroom over today&#39;s load: 3.75× to the knee"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the report lacks %q", want)
+		}
+	}
+	if strings.Index(page, `id="answers"`) > strings.Index(page, `id="points"`) {
+		t.Error("the answers come after the points")
 	}
 }

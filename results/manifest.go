@@ -1,14 +1,18 @@
 package results
 
 import (
+	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 )
 
@@ -238,4 +242,98 @@ func Stamp(dir, kind string, hdr Header, names ...string) error {
 		m.Files = append(m.Files, d)
 	}
 	return WriteFileAtomic(filepath.Join(dir, ManifestFile), func(w io.Writer) error { return writeJSON(w, m) })
+}
+
+// ResultDigest identifies the result the manifest describes: the hex SHA-256 of its kind,
+// scenario digest, seed, version and the digests of its result files (every file but figures
+// and the report, which are drawn from the result). Figures and the report carry it
+// (ResultMark), so that one drawn from another result is told apart even under the right name.
+func (m *Manifest) ResultDigest() string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00%d\x00%s\x00%s\x00", m.Tool, m.Kind, m.Seed, m.Version, m.Digest)
+	for _, f := range m.Files {
+		if !isDrawn(f.Name) {
+			fmt.Fprintf(h, "%s\x00%s\x00", f.Name, f.SHA256)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// isDrawn reports whether a folder's file is drawn from its result (a figure, the report)
+// rather than part of it.
+func isDrawn(name string) bool {
+	switch filepath.Ext(name) {
+	case ".svg", ".png", ".html":
+		return true
+	}
+	return false
+}
+
+// ResultMark is the text a figure or report carries to say which result it was drawn from:
+// in an SVG's <desc>, a PNG's tEXt chunk and the report's <meta>.
+func ResultMark(digest string) string { return "overloadsim result " + digest }
+
+// resultMarkRE finds a ResultMark in a file's bytes.
+var resultMarkRE = regexp.MustCompile(`overloadsim result ([0-9a-f]{64})`)
+
+// MarkedResult returns the result digest a figure or report file carries (ResultMark), "" when
+// it carries none.
+func MarkedResult(data []byte) string {
+	if m := resultMarkRE.FindSubmatch(data); m != nil {
+		return string(m[1])
+	}
+	return ""
+}
+
+// MarkSVG returns the SVG with ResultMark(digest) as the <desc> of its root element.
+func MarkSVG(svg []byte, digest string) []byte {
+	i := bytes.Index(svg, []byte("<svg"))
+	if i < 0 {
+		return svg
+	}
+	j := bytes.IndexByte(svg[i:], '>')
+	if j < 0 {
+		return svg
+	}
+	at := i + j + 1
+	out := append([]byte{}, svg[:at]...)
+	out = append(out, "\n<desc>"+ResultMark(digest)+"</desc>"...)
+	return append(out, svg[at:]...)
+}
+
+// MarkPNG returns the PNG with a tEXt chunk "Comment" holding ResultMark(digest), right after
+// its IHDR chunk.
+func MarkPNG(png []byte, digest string) []byte {
+	const ihdrEnd = 8 + 4 + 4 + 13 + 4 // signature, IHDR length, type, data, CRC
+	if len(png) < ihdrEnd || string(png[12:16]) != "IHDR" {
+		return png
+	}
+	data := append([]byte("Comment\x00"), ResultMark(digest)...)
+	chunk := binary.BigEndian.AppendUint32(nil, uint32(len(data)))
+	typed := append([]byte("tEXt"), data...)
+	chunk = append(chunk, typed...)
+	chunk = binary.BigEndian.AppendUint32(chunk, crc32.ChecksumIEEE(typed))
+	out := append([]byte{}, png[:ihdrEnd]...)
+	out = append(out, chunk...)
+	return append(out, png[ihdrEnd:]...)
+}
+
+// StaleFigures returns the figures and report the manifest lists whose mark is not the
+// result's (ResultDigest): drawn from another result, or by a version that did not mark them.
+func StaleFigures(dir string, m *Manifest) ([]string, error) {
+	want := m.ResultDigest()
+	var stale []string
+	for _, f := range m.Files {
+		if !isDrawn(f.Name) {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(dir, f.Name))
+		if err != nil {
+			return nil, fmt.Errorf("results: %w", err)
+		}
+		if MarkedResult(data) != want {
+			stale = append(stale, f.Name)
+		}
+	}
+	return stale, nil
 }

@@ -1,7 +1,10 @@
 package results
 
 import (
+	"bytes"
 	"errors"
+	"image"
+	"image/png"
 	"os"
 	"path/filepath"
 	"slices"
@@ -135,5 +138,50 @@ func TestAddFilesRedraws(t *testing.T) {
 	}
 	if err := AddFiles(dir, "other.svg"); err == nil || !strings.Contains(err.Error(), "fig.svg changed") {
 		t.Errorf("AddFiles over an edited figure: %v, want it refused", err)
+	}
+}
+
+// TestResultMarks: the result digest depends on the result's files and not on its figures; a
+// marked SVG and PNG carry it, and the PNG still decodes.
+func TestResultMarks(t *testing.T) {
+	dir := t.TempDir()
+	if err := WriteRunDir(dir, NewRun(fixtureHeader(), fixtureSeries())); err != nil {
+		t.Fatal(err)
+	}
+	m, err := ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := m.ResultDigest()
+	withFigure := m
+	withFigure.Files = append(slices.Clone(m.Files), FileDigest{Name: "timeseries.svg", SHA256: "ab"}, FileDigest{Name: "report.html", SHA256: "cd"})
+	if withFigure.ResultDigest() != d {
+		t.Error("drawing a figure changed the result digest")
+	}
+	changed := m
+	changed.Files = slices.Clone(m.Files)
+	changed.Files[0].SHA256 = "00"
+	if changed.ResultDigest() == d {
+		t.Error("a changed result file left the result digest as it was")
+	}
+
+	img := image.NewNRGBA(image.Rect(0, 0, 3, 2))
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		t.Fatal(err)
+	}
+	marked := MarkPNG(b.Bytes(), d)
+	if MarkedResult(marked) != d {
+		t.Error("the marked PNG does not carry the digest")
+	}
+	if _, err := png.Decode(bytes.NewReader(marked)); err != nil {
+		t.Errorf("the marked PNG does not decode: %v", err)
+	}
+	svg := MarkSVG([]byte(`<?xml version="1.0"?><svg width="1" height="1"><rect/></svg>`), d)
+	if MarkedResult(svg) != d || !strings.Contains(string(svg), "<svg width=\"1\" height=\"1\">\n<desc>overloadsim result "+d+"</desc><rect/>") {
+		t.Errorf("marked SVG: %s", svg)
+	}
+	if MarkedResult([]byte("<svg></svg>")) != "" {
+		t.Error("an unmarked SVG has a mark")
 	}
 }

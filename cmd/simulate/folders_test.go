@@ -407,3 +407,49 @@ func TestRareInterrupted(t *testing.T) {
 		t.Errorf("an interrupted estimate left a whole-looking result: %+v", m)
 	}
 }
+
+// TestForeignFigureRedrawn: another run's figure put in a folder under the right name, and even
+// listed in its manifest, carries that run's result mark; report draws the folder's own figures
+// again and the report, and every figure, carries this folder's result digest.
+func TestForeignFigureRedrawn(t *testing.T) {
+	base := t.TempDir()
+	spike, healthy := filepath.Join(base, "spike"), filepath.Join(base, "healthy")
+	runOK(t, "run", "spike", "--set", "duration=4s", "--set", "warmup=1s", "--out", spike, "--plot")
+	runOK(t, "run", "healthy", "--set", "duration=4s", "--set", "warmup=1s", "--out", healthy)
+	for _, f := range []string{"timeseries.svg", "timeseries.png"} {
+		b, err := os.ReadFile(filepath.Join(spike, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(healthy, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := results.AddFiles(healthy, "timeseries.svg", "timeseries.png"); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if s := run([]string{"report", healthy}, &out, &errb); s != exitOK {
+		t.Fatalf("report: exit %d %s", s, errb.String())
+	}
+	if !strings.Contains(errb.String(), "drawing again timeseries.svg, timeseries.png, not drawn from this result") {
+		t.Errorf("report did not say it draws the foreign figures again:\n%s", errb.String())
+	}
+	m, err := results.ReadManifest(healthy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := m.ResultDigest()
+	for _, f := range []string{"timeseries.svg", "timeseries.png", "servers.svg", "report.html"} {
+		b, err := os.ReadFile(filepath.Join(healthy, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := results.MarkedResult(b); got != want {
+			t.Errorf("%s carries result %q, want healthy's %s", f, got, want)
+		}
+	}
+	if stale, err := results.StaleFigures(healthy, &m); err != nil || len(stale) > 0 {
+		t.Errorf("stale figures after the report: %v %v", stale, err)
+	}
+}

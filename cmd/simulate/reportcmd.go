@@ -5,6 +5,8 @@ import (
 	"io"
 	"overloadsim/results"
 	"overloadsim/results/report"
+	"slices"
+	"strings"
 
 	"github.com/spf13/pflag"
 )
@@ -33,7 +35,16 @@ Examples:
 			if first == "" {
 				first = "timeseries.svg"
 			}
-			if !m.Has(first) { // figures not drawn from this result are never reused
+			stale, err := results.StaleFigures(dir, &m)
+			if err != nil {
+				return err
+			}
+			// Figures not drawn from this result (another result's, or unmarked) are never
+			// reused: they are drawn again.
+			if !m.Has(first) || slices.ContainsFunc(stale, func(n string) bool { return n != report.File }) {
+				if len(stale) > 0 {
+					fmt.Fprintf(stderr, "%s: drawing again %s, not drawn from this result\n", dir, strings.Join(stale, ", "))
+				}
 				if err := writeFigures(dir, stderr); err != nil {
 					return err
 				}

@@ -238,20 +238,25 @@ func renderPNG(drawFn func(draw.Canvas)) ([]byte, error) {
 
 // writeFigures writes NAME.svg and NAME.png of every figure into dir and returns the names.
 func writeFigures(dir string, figs []*figure) ([]string, error) {
+	m, err := results.ReadManifest(dir)
+	if err != nil {
+		return nil, fmt.Errorf("plot: %w", err)
+	}
+	digest := m.ResultDigest() // every figure says which result it was drawn from
 	var names []string
 	for _, f := range figs {
 		svg, err := f.svg()
 		if err != nil {
 			return names, fmt.Errorf("plot: %s.svg: %w", f.name, err)
 		}
-		if err := writeBytes(filepath.Join(dir, f.name+".svg"), svg); err != nil {
+		if err := writeBytes(filepath.Join(dir, f.name+".svg"), results.MarkSVG(svg, digest)); err != nil {
 			return names, err
 		}
 		png, err := f.png()
 		if err != nil {
 			return names, fmt.Errorf("plot: %s.png: %w", f.name, err)
 		}
-		if err := writeBytes(filepath.Join(dir, f.name+".png"), png); err != nil {
+		if err := writeBytes(filepath.Join(dir, f.name+".png"), results.MarkPNG(png, digest)); err != nil {
 			return names, err
 		}
 		names = append(names, f.name)

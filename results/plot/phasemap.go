@@ -33,25 +33,30 @@ func WriteMapFigures(dir string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	man, err := results.ReadManifest(dir)
+	if err != nil {
+		return nil, fmt.Errorf("plot: %w", err)
+	}
 	svg, err := f.svg()
 	if err != nil {
 		return nil, fmt.Errorf("plot: %s.svg: %w", MapFigure, err)
 	}
-	if err := writeBytes(filepath.Join(dir, MapFigure+".svg"), svg); err != nil {
+	if err := writeBytes(filepath.Join(dir, MapFigure+".svg"), results.MarkSVG(svg, man.ResultDigest())); err != nil {
 		return nil, err
 	}
 	png, err := f.png()
 	if err != nil {
 		return nil, fmt.Errorf("plot: %s.png: %w", MapFigure, err)
 	}
-	if err := writeBytes(filepath.Join(dir, MapFigure+".png"), png); err != nil {
+	if err := writeBytes(filepath.Join(dir, MapFigure+".png"), results.MarkPNG(png, man.ResultDigest())); err != nil {
 		return nil, err
 	}
 	return []string{MapFigure}, nil
 }
 
-// MapSVG draws the map figure of m as SVG: the bytes WriteMapFigures writes to map.svg, for a
-// caller (the report) that wants the figure without writing files.
+// MapSVG draws the map figure of m as SVG: the bytes WriteMapFigures writes to map.svg but
+// for its result mark (results.MarkSVG), for a caller (the report) that wants the figure
+// without writing files.
 func MapSVG(m results.PhaseMap) ([]byte, error) {
 	f, err := newMapFig(m)
 	if err != nil {

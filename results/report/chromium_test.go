@@ -117,7 +117,11 @@ func browserFolders(t *testing.T) (run, sweep, phaseMap string) {
 	if err := results.WriteRunDir(dir, r); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "timeseries.svg"), []byte(tinySVG), 0o644); err != nil {
+	m, err := results.ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "timeseries.svg"), results.MarkSVG([]byte(tinySVG), m.ResultDigest()), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := results.AddFiles(dir, "timeseries.svg"); err != nil {

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -42,7 +43,10 @@ type mapRow struct {
 // manifest m, when m does not list map.svg.
 func drawMapFigure(dir string, m *results.Manifest) error {
 	if m.Has(mapFigureSpec.file) {
-		return nil
+		stale, err := results.StaleFigures(dir, m)
+		if err != nil || !slices.Contains(stale, mapFigureSpec.file) {
+			return err
+		}
 	}
 	names, err := plot.WriteMapFigures(dir)
 	if err != nil {
@@ -63,6 +67,7 @@ func loadMap(dir string, man *results.Manifest) (*view, error) {
 		return nil, fmt.Errorf("report: %w", err)
 	}
 	v := mapPage(m)
+	v.Result = man.ResultDigest()
 	figs, err := loadFigures(dir, man)
 	if err != nil {
 		return nil, err
@@ -78,7 +83,7 @@ func loadMap(dir string, man *results.Manifest) (*view, error) {
 		return nil, fmt.Errorf("report: %w", err)
 	}
 	n := len(figs) + 1
-	html, err := inlineSVG(svg, "fig"+strconv.Itoa(n)+"-")
+	html, err := inlineSVG(results.MarkSVG(svg, man.ResultDigest()), "fig"+strconv.Itoa(n)+"-")
 	if err != nil {
 		return nil, fmt.Errorf("report: drawn %s: %w", mapFigureSpec.file, err)
 	}

@@ -96,8 +96,13 @@ func Render(w io.Writer, dir string) error {
 	return bw.Flush()
 }
 
+// ErrStaleFigure is returned (wrapped) for a figure that was not drawn from the folder's result:
+// it carries another result's mark (results.ResultMark), or none.
+var ErrStaleFigure = errors.New("the figure was not drawn from this folder's result")
+
 // view is everything the template shows, already formatted.
 type view struct {
+	Result      string // the result's digest (results.Manifest.ResultDigest), in a <meta>
 	Name        string // the scenario's
 	Kind        string // "run" or "sweep"
 	Header      results.Header
@@ -222,6 +227,7 @@ func load(dir string) (*view, error) {
 	if err != nil {
 		return nil, err
 	}
+	v.Result = m.ResultDigest()
 	v.Figures = figs
 	if len(figs) == 0 {
 		for _, f := range figureSpecs {
@@ -560,6 +566,12 @@ func loadFigures(dir string, m *results.Manifest) ([]figure, error) {
 		svg, err := inlineSVG(data, "fig"+strconv.Itoa(n)+"-")
 		if err != nil {
 			return nil, fmt.Errorf("report: %s: %w", filepath.Join(dir, f.file), err)
+		}
+		if got := results.MarkedResult(data); got != m.ResultDigest() {
+			if got == "" {
+				got = "none"
+			}
+			return nil, fmt.Errorf("report: %s: %w (its mark: %s): draw the figures again with simulate plot %s", filepath.Join(dir, f.file), ErrStaleFigure, got, dir)
 		}
 		out = append(out, figure{Number: n, File: f.file, Caption: f.caption, SVG: svg})
 	}

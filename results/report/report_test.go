@@ -76,6 +76,34 @@ func stamp(t *testing.T, dir string) {
 	if err := results.Stamp(dir, kind, hdr, names...); err != nil {
 		t.Fatal(err)
 	}
+	// The fixtures' figures were drawn for their result: mark the unmarked ones as plot does,
+	// then stamp again, as the marks change the files' digests (not the result's).
+	m, err := results.ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range names {
+		path := filepath.Join(dir, name)
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if results.MarkedResult(b) != "" {
+			continue
+		}
+		switch filepath.Ext(name) {
+		case ".svg":
+			b = results.MarkSVG(b, m.ResultDigest())
+		case ".png":
+			b = results.MarkPNG(b, m.ResultDigest())
+		}
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := results.Stamp(dir, kind, hdr, names...); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // TestChangedFileRefused: a figure changed or removed after the result was written, or a
@@ -429,5 +457,27 @@ func TestSweepAnswers(t *testing.T) {
 	}
 	if strings.Index(page, `id="answers"`) > strings.Index(page, `id="points"`) {
 		t.Error("the answers come after the points")
+	}
+}
+
+// TestStaleFigureRefused: a figure listed in the manifest but drawn from another result (its
+// mark says so) is never shown as this result's.
+func TestStaleFigureRefused(t *testing.T) {
+	dir := copyFolder(t, "run")
+	b, err := os.ReadFile(filepath.Join(dir, "timeseries.svg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := strings.Repeat("0", 64)
+	b = []byte(regexp.MustCompile(`overloadsim result [0-9a-f]{64}`).ReplaceAllString(string(b), results.ResultMark(other)))
+	if err := os.WriteFile(filepath.Join(dir, "timeseries.svg"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stamp(t, dir)
+	if _, err := Write(dir); !errors.Is(err, ErrStaleFigure) || !strings.Contains(err.Error(), "timeseries.svg") || !strings.Contains(err.Error(), other) {
+		t.Errorf("Write(folder with another result's figure) = %v, want ErrStaleFigure naming timeseries.svg", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, File)); !errors.Is(err, os.ErrNotExist) {
+		t.Error("a report was written over a stale figure")
 	}
 }

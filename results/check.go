@@ -21,7 +21,9 @@ type Baseline struct {
 	// the knee, latency knee and headroom of each line. Absent for other results.
 	Context *LoadContext  `json:"context,omitempty"`
 	Answers []LoadAnswers `json:"answers,omitempty"`
-	Points  []PointStats  `json:"points"`
+	// Verdicts are a sweep's judgements of its scenario's expectations, point by point.
+	Verdicts []Verdict    `json:"expectations,omitempty"`
+	Points   []PointStats `json:"points"`
 }
 
 // NewBaseline returns a baseline of points. For a single run, pass SinglePoint(summary); to give

@@ -89,6 +89,8 @@ type ShardInfo struct {
 	Axes    []MapAxis `json:"axes,omitempty"`
 	// Context is a sweep's load context (WriteSweepDir), taken from the scenario.
 	Context *LoadContext `json:"context,omitempty"`
+	// Expect is the scenario's expectations, judged when the shards are merged.
+	Expect []Expectation `json:"expect,omitempty"`
 }
 
 // Shard returns the shard the info describes.

@@ -98,6 +98,11 @@ type Summary struct {
 	Servers    []ServerSummary `json:"servers"`  // by name
 	Recoveries []Recovery      `json:"recoveries"`
 	Shards     []ShardSummary  `json:"shards,omitempty"` // by mongos, then shard; runs with mongos nodes only
+	// Expected is what the run measured for each of its scenario's expectations, in order
+	// (Measure): kept with a sweep's units, judged by Judge. Verdicts are the judgements of a
+	// single run, written to summary.json.
+	Expected []Measured `json:"-"`
+	Verdicts []Verdict  `json:"expectations,omitempty"`
 }
 
 // groupSummary summarises g, a window's total of one group (or of all), over secs seconds;

@@ -112,12 +112,14 @@ func SinglePoint(s Summary) []PointStats {
 // empty, says why the sweep is incomplete (it holds only the points that finished): it is
 // recorded in sweep.json, the manifest and a first comment line of points.csv, and such a sweep
 // is refused as a baseline. ctx, when given and the sweep varies a workload's rate, is
-// recorded with the sweep's answers (SweepAnswers).
-func WriteSweepDir(dir string, hdr Header, points []PointStats, partial string, ctx *LoadContext) error {
+// recorded with the sweep's answers (SweepAnswers), and verdicts, the judgements of the
+// scenario's expectations (Judge), as they are.
+func WriteSweepDir(dir string, hdr Header, points []PointStats, partial string, ctx *LoadContext, verdicts ...Verdict) error {
 	m := newManifest(KindSweep, hdr)
 	m.Partial = partial
 	b := NewBaseline(hdr, points)
 	b.Partial = partial
+	b.Verdicts = verdicts
 	if ctx != nil {
 		if answers := SweepAnswers(points, *ctx); answers != nil {
 			c := *ctx

@@ -76,6 +76,7 @@
 //	faults       []                 timed changes to the servers and to the load: triggers
 //	recovery     (the defaults)     the rule that judges recovery after each trigger
 //	sweep        replications: 10   parameters to vary across runs
+//	expect       []                 the claim as data: what run and sweep check
 //
 // # topology
 //
@@ -273,10 +274,34 @@
 //	                   clients[0].driver: [{retryPolicy: none}, {retryPolicy: mongodb-2026-07}]
 //	replications  10   runs per point; ≥ 1
 //
-// [Scenario.Points] lists every combination, the paths in sorted order, the first varying
-// slowest. Every value is checked when the scenario is read — of a sweep so long, on a scenario
+// [Scenario.Points] lists every combination, the paths in the order given (the file's, then
+// --vary's), the first varying slowest. Every value is checked when the scenario is read — of a sweep so long, on a scenario
 // so large, that trying each would take long, an even share with each parameter's first and
 // last value — and every point is checked when Points builds it.
+//
+// # expect
+//
+// A list of claims about the scenario's runs ([Expect], results.Expectation). run checks each
+// on its run, sweep at every point it applies to; both print PASS or FAIL with the value
+// measured, write the verdicts (summary.json, sweep.json), open the report with them and exit
+// with status 3 when one fails.
+//
+//	metric    (required)  a metric of the run (docs/metrics.md): total.goodput,
+//	                      group.NAME.amplification, server.NAME.reject_share,
+//	                      fault.NAME.recovery_time, …; the names must be the scenario's
+//	from, to  (none)      measure over the intervals within [from, to) instead of the
+//	                      measured window (not for fault.* metrics)
+//	at        (none)      sweep points only: {path: value, …} of the sweep's parameters
+//	over      each        each: every replication of a point must pass; mean: their mean must
+//	                      (a share of replications for fault.NAME.stuck, recovered, undecided)
+//	bound     (required)  exactly one of below, above (strict), atMost, atLeast, between:
+//	                      [low, high], or within: a relative tolerance (0.02) around of (a
+//	                      number) or ofMetric (a metric of the same run and window)
+//
+//	expect:
+//	  - {metric: group.adaptive.amplification, from: 10s, to: 30s, below: 1.5}
+//	  - {metric: fault.surge.stuck, over: mean, between: [0.25, 0.75]}
+//	  - {metric: total.goodput, within: 0.02, ofMetric: total.offered, at: {"faults[0].for": 1s}}
 //
 // # Overrides
 //

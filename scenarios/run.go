@@ -110,7 +110,11 @@ func RunWith(sc *Scenario, seed uint64, replication int, opts RunOptions) (*resu
 		Warmup:      sc.Warmup.Fixed,
 		WarmupAuto:  sc.Warmup.Auto,
 	}
-	return results.NewRun(hdr, series), nil
+	run := results.NewRun(hdr, series)
+	if exps := sc.Expectations(); len(exps) > 0 {
+		run.Summary.Expected = results.Measure(exps, &run.Summary, series)
+	}
+	return run, nil
 }
 
 // SweepPoint is one combination of a sweep's values: the parameters as results records them, and

@@ -46,6 +46,8 @@ type Scenario struct {
 	Recovery *Recovery `yaml:"recovery"`
 	// Sweep varies parameters across runs.
 	Sweep Sweep `yaml:"sweep"`
+	// Expect is the scenario's claim as data: what run and sweep check (Expect).
+	Expect []Expect `yaml:"expect,omitzero"`
 
 	src *source // where the scenario came from; nil for one built in code
 }

@@ -100,6 +100,7 @@ func (s *Scenario) validate(d *decoder, trySweep bool) {
 	v.faults()
 	v.recovery()
 	v.sweep()
+	v.expect()
 }
 
 // maxNameBytes bounds the names of a scenario, its nodes, shards and client groups. A scenario's

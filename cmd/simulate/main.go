@@ -27,7 +27,8 @@
 // Run 'simulate <command> --help' or 'simulate help <command>' for a command's options; help
 // goes to stdout. Data goes to stdout, diagnostics (usage errors included) to stderr. Exit
 // status: 0 success, 1 runtime failure, 2 usage error or work refused by --max-time or
-// --max-memory, 130 stopped by SIGINT or SIGTERM.
+// --max-memory, 3 an expectation of the scenario's expect: block failed (the results are
+// written), 130 stopped by SIGINT or SIGTERM.
 package main
 
 import (
@@ -52,7 +53,13 @@ const (
 	exitOK      = 0
 	exitFailure = 1
 	exitUsage   = 2
+	// exitExpectation: the work ran and its results are written, but an expectation of the
+	// scenario's expect: block failed (errExpectation).
+	exitExpectation = 3
 )
+
+// errExpectation marks a run or sweep one of whose scenario's expectations failed.
+var errExpectation = errors.New("the scenario's claim does not hold")
 
 // errUsage marks an error as a usage error (exit 2) rather than a runtime failure (exit 1).
 type errUsage struct{ err error }
@@ -129,6 +136,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		if errors.Is(err, errInterrupted) || signalled.Load() {
 			return exitInterrupted
+		}
+		if errors.Is(err, errExpectation) {
+			return exitExpectation
 		}
 		return exitFailure
 	}

@@ -66,7 +66,7 @@ Examples:
 			}
 			switch info.Work {
 			case results.KindSweep:
-				if err := writeSweep(dir, info.Header, info.Context, info.Points, runs, done, info.Replications, stdout, stderr); err != nil {
+				if err := writeSweep(dir, info.Header, info.Context, info.Expect, info.Points, runs, done, info.Replications, stdout, stderr); err != nil {
 					return err
 				}
 				if *plotToo {

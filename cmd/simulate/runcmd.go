@@ -94,6 +94,8 @@ Examples:
 			if err != nil {
 				return err
 			}
+			exps := sc.Expectations()
+			run.Summary.Verdicts = results.Judge(exps, nil, [][]results.Measured{run.Summary.Expected})
 			if tw != nil {
 				if err := tw.WriteFile(*traceFile); err != nil {
 					return err
@@ -119,9 +121,36 @@ Examples:
 				return results.WriteTimeseries(stdout, run.Series)
 			}
 			printSummary(stdout, run)
-			return nil
+			return printVerdicts(stdout, exps, run.Summary.Verdicts, 0)
 		}
 	},
+}
+
+// printVerdicts prints the verdicts on the scenario's expectations, and those that applied
+// nowhere (at: sweep points not run: points is how many points there were), and returns
+// errExpectation when one failed.
+func printVerdicts(w io.Writer, exps []results.Expectation, verdicts []results.Verdict, points int) error {
+	if len(exps) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w, "\nExpectations (the scenario's expect: block):")
+	for _, v := range verdicts {
+		fmt.Fprintf(w, "  %s\n", v)
+	}
+	for i := range exps {
+		e := &exps[i]
+		if !slices.ContainsFunc(verdicts, func(v results.Verdict) bool { return v.Index == i }) {
+			where := "a sweep point (run the sweep)"
+			if points > 0 {
+				where = "no point of this sweep"
+			}
+			fmt.Fprintf(w, "  SKIP %s: applies at %s\n", e, where)
+		}
+	}
+	if n := results.Failed(verdicts); n > 0 {
+		return fmt.Errorf("%w: %d of %d expectations failed (the results are written)", errExpectation, n, len(verdicts))
+	}
+	return nil
 }
 
 func writeFileTo(w io.Writer, path string) error {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"overloadsim/results"
@@ -121,7 +122,7 @@ Examples:
 				}
 				info := shardInfo(results.KindSweep, sweepHeader(sc, base), *shard, points, sc.Sweep.Replications)
 				ctx := sc.SweepLoadContext(points, *slo)
-				info.Context = &ctx
+				info.Context, info.Expect = &ctx, sc.Expectations()
 				return runShard(info, points, base, *workers, dir, stderr)
 			}
 			if err := runSweep(sc, base, *workers, *slo, dir, stdout, stderr); err != nil {
@@ -180,20 +181,23 @@ func runSweep(sc *scenarios.Scenario, seed uint64, workers int, slo time.Duratio
 		params[p] = points[p].Params
 	}
 	load := sc.SweepLoadContext(points, slo)
-	if err := writeSweep(dir, hdr, &load, params, runs, done, reps, stdout, stderr); err != nil {
+	err = writeSweep(dir, hdr, &load, sc.Expectations(), params, runs, done, reps, stdout, stderr)
+	if err != nil && !errors.Is(err, errExpectation) {
 		return err
 	}
-	if !slices.Contains(done, false) {
-		return units.Remove()
+	if !slices.Contains(done, false) { // written whole, whatever its verdict
+		if rerr := units.Remove(); rerr != nil {
+			return rerr
+		}
 	}
-	return nil
+	return err
 }
 
 // writeSweep aggregates a sweep's runs (run u is point u/reps's replication u%reps; done says
 // which finished) into dir, with the answers of a load sweep judged against ctx, and prints its
 // table and answers: the points whose replications all finished, the sweep marked partial when
 // some did not, which is then also the error returned.
-func writeSweep(dir string, hdr results.Header, ctx *results.LoadContext, params [][]results.Param, runs []results.Summary, done []bool, reps int, stdout, stderr io.Writer) error {
+func writeSweep(dir string, hdr results.Header, ctx *results.LoadContext, exps []results.Expectation, params [][]results.Param, runs []results.Summary, done []bool, reps int, stdout, stderr io.Writer) error {
 	n := len(params) * reps
 	var complete []results.PointResult
 	for p := range params {
@@ -219,7 +223,15 @@ func writeSweep(dir string, hdr results.Header, ctx *results.LoadContext, params
 			len(complete), len(params), finished, n)
 	}
 	stats := results.Aggregate(complete)
-	if err := results.WriteSweepDir(dir, hdr, stats, partial, ctx); err != nil {
+	var verdicts []results.Verdict
+	for _, pr := range complete {
+		var measured [][]results.Measured
+		for _, r := range pr.Replications {
+			measured = append(measured, r.Expected)
+		}
+		verdicts = append(verdicts, results.Judge(exps, pr.Params, measured)...)
+	}
+	if err := results.WriteSweepDir(dir, hdr, stats, partial, ctx, verdicts...); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "wrote %s: %d of %d points, %d replications each\n", dir, len(complete), len(params), reps)
@@ -227,8 +239,9 @@ func writeSweep(dir string, hdr results.Header, ctx *results.LoadContext, params
 	if ctx != nil {
 		printAnswers(stdout, results.SweepAnswers(stats, *ctx), *ctx)
 	}
+	verr := printVerdicts(stdout, exps, verdicts, len(complete))
 	if partial != "" {
 		return fmt.Errorf("%w: the sweep is partial (%s)", errInterrupted, partial)
 	}
-	return nil
+	return verr
 }

@@ -117,6 +117,32 @@ type view struct {
 	Figures     []figure
 	FigureFiles []string // the names looked for, when none was found
 	Partial     string   // why the result is incomplete ("" when whole)
+	Verdict     *verdictView
+}
+
+// verdictView is the verdict on the scenario's expect: block, which opens the report.
+type verdictView struct {
+	Holds         bool
+	Failed, Total int
+	Lines         []verdictLine
+}
+
+type verdictLine struct {
+	Pass bool
+	Text string
+}
+
+// newVerdict returns the verdict on vs; nil without expectations.
+func newVerdict(vs []results.Verdict) *verdictView {
+	if len(vs) == 0 {
+		return nil
+	}
+	v := &verdictView{Failed: results.Failed(vs), Total: len(vs)}
+	v.Holds = v.Failed == 0
+	for _, x := range vs {
+		v.Lines = append(v.Lines, verdictLine{Pass: x.Pass, Text: strings.TrimPrefix(strings.TrimPrefix(x.String(), "PASS "), "FAIL ")})
+	}
+	return v
 }
 
 type fact struct{ Label, Value string }
@@ -204,6 +230,7 @@ func load(dir string) (*view, error) {
 		}
 		v = sweepPage(b.Header, b.Points)
 		v.Partial = m.Partial
+		v.Verdict = newVerdict(b.Verdicts)
 		if b.Context != nil && len(b.Answers) > 0 {
 			v.Sweep.Context = b.Context.Sentence()
 			for _, a := range b.Answers {
@@ -220,6 +247,7 @@ func load(dir string) (*view, error) {
 			return nil, fmt.Errorf("report: %w", err)
 		}
 		v = runPage(hdr, sum)
+		v.Verdict = newVerdict(sum.Verdicts)
 	default:
 		return nil, fmt.Errorf("report: %s holds a %s, which has no report (run, sweep or map)", dir, m.Kind)
 	}

@@ -1,0 +1,281 @@
+package results
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"overloadsim/sim"
+)
+
+// Expectation is one claim about a run, as data (a scenario's expect: block): a metric of
+// Summary.Metrics, measured over the run's measured window or over a window of its own, and a
+// bound on it. In a sweep it applies to the points whose parameters match At (every point when
+// At is empty), and Over says how the replications of a point are judged.
+type Expectation struct {
+	// Metric is a name of Summary.Metrics: "total.goodput", "group.adaptive.amplification",
+	// "server.db.reject_share", "fault.cpu-cut.recovery_time", …
+	Metric string `json:"metric"`
+	// From and To, when To > 0, measure the metric over the intervals within [From, To) of the
+	// run instead of its measured window (group, total and server metrics only).
+	From time.Duration `json:"from,omitempty"`
+	To   time.Duration `json:"to,omitempty"`
+	// At selects sweep points by parameter values ("faults[0].for" = "8s").
+	At []Param `json:"at,omitempty"`
+	// Over is how a sweep point's replications are judged: "each" (the default: every
+	// replication must pass) or "mean" (the mean over the replications must: a share of
+	// replications for the fault.NAME.recovered, stuck and undecided indicators).
+	Over string `json:"over,omitempty"`
+	// The bound: exactly one of Below (<), Above (>), AtMost (≤), AtLeast (≥), Between (the
+	// closed interval [Between[0], Between[1]]), or Within, a relative tolerance around Of (a
+	// number) or OfMetric (another metric of the same run, measured over the same window).
+	Below    *float64  `json:"below,omitempty"`
+	Above    *float64  `json:"above,omitempty"`
+	AtMost   *float64  `json:"atMost,omitempty"`
+	AtLeast  *float64  `json:"atLeast,omitempty"`
+	Between  []float64 `json:"between,omitempty"`
+	Within   *float64  `json:"within,omitempty"`
+	Of       *float64  `json:"of,omitempty"`
+	OfMetric string    `json:"ofMetric,omitempty"`
+}
+
+// Window says the expectation's window: "" for the run's measured window.
+func (e *Expectation) Window() string {
+	if e.To <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s–%s", e.From, e.To)
+}
+
+// String says the expectation in one line: "group.adaptive.amplification over 10s–30s < 1.5",
+// with " at PATH=VALUE" for one that selects sweep points.
+func (e *Expectation) String() string {
+	s := e.claim()
+	if len(e.At) > 0 {
+		s += " at " + paramsText(e.At)
+	}
+	return s
+}
+
+// claim is String without the points it applies at.
+func (e *Expectation) claim() string {
+	var b strings.Builder
+	b.WriteString(e.Metric)
+	if w := e.Window(); w != "" {
+		b.WriteString(" over " + w)
+	}
+	b.WriteString(" " + e.boundText())
+	if e.Over == "mean" {
+		b.WriteString(" (mean over replications)")
+	}
+	return b.String()
+}
+
+func (e *Expectation) boundText() string {
+	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+	switch {
+	case e.Below != nil:
+		return "< " + f(*e.Below)
+	case e.Above != nil:
+		return "> " + f(*e.Above)
+	case e.AtMost != nil:
+		return "≤ " + f(*e.AtMost)
+	case e.AtLeast != nil:
+		return "≥ " + f(*e.AtLeast)
+	case len(e.Between) == 2:
+		return "in [" + f(e.Between[0]) + ", " + f(e.Between[1]) + "]"
+	case e.Within != nil && e.OfMetric != "":
+		return "within " + f(100**e.Within) + " % of " + e.OfMetric
+	case e.Within != nil && e.Of != nil:
+		return "within " + f(100**e.Within) + " % of " + f(*e.Of)
+	}
+	return "(no bound)"
+}
+
+// Check reports whether a measured value (and, for Within OfMetric, the measured reference)
+// meets the bound. A NaN value meets no bound.
+func (e *Expectation) Check(value, of float64) bool {
+	if math.IsNaN(value) {
+		return false
+	}
+	switch {
+	case e.Below != nil:
+		return value < *e.Below
+	case e.Above != nil:
+		return value > *e.Above
+	case e.AtMost != nil:
+		return value <= *e.AtMost
+	case e.AtLeast != nil:
+		return value >= *e.AtLeast
+	case len(e.Between) == 2:
+		return value >= e.Between[0] && value <= e.Between[1]
+	case e.Within != nil:
+		if e.Of != nil {
+			of = *e.Of
+		}
+		return !math.IsNaN(of) && math.Abs(value-of) <= *e.Within*math.Abs(of)
+	}
+	return false
+}
+
+// Matches reports whether the expectation applies at a sweep point with params (every At
+// parameter has the point's value); with no At, it applies everywhere.
+func (e *Expectation) Matches(params []Param) bool {
+	for _, a := range e.At {
+		if !slices.Contains(params, a) {
+			return false
+		}
+	}
+	return true
+}
+
+// Measured is what one run measured for one expectation: the metric's value and, for Within
+// OfMetric, the reference's. Both NaN when the run has no such metric.
+type Measured struct {
+	Value float64 `json:"value"`
+	Of    float64 `json:"of"`
+}
+
+// Measure measures every expectation on one run: its summary, and its series for windows.
+// A metric the run does not have measures NaN (and so fails).
+func Measure(exps []Expectation, sum *Summary, series *Series) []Measured {
+	out := make([]Measured, len(exps))
+	windows := map[[2]time.Duration]*Summary{}
+	for i := range exps {
+		e := &exps[i]
+		s := sum
+		if e.To > 0 && series != nil {
+			key := [2]time.Duration{e.From, e.To}
+			if windows[key] == nil {
+				w := windowSummary(series, e.From, e.To)
+				windows[key] = &w
+			}
+			s = windows[key]
+		}
+		out[i] = Measured{Value: metricOf(s, e.Metric), Of: math.NaN()}
+		if e.OfMetric != "" {
+			out[i].Of = metricOf(s, e.OfMetric)
+		}
+	}
+	return out
+}
+
+func metricOf(s *Summary, name string) float64 {
+	for _, m := range s.Metrics() {
+		if m.Name == name {
+			return m.Value
+		}
+	}
+	return math.NaN()
+}
+
+// windowSummary summarises the intervals of series within [from, to).
+func windowSummary(series *Series, from, to time.Duration) Summary {
+	w := *series
+	w.Groups = slices.DeleteFunc(slices.Clone(series.Groups), func(g GroupInterval) bool { return g.End > sim.Time(to) })
+	w.Servers = slices.DeleteFunc(slices.Clone(series.Servers), func(v ServerInterval) bool { return v.End > sim.Time(to) })
+	w.Shards = slices.DeleteFunc(slices.Clone(series.Shards), func(v ShardInterval) bool { return v.End > sim.Time(to) })
+	return Summarize(&w, from)
+}
+
+// Verdict is an expectation judged: at one sweep point (Params; none for a run), with the
+// value measured (for Over "each", the worst replication's), and whether it passed.
+type Verdict struct {
+	// Index is the expectation's place in the scenario's expect: block, from 0.
+	Index       int     `json:"index"`
+	Expectation string  `json:"expectation"`
+	Params      []Param `json:"params,omitempty"`
+	Value       float64 `json:"value"`
+	Pass        bool    `json:"pass"`
+	// Detail says more when there is more to say: "2 of 5 replications fail", "no such metric".
+	Detail string `json:"detail,omitempty"`
+}
+
+// String is "PASS group.adaptive.amplification over 10s–30s < 1.5: 1.21".
+func (v Verdict) String() string {
+	word := "FAIL"
+	if v.Pass {
+		word = "PASS"
+	}
+	s := fmt.Sprintf("%s %s: %s", word, v.Expectation, strconv.FormatFloat(v.Value, 'g', 4, 64))
+	if len(v.Params) > 0 {
+		s = fmt.Sprintf("%s %s at %s: %s", word, v.Expectation, paramsText(v.Params), strconv.FormatFloat(v.Value, 'g', 4, 64))
+	}
+	if v.Detail != "" {
+		s += " (" + v.Detail + ")"
+	}
+	return s
+}
+
+// Judge judges every expectation that applies at a point (params; nil for a single run) over
+// its replications' measurements (reps[r][i] is replication r's of expectation i).
+func Judge(exps []Expectation, params []Param, reps [][]Measured) []Verdict {
+	var out []Verdict
+	for i := range exps {
+		e := &exps[i]
+		if !e.Matches(params) || len(reps) == 0 {
+			continue
+		}
+		v := Verdict{Index: i, Expectation: e.claim(), Params: slices.Clone(params)}
+		if e.Over == "mean" {
+			var vs, ofs []float64
+			for _, r := range reps {
+				vs, ofs = append(vs, r[i].Value), append(ofs, r[i].Of)
+			}
+			v.Value = meanOf(vs)
+			v.Pass = e.Check(v.Value, meanOf(ofs))
+			if len(reps) > 1 {
+				v.Detail = fmt.Sprintf("mean of %d replications", len(reps))
+			}
+		} else {
+			var vs, bad []float64
+			for _, r := range reps {
+				vs = append(vs, r[i].Value)
+				if !e.Check(r[i].Value, r[i].Of) {
+					bad = append(bad, r[i].Value)
+				}
+			}
+			v.Value, v.Pass = meanOf(vs), len(bad) == 0
+			g := func(x float64) string { return strconv.FormatFloat(x, 'g', 4, 64) }
+			switch {
+			case math.IsNaN(v.Value) && len(bad) == len(vs):
+				v.Detail = "no such metric in the run"
+			case len(vs) > 1 && len(bad) > 0:
+				var bs []string
+				for _, x := range bad {
+					bs = append(bs, g(x))
+				}
+				v.Detail = fmt.Sprintf("mean of %d replications; %d fail: %s", len(vs), len(bad), strings.Join(bs, ", "))
+			case len(vs) > 1:
+				v.Detail = fmt.Sprintf("mean of %d replications, each from %s to %s", len(vs), g(slices.Min(vs)), g(slices.Max(vs)))
+			}
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+func meanOf(xs []float64) float64 {
+	s := 0.0
+	for _, x := range xs {
+		s += x
+	}
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	return s / float64(len(xs))
+}
+
+// Failed counts the verdicts that did not pass.
+func Failed(vs []Verdict) int {
+	n := 0
+	for _, v := range vs {
+		if !v.Pass {
+			n++
+		}
+	}
+	return n
+}

@@ -30,8 +30,10 @@ type Expectation struct {
 	// replications for the fault.NAME.recovered, stuck and undecided indicators).
 	Over string `json:"over,omitempty"`
 	// The bound: exactly one of Below (<), Above (>), AtMost (≤), AtLeast (≥), Between (the
-	// closed interval [Between[0], Between[1]]), or Within, a relative tolerance around Of (a
-	// number) or OfMetric (another metric of the same run, measured over the same window).
+	// closed interval [Between[0], Between[1]]), or Within, a relative tolerance around a
+	// reference. The reference is Of (a number) or OfMetric (another metric of the same run,
+	// measured over the same window); with another bound, a reference makes it relative: below
+	// 0.005 of total.offered is below 0.005 × total.offered.
 	Below    *float64  `json:"below,omitempty"`
 	Above    *float64  `json:"above,omitempty"`
 	AtMost   *float64  `json:"atMost,omitempty"`
@@ -76,47 +78,64 @@ func (e *Expectation) claim() string {
 
 func (e *Expectation) boundText() string {
 	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+	ref := ""
+	switch {
+	case e.OfMetric != "":
+		ref = " × " + e.OfMetric
+	case e.Of != nil:
+		ref = " × " + f(*e.Of)
+	}
 	switch {
 	case e.Below != nil:
-		return "< " + f(*e.Below)
+		return "< " + f(*e.Below) + ref
 	case e.Above != nil:
-		return "> " + f(*e.Above)
+		return "> " + f(*e.Above) + ref
 	case e.AtMost != nil:
-		return "≤ " + f(*e.AtMost)
+		return "≤ " + f(*e.AtMost) + ref
 	case e.AtLeast != nil:
-		return "≥ " + f(*e.AtLeast)
+		return "≥ " + f(*e.AtLeast) + ref
 	case len(e.Between) == 2:
-		return "in [" + f(e.Between[0]) + ", " + f(e.Between[1]) + "]"
+		return "in [" + f(e.Between[0]) + ", " + f(e.Between[1]) + "]" + ref
 	case e.Within != nil && e.OfMetric != "":
-		return "within " + f(100**e.Within) + " % of " + e.OfMetric
+		return "within " + strconv.FormatFloat(100**e.Within, 'g', 6, 64) + " % of " + e.OfMetric
 	case e.Within != nil && e.Of != nil:
-		return "within " + f(100**e.Within) + " % of " + f(*e.Of)
+		return "within " + strconv.FormatFloat(100**e.Within, 'g', 6, 64) + " % of " + f(*e.Of)
 	}
 	return "(no bound)"
+}
+
+// reference returns the bound's scale: the reference for a relative bound, 1 without one, NaN
+// when the reference metric has no value.
+func (e *Expectation) reference(of float64) float64 {
+	switch {
+	case e.Of != nil:
+		return *e.Of
+	case e.OfMetric != "":
+		return of
+	}
+	return 1
 }
 
 // Check reports whether a measured value (and, for Within OfMetric, the measured reference)
 // meets the bound. A NaN value meets no bound.
 func (e *Expectation) Check(value, of float64) bool {
-	if math.IsNaN(value) {
+	k := e.reference(of)
+	if math.IsNaN(value) || math.IsNaN(k) {
 		return false
 	}
 	switch {
 	case e.Below != nil:
-		return value < *e.Below
+		return value < *e.Below*k
 	case e.Above != nil:
-		return value > *e.Above
+		return value > *e.Above*k
 	case e.AtMost != nil:
-		return value <= *e.AtMost
+		return value <= *e.AtMost*k
 	case e.AtLeast != nil:
-		return value >= *e.AtLeast
+		return value >= *e.AtLeast*k
 	case len(e.Between) == 2:
-		return value >= e.Between[0] && value <= e.Between[1]
+		return value >= e.Between[0]*k && value <= e.Between[1]*k
 	case e.Within != nil:
-		if e.Of != nil {
-			of = *e.Of
-		}
-		return !math.IsNaN(of) && math.Abs(value-of) <= *e.Within*math.Abs(of)
+		return math.Abs(value-k) <= *e.Within*math.Abs(k)
 	}
 	return false
 }
@@ -137,6 +156,10 @@ func (e *Expectation) Matches(params []Param) bool {
 type Measured struct {
 	Value float64 `json:"value"`
 	Of    float64 `json:"of"`
+	// Skip says why the run cannot judge the expectation ("the run ends at 4s, before the
+	// window 10s–30s does"): a scenario shortened by an override keeps its claims about a
+	// longer run, and they are skipped, not failed.
+	Skip string `json:"skip,omitempty"`
 }
 
 // Measure measures every expectation on one run: its summary, and its series for windows.
@@ -147,6 +170,11 @@ func Measure(exps []Expectation, sum *Summary, series *Series) []Measured {
 	for i := range exps {
 		e := &exps[i]
 		s := sum
+		if e.To > 0 && series != nil && e.To > time.Duration(series.End()) {
+			out[i] = Measured{Value: math.NaN(), Of: math.NaN(),
+				Skip: fmt.Sprintf("the run ends at %s, before the window %s does", time.Duration(series.End()), e.Window())}
+			continue
+		}
 		if e.To > 0 && series != nil {
 			key := [2]time.Duration{e.From, e.To}
 			if windows[key] == nil {
@@ -210,6 +238,22 @@ func (v Verdict) String() string {
 	return s
 }
 
+// JudgeRun judges the expectations that apply to a single run: not those of sweep points
+// (At) nor means over replications (Over "mean"), which only a sweep judges, nor a recovery
+// time when the trigger did not recover (it has none: another expectation says whether it
+// must).
+func JudgeRun(exps []Expectation, m []Measured) []Verdict {
+	return slices.DeleteFunc(Judge(exps, nil, [][]Measured{m}), func(v Verdict) bool {
+		return exps[v.Index].Over == "mean" || NoRecoveryTime(&exps[v.Index], m[v.Index])
+	})
+}
+
+// NoRecoveryTime reports whether the expectation is on a recovery time that the run does not
+// have, because its trigger did not recover.
+func NoRecoveryTime(e *Expectation, m Measured) bool {
+	return strings.HasPrefix(e.Metric, "fault.") && strings.HasSuffix(e.Metric, ".recovery_time") && math.IsNaN(m.Value)
+}
+
 // Judge judges every expectation that applies at a point (params; nil for a single run) over
 // its replications' measurements (reps[r][i] is replication r's of expectation i).
 func Judge(exps []Expectation, params []Param, reps [][]Measured) []Verdict {
@@ -220,37 +264,56 @@ func Judge(exps []Expectation, params []Param, reps [][]Measured) []Verdict {
 			continue
 		}
 		v := Verdict{Index: i, Expectation: e.claim(), Params: slices.Clone(params)}
-		if e.Over == "mean" {
-			var vs, ofs []float64
-			for _, r := range reps {
-				vs, ofs = append(vs, r[i].Value), append(ofs, r[i].Of)
+		// A replication where the metric has no value (the recovery time of one that did not
+		// recover) is left out, as in a sweep's means; one must have a value.
+		var vs, ofs, bad []float64
+		skipped := 0
+		for _, r := range reps {
+			if i >= len(r) || r[i].Skip != "" {
+				skipped++ // measured before the expectation existed, or not judgeable
+				continue
 			}
+			if math.IsNaN(r[i].Value) {
+				continue
+			}
+			vs, ofs = append(vs, r[i].Value), append(ofs, r[i].Of)
+			if !e.Check(r[i].Value, r[i].Of) {
+				bad = append(bad, r[i].Value)
+			}
+		}
+		if skipped == len(reps) {
+			continue // no replication can judge it: the caller says why (Measured.Skip)
+		}
+		missing := ""
+		if n := len(reps) - len(vs); n > 0 && len(vs) > 0 {
+			missing = fmt.Sprintf("; %d of %d replications have no value", n, len(reps))
+		}
+		if len(vs) == 0 {
+			v.Value, v.Pass = math.NaN(), false
+			v.Detail = "no replication has a value"
+			if len(reps) == 1 {
+				v.Detail = "the run has no value"
+			}
+		} else if e.Over == "mean" {
 			v.Value = meanOf(vs)
 			v.Pass = e.Check(v.Value, meanOf(ofs))
-			if len(reps) > 1 {
-				v.Detail = fmt.Sprintf("mean of %d replications", len(reps))
+			if len(vs) > 1 {
+				v.Detail = fmt.Sprintf("mean of %d replications", len(vs)) + missing
 			}
 		} else {
-			var vs, bad []float64
-			for _, r := range reps {
-				vs = append(vs, r[i].Value)
-				if !e.Check(r[i].Value, r[i].Of) {
-					bad = append(bad, r[i].Value)
-				}
-			}
 			v.Value, v.Pass = meanOf(vs), len(bad) == 0
 			g := func(x float64) string { return strconv.FormatFloat(x, 'g', 4, 64) }
 			switch {
-			case math.IsNaN(v.Value) && len(bad) == len(vs):
-				v.Detail = "no such metric in the run"
 			case len(vs) > 1 && len(bad) > 0:
 				var bs []string
 				for _, x := range bad {
 					bs = append(bs, g(x))
 				}
-				v.Detail = fmt.Sprintf("mean of %d replications; %d fail: %s", len(vs), len(bad), strings.Join(bs, ", "))
+				v.Detail = fmt.Sprintf("mean of %d replications; %d fail: %s", len(vs), len(bad), strings.Join(bs, ", ")) + missing
 			case len(vs) > 1:
-				v.Detail = fmt.Sprintf("mean of %d replications, each from %s to %s", len(vs), g(slices.Min(vs)), g(slices.Max(vs)))
+				v.Detail = fmt.Sprintf("mean of %d replications, each from %s to %s", len(vs), g(slices.Min(vs)), g(slices.Max(vs))) + missing
+			default:
+				v.Detail = strings.TrimPrefix(missing, "; ")
 			}
 		}
 		out = append(out, v)

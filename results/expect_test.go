@@ -31,7 +31,11 @@ func TestExpectationCheck(t *testing.T) {
 		{Expectation{Within: f64(0.02), Of: f64(1000)}, 979, 0, false},
 		{Expectation{Within: f64(0.02), OfMetric: "total.offered"}, 990, 1000, true},
 		{Expectation{Within: f64(0.02), OfMetric: "total.offered"}, 990, math.NaN(), false},
-		{Expectation{AtLeast: f64(0)}, math.NaN(), 0, false}, // no value meets no bound
+		{Expectation{AtLeast: f64(0)}, math.NaN(), 0, false},                         // no value meets no bound
+		{Expectation{Below: f64(0.005), OfMetric: "total.offered"}, 4.9, 1000, true}, // relative: < 5
+		{Expectation{Below: f64(0.005), OfMetric: "total.offered"}, 5, 1000, false},
+		{Expectation{Above: f64(3), OfMetric: "group.m.amplification"}, 9.1, 3, true},
+		{Expectation{AtMost: f64(2), Of: f64(10)}, 20, 0, true},
 	} {
 		if got := tc.e.Check(tc.value, tc.of); got != tc.want {
 			t.Errorf("%s: Check(%v, %v) = %v, want %v", tc.e.String(), tc.value, tc.of, got, tc.want)
@@ -74,7 +78,8 @@ func TestJudge(t *testing.T) {
 		{Metric: "total.amplification", Below: f64(1.5)},
 		{Metric: "total.amplification", Above: f64(3), At: []Param{{Path: "p", Value: "b"}}},
 	}
-	reps := [][]Measured{{{1, math.NaN()}, {1.2, math.NaN()}, {0, math.NaN()}}, {{0, math.NaN()}, {1.7, math.NaN()}, {0, math.NaN()}}}
+	m := func(v float64) Measured { return Measured{Value: v, Of: math.NaN()} }
+	reps := [][]Measured{{m(1), m(1.2), m(0)}, {m(0), m(1.7), m(0)}}
 	vs := Judge(exps, []Param{{Path: "p", Value: "a"}}, reps)
 	if len(vs) != 2 {
 		t.Fatalf("%d verdicts at p=a, want 2 (the third applies at p=b): %v", len(vs), vs)

@@ -27,10 +27,10 @@ expect:
 		{`[{metric: total.goodput, between: [2, 1]}]`, "expect[0].between: [2 1]: must be [low, high] with low ≤ high"},
 		{`[{metric: total.goodput, within: 0.02}]`, "needs exactly one of of (a number) and ofMetric (a metric)"},
 		{`[{metric: total.goodput, within: 2, of: 100}]`, "expect[0].within: 2: must be in (0, 1)"},
-		{`[{metric: total.goodput, below: 1, of: 3}]`, "of and ofMetric go with within"},
+		{`[{metric: total.goodput, below: 1, of: 3, ofMetric: total.offered}]`, "give one reference"},
 		{`[{metric: total.goodput, within: 0.1, ofMetric: total.nothing}]`, `expect[0].ofMetric: total.nothing: "nothing" is not a group metric`},
 		{`[{metric: total.goodput, from: 5s, below: 1}]`, "expect[0].from: 5s: needs to"},
-		{`[{metric: total.goodput, from: 5s, to: 30s, below: 1}]`, "the window [5s, 30s) must lie in [0s, duration 20s]"},
+		{`[{metric: total.goodput, from: 5s, to: 3s, below: 1}]`, "the window [5s, 3s) must have 0s ≤ from < to"},
 		{`[{metric: fault.cut.stuck, to: 10s, below: 1}]`, "a trigger's outcome has no window"},
 		{`[{metric: total.goodput, over: all, below: 1}]`, "expect[0].over: all: must be each"},
 	} {

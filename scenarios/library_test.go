@@ -4,30 +4,32 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"math"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"overloadsim/client"
 	"overloadsim/internal/parallel"
 	"overloadsim/results"
-	"overloadsim/sim"
 )
 
 var seedFlag = flag.Uint64("seed", 0, "run the library scenarios with this seed instead of their own")
 
-// pointRun is one sweep point of a library scenario, run once.
-type pointRun struct {
-	params string // "path=value, …", "" without a sweep
-	run    *results.Run
+// libraryRuns is a library scenario run as the CLI runs it: Base is `simulate run NAME`
+// (replication 0 of the scenario as written), Points `simulate sweep NAME` (every point, every
+// replication: Runs[p][r]), when the scenario has sweep parameters or a claim about a mean over
+// replications.
+type libraryRuns struct {
+	Scenario *Scenario
+	Base     *results.Run
+	Points   []SweepPoint
+	Runs     [][]*results.Run
 }
 
-// libraryPoints returns the points of the library scenario name's sweep, the seed to run them
-// with (its own or -seed) and its replications per point.
-func libraryPoints(t *testing.T, name string) ([]SweepPoint, uint64, int) {
+// runLibrary runs the library scenario name as the CLI's run and sweep do, with its own seed or
+// -seed; the sweep's replications two at a time (internal/parallel).
+func runLibrary(t *testing.T, name string) libraryRuns {
 	t.Helper()
 	sc, err := Lookup(name)
 	if err != nil {
@@ -37,50 +39,97 @@ func libraryPoints(t *testing.T, name string) ([]SweepPoint, uint64, int) {
 	if *seedFlag != 0 {
 		seed = *seedFlag
 	}
-	points, err := sc.Points()
-	if err != nil {
+	lr := libraryRuns{Scenario: sc}
+	if lr.Base, err = Run(sc, seed, 0); err != nil {
+		t.Fatalf("%s: Run: %v", name, err)
+	}
+	needsSweep := len(sc.Sweep.Parameters) > 0
+	for _, e := range sc.Expectations() {
+		needsSweep = needsSweep || e.Over == "mean"
+	}
+	if !needsSweep {
+		return lr
+	}
+	if lr.Points, err = sc.Points(); err != nil {
 		t.Fatalf("%s: Points: %v", name, err)
 	}
-	return points, seed, sc.Sweep.Replications
-}
-
-// pointKey names a point by its parameters: "path=value, …", "" without a sweep.
-func pointKey(p SweepPoint) string {
-	var kv []string
-	for _, pr := range p.Params {
-		kv = append(kv, pr.Path+"="+pr.Value)
-	}
-	return strings.Join(kv, ", ")
-}
-
-// runLibrary runs every point of the library scenario name (replication 0), with its own seed
-// or -seed.
-func runLibrary(t *testing.T, name string) []pointRun {
-	t.Helper()
-	points, seed, _ := libraryPoints(t, name)
-	var out []pointRun
-	for _, p := range points {
-		run, err := Run(p.Scenario, seed, 0)
-		if err != nil {
-			t.Fatalf("%s %v: Run: %v", name, p.Params, err)
+	reps := sc.Sweep.Replications
+	runs, errs, _ := parallel.Map(context.Background(), len(lr.Points)*reps, 2, func(_ context.Context, i int) (*results.Run, error) {
+		return Run(lr.Points[i/reps].Scenario, seed, i%reps)
+	}, nil)
+	lr.Runs = make([][]*results.Run, len(lr.Points))
+	for i, r := range runs {
+		if errs[i] != nil {
+			t.Fatalf("%s: run %d: %v", name, i, errs[i])
 		}
-		out = append(out, pointRun{params: pointKey(p), run: run})
+		lr.Runs[i/reps] = append(lr.Runs[i/reps], r)
 	}
-	return out
+	return lr
 }
 
-// claimer checks one library scenario's claim and, on failure, says how to replay it.
-type claimer struct {
-	t    *testing.T
-	name string
-	run  *results.Run
+// pointRuns returns the runs of the sweep point whose parameter path has value.
+func (lr *libraryRuns) pointRuns(t *testing.T, path, value string) []*results.Run {
+	t.Helper()
+	for i, p := range lr.Points {
+		for _, pr := range p.Params {
+			if pr.Path == path && pr.Value == value {
+				return lr.Runs[i]
+			}
+		}
+	}
+	t.Fatalf("%s: no sweep point %s=%s", lr.Scenario.Name, path, value)
+	return nil
 }
 
-func (c *claimer) check(ok bool, format string, args ...any) {
-	c.t.Helper()
-	if !ok {
-		c.t.Errorf("%s: claim broken: %s\n\treplay: go test ./scenarios -run 'TestLibraryClaims/%s' -seed=%d\n\t    or: simulate run %s --seed=%d",
-			c.name, fmt.Sprintf(format, args...), c.name, c.run.Header.Seed, c.name, c.run.Header.Seed)
+// TestLibraryClaims runs every library scenario as simulate run and simulate sweep do and
+// checks its claim, which is data: the scenario's expect: block, judged as the CLI judges it
+// (results.JudgeRun on the run, results.Judge at every sweep point). Every library scenario must
+// have one, and every expectation must apply somewhere. mechanismChecks adds, for a few
+// scenarios, checks of how the model gets there that are not metrics of a run.
+func TestLibraryClaims(t *testing.T) {
+	names := Names()
+	for name := range mechanismChecks {
+		if !slices.Contains(names, name) {
+			t.Errorf("mechanismChecks has %q, which the library does not", name)
+		}
+	}
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			lr := runLibrary(t, name)
+			exps := lr.Scenario.Expectations()
+			if len(exps) == 0 {
+				t.Fatalf("library scenario %q has no expect: block", name)
+			}
+			replay := fmt.Sprintf("\n\treplay: simulate run %s --seed=%d, or simulate sweep %s", name, lr.Base.Header.Seed, name)
+			judged := map[int]bool{}
+			for _, v := range results.JudgeRun(exps, lr.Base.Summary.Expected) {
+				judged[v.Index] = true
+				if !v.Pass {
+					t.Errorf("%s: claim broken on its run: %s%s", name, v, replay)
+				}
+			}
+			for p := range lr.Points {
+				var measured [][]results.Measured
+				for _, r := range lr.Runs[p] {
+					measured = append(measured, r.Summary.Expected)
+				}
+				for _, v := range results.Judge(exps, lr.Points[p].Params, measured) {
+					judged[v.Index] = true
+					if !v.Pass {
+						t.Errorf("%s: claim broken in its sweep: %s%s", name, v, replay)
+					}
+				}
+			}
+			for i := range exps {
+				if !judged[i] {
+					t.Errorf("%s: expect[%d] %s applies to neither the run nor any sweep point", name, i, exps[i].String())
+				}
+			}
+			if check, ok := mechanismChecks[name]; ok {
+				check(t, &lr)
+			}
+		})
 	}
 }
 
@@ -117,392 +166,88 @@ func recovery(t *testing.T, s *results.Summary, fault string) results.Recovery {
 	return results.Recovery{}
 }
 
-// window sums a group's intervals that lie within [from, to).
-type windowStats struct{ issued, attempts, succeeded, failed uint64 }
-
-func window(s *results.Series, name string, from, to time.Duration) windowStats {
-	var w windowStats
-	for _, g := range s.Groups {
-		if g.Name == name && g.Start >= sim.Time(from) && g.End <= sim.Time(to) {
-			w.issued += g.Issued
-			w.attempts += g.Attempts
-			w.succeeded += g.Succeeded
-			w.failed += g.Failed
+// sustainedBy checks that every run stuck after the trigger, sustained (among others) by what.
+func sustainedBy(t *testing.T, runs []*results.Run, fault string, what ...string) {
+	t.Helper()
+	for _, r := range runs {
+		rec := recovery(t, &r.Summary, fault)
+		for _, w := range what {
+			if rec.Outcome != results.Stuck || !slices.Contains(rec.Stuck.SustainedBy, w) {
+				t.Errorf("seed %d: %s, want stuck, sustained by %s", r.Header.Seed, rec.Describe(), w)
+			}
 		}
 	}
-	return w
 }
 
-func (w windowStats) amplification() float64 { return float64(w.attempts) / float64(w.issued) }
-
-func within(got, want, rel float64) bool { return math.Abs(got-want) <= rel*want }
-
-// libraryClaims asserts each library scenario's claim on its output. Every scenario of the
-// library must have an entry. The numbers are the claim's; each check would fail if the
-// mechanism the scenario demonstrates were missing (the comments say how).
-var libraryClaims = map[string]func(t *testing.T, runs []pointRun){
-	// Without rejections there is nothing to retry: attempts equal operations exactly.
-	"healthy": func(t *testing.T, runs []pointRun) {
-		r := runs[0].run
-		c := claimer{t, "healthy", r}
-		g := r.Summary.Total
-		c.check(g.Attempts == g.Issued, "attempts %d, want = operations issued %d (amplification exactly 1)", g.Attempts, g.Issued)
-		c.check(g.Failed == 0, "%d operations failed, want 0", g.Failed)
-		c.check(within(g.Goodput, g.Offered, 0.02), "goodput %.1f/s, want within 2%% of offered %.1f/s", g.Goodput, g.Offered)
-		c.check(serverOf(t, &r.Summary, "db").Rejections == 0, "the limiter rejected %d requests, want 0", serverOf(t, &r.Summary, "db").Rejections)
-	},
-	// The spike is 3× the limit from 10 s to 30 s. Without the token bucket the adaptive group
-	// would retry like the plain one (about 4.5 attempts per operation).
-	"spike": func(t *testing.T, runs []pointRun) {
-		r := runs[0].run
-		c := claimer{t, "spike", r}
-		adaptive := window(r.Series, "adaptive", 10*time.Second, 30*time.Second)
-		plain := window(r.Series, "plain", 10*time.Second, 30*time.Second)
-		c.check(adaptive.amplification() < 1.5, "adaptive amplification during the spike %.3f, want < 1.5", adaptive.amplification())
-		c.check(plain.amplification() > 3, "plain amplification during the spike %.3f, want > 3", plain.amplification())
-		before := window(r.Series, "plain", 0, 10*time.Second)
-		c.check(before.attempts == before.issued, "before the spike: %d attempts for %d operations, want equal", before.attempts, before.issued)
-	},
-	// Goodput is the limiter's 1000/s; a broken bucket would leave amplification near 4.5.
-	"sustained-overload": func(t *testing.T, runs []pointRun) {
-		r := runs[0].run
-		c := claimer{t, "sustained-overload", r}
-		g := r.Summary.Total
-		c.check(within(g.Goodput, 1000, 0.02), "goodput %.1f/s, want within 2%% of the limiter's 1000/s", g.Goodput)
-		c.check(g.Amplification < 1.2, "amplification after warm-up %.3f, want < 1.2", g.Amplification)
-		c.check(g.RetriesRefused > 0, "no retry was refused for want of a token: the buckets never ran dry")
-	},
-	// At 250µs per rejection the storm's ~9000 rejections/s take over a quarter of the 8 workers.
-	"rejection-cost-storm": func(t *testing.T, runs []pointRun) {
-		for _, p := range runs {
-			c := claimer{t, "rejection-cost-storm", p.run}
-			g, s := p.run.Summary.Total, serverOf(t, &p.run.Summary, "db")
-			switch p.params {
-			case "topology.nodes[0].rejectCost=0s":
-				c.check(within(g.Goodput, 1400, 0.02), "%s: goodput %.1f/s, want within 2%% of the limiter's 1400/s", p.params, g.Goodput)
-				c.check(s.RejectShare == 0, "%s: rejections took %.3f of the node, want 0", p.params, s.RejectShare)
-			case "topology.nodes[0].rejectCost=250µs":
-				c.check(s.RejectShare > 0.2, "%s: rejections took %.3f of the node, want > 0.2", p.params, s.RejectShare)
-				c.check(g.Goodput < 140, "%s: goodput %.1f/s, want < 10%% of the limiter's 1400/s", p.params, g.Goodput)
-			default:
-				t.Fatalf("unexpected point %q", p.params)
+// mechanismChecks check how the model reaches a library scenario's claim, where that is not a
+// metric of a run an expect: block can bound: what sustains a stuck state, the reasons a
+// Couchbase SDK retried for, what a mongos did per shard, and a ratio between two sweep points.
+// Each would fail if the mechanism the scenario demonstrates were missing.
+var mechanismChecks = map[string]func(t *testing.T, lr *libraryRuns){
+	// Stuck seeds sit well below the pre-trigger goodput: no middle state.
+	"spike-collapse": func(t *testing.T, lr *libraryRuns) {
+		for _, r := range lr.Runs[0] {
+			if rec := recovery(t, &r.Summary, "surge"); rec.Outcome == results.Stuck && rec.Stuck.GoodputShare >= 0.6 {
+				t.Errorf("seed %d: stuck at %.2f of the pre-trigger goodput, want < 0.6", r.Header.Seed, rec.Stuck.GoodputShare)
 			}
 		}
 	},
-	// The CPU is cut from 10 s to 15 s. Without retries the backlog (about 2800 operations)
-	// drains at 400/s; with them the offered load exceeds capacity for good.
-	"capacity-drop": func(t *testing.T, runs []pointRun) {
-		for _, p := range runs {
-			c := claimer{t, "capacity-drop", p.run}
-			rec := recovery(t, &p.run.Summary, "cpu-cut")
-			last := window(p.run.Series, "app", 30*time.Second, 40*time.Second)
-			switch p.params {
-			case "clients[0].appRetry.attempts=1":
-				c.check(rec.Outcome == results.Recovered && rec.Seconds <= 10, "%s: recovery %s after %.1fs, want recovered within 10s", p.params, rec.Outcome, rec.Seconds)
-				c.check(last.failed == 0, "%s: %d operations failed in the last 10s, want 0", p.params, last.failed)
-			case "clients[0].appRetry.attempts=3":
-				c.check(rec.Outcome == results.Stuck, "%s: recovery %s, want stuck", p.params, rec.Outcome)
-				c.check(last.succeeded*10 < last.issued, "%s: %d of %d operations succeeded in the last 10s, want < 10%%", p.params, last.succeeded, last.issued)
-			default:
-				t.Fatalf("unexpected point %q", p.params)
+	"cpu-cut-storm": func(t *testing.T, lr *libraryRuns) {
+		sustainedBy(t, lr.pointRuns(t, "faults[0].for", "8s"), "cpu-cut", "retries", "abandonedWork")
+	},
+	"pause-collapse": func(t *testing.T, lr *libraryRuns) {
+		sustainedBy(t, lr.pointRuns(t, "faults[0].for", "2s"), "gc-pause", "retries")
+	},
+	// The Couchbase SDK retries KV TemporaryFailure alone, and every failure is a timeout.
+	"couchbase-vs-mongodb": func(t *testing.T, lr *libraryRuns) {
+		cb := group(t, &lr.Base.Summary, "couchbase")
+		if len(cb.RetryReasons) != 1 || cb.RetryReasons[0].Reason != "KV_TEMPORARY_FAILURE" {
+			t.Errorf("couchbase: retry reasons %v, want KV_TEMPORARY_FAILURE alone", cb.RetryReasons)
+		}
+		if cb.Failures[client.ErrTimeout-1].Count != cb.Failed {
+			t.Errorf("couchbase: %d timeouts of %d failures, want every failure a timeout", cb.Failures[client.ErrTimeout-1].Count, cb.Failed)
+		}
+	},
+	// Shard attempts per operation, counted at the shards' primaries: the budget caps the
+	// mongos's own retries.
+	"sharded-layered-retries": func(t *testing.T, lr *libraryRuns) {
+		perOp := func(value string) float64 {
+			s := &lr.pointRuns(t, "topology.router.retryBudget", value)[0].Summary
+			if len(s.Shards) != 4 {
+				t.Errorf("retryBudget=%s: %d mongos×shard summaries, want 4", value, len(s.Shards))
 			}
-		}
-	},
-	// The primary steps down at 10 s; the election takes 3 s.
-	"stepdown": func(t *testing.T, runs []pointRun) {
-		r := runs[0].run
-		c := claimer{t, "stepdown", r}
-		g := r.Summary.Total
-		c.check(g.Failed*1000 < g.Issued*5, "%d of %d operations failed, want < 0.5%%", g.Failed, g.Issued)
-		during := window(r.Series, "app", 11*time.Second, 13*time.Second)
-		c.check(during.succeeded*20 < during.issued, "%d successes in the election's whole seconds for %d issued, want < 5%%", during.succeeded, during.issued)
-		rec := recovery(t, &r.Summary, "stepdown")
-		c.check(rec.Outcome == results.Recovered && rec.Seconds <= 6, "recovery %s after %.1fs, want recovered within 6s of the stepdown", rec.Outcome, rec.Seconds)
-	},
-	// b is elected at 11 s. At 20/s its limiter admits 200 clients' connections over ten
-	// seconds; at 2000/s in one.
-	"connection-storm": func(t *testing.T, runs []pointRun) {
-		for _, p := range runs {
-			c := claimer{t, "connection-storm", p.run}
-			g := p.run.Summary.Total
-			rec := recovery(t, &p.run.Summary, "failover")
-			switch p.params {
-			case "faults[0].ingressConnectionEstablishmentRatePerSec=20":
-				c.check(rec.Outcome == results.Recovered && rec.Seconds >= 8, "%s: recovery %s after %.1fs, want at least 8s", p.params, rec.Outcome, rec.Seconds)
-				c.check(serverOf(t, &p.run.Summary, "b").Rejections > 10_000, "%s: b refused %d connections, want > 10000", p.params, serverOf(t, &p.run.Summary, "b").Rejections)
-				c.check(g.Failed > 1000, "%s: %d operations failed, want > 1000", p.params, g.Failed)
-			case "faults[0].ingressConnectionEstablishmentRatePerSec=2000":
-				c.check(rec.Outcome == results.Recovered && rec.Seconds <= 3, "%s: recovery %s after %.1fs, want within 3s", p.params, rec.Outcome, rec.Seconds)
-				c.check(g.Failed*1000 < g.Issued, "%s: %d of %d operations failed, want < 0.1%%", p.params, g.Failed, g.Issued)
-			default:
-				t.Fatalf("unexpected point %q", p.params)
-			}
-		}
-	},
-	// Without retargeting the pinned group's three attempts all meet the same limiter.
-	"retargeting": func(t *testing.T, runs []pointRun) {
-		r := runs[0].run
-		c := claimer{t, "retargeting", r}
-		re, pinned := group(t, &r.Summary, "retargeting"), group(t, &r.Summary, "pinned")
-		c.check(re.Failed*1000 < re.Issued, "retargeting: %d of %d reads failed, want < 0.1%%", re.Failed, re.Issued)
-		c.check(pinned.Failed*10 > pinned.Issued, "pinned: %d of %d reads failed, want > 10%%", pinned.Failed, pinned.Issued)
-		for _, name := range []string{"b", "c"} {
-			c.check(serverOf(t, &r.Summary, name).Completed > 0, "secondary %s served nothing, want the retargeted retries", name)
-		}
-	},
-	// The limiter admits 1000/s either way; the application's attempts multiply the driver's.
-	"app-retries": func(t *testing.T, runs []pointRun) {
-		amp := map[string]float64{}
-		for _, p := range runs {
-			c := claimer{t, "app-retries", p.run}
-			g := p.run.Summary.Total
-			amp[p.params] = g.Amplification
-			c.check(within(g.Goodput, 1000, 0.02), "%s: goodput %.1f/s, want within 2%% of the limiter's 1000/s", p.params, g.Goodput)
-		}
-		one, three := amp["clients[0].appRetry.attempts=1"], amp["clients[0].appRetry.attempts=3"]
-		c := claimer{t, "app-retries", runs[len(runs)-1].run}
-		c.check(one > 3, "driver alone: amplification %.3f, want > 3", one)
-		c.check(three > 2.5*one, "with application retries: amplification %.3f, want > 2.5 × the driver alone's %.3f", three, one)
-	},
-	// Same load per group; only the policy differs.
-	"policy-comparison": func(t *testing.T, runs []pointRun) {
-		r := runs[0].run
-		c := claimer{t, "policy-comparison", r}
-		s := &r.Summary
-		for _, name := range []string{"none", "legacy"} {
-			g := group(t, s, name)
-			c.check(g.Attempts == g.Issued, "%s: %d attempts for %d operations, want equal (no overload retries)", name, g.Attempts, g.Issued)
-		}
-		v03, v07, adaptive := group(t, s, "v2026-03").Amplification, group(t, s, "v2026-07").Amplification, group(t, s, "v2026-03-adaptive").Amplification
-		c.check(v03 > 2.5, "mongodb-2026-03: amplification %.3f, want > 2.5", v03)
-		c.check(v07 > 1.5 && v07 < v03, "mongodb-2026-07: amplification %.3f, want in (1.5, %.3f)", v07, v03)
-		c.check(adaptive < 1.2, "mongodb-2026-03 with adaptive retries: amplification %.3f, want < 1.2", adaptive)
-		c.check(within(s.Total.Goodput, 1000, 0.03), "total goodput %.1f/s, want within 3%% of the limiter's 1000/s", s.Total.Goodput)
-	},
-	// Same limit, same load, one tier per SDK: only the retry handling differs.
-	"couchbase-vs-mongodb": func(t *testing.T, runs []pointRun) {
-		r := runs[0].run
-		c := claimer{t, "couchbase-vs-mongodb", r}
-		cb, mg := group(t, &r.Summary, "couchbase"), group(t, &r.Summary, "mongodb")
-		for _, g := range []results.GroupSummary{cb, mg} {
-			c.check(within(g.Goodput, 1000, 0.03), "%s: goodput %.1f/s, want within 3%% of the limiter's 1000/s", g.Name, g.Goodput)
-			c.check(within(float64(g.Failed), float64(g.Issued)/2, 0.1), "%s: %d of %d reads failed, want about half", g.Name, g.Failed, g.Issued)
-		}
-		c.check(mg.Amplification <= 3, "mongodb: amplification %.3f, want ≤ 3 (1 + maxAdaptiveRetries)", mg.Amplification)
-		c.check(cb.Amplification > 3*mg.Amplification, "couchbase: amplification %.3f, want > 3 × mongodb's %.3f", cb.Amplification, mg.Amplification)
-		c.check(cb.Failures[client.ErrTimeout-1].Count == cb.Failed && cb.Failure.P50 >= 2.5,
-			"couchbase: %d timeouts of %d failures, median failure %.3fs; want every failure a timeout at the 2.5s kvTimeout", cb.Failures[client.ErrTimeout-1].Count, cb.Failed, cb.Failure.P50)
-		c.check(mg.Failure.P999 < 1, "mongodb: p99.9 of failures %.3fs, want < 1s", mg.Failure.P999)
-		c.check(len(cb.RetryReasons) == 1 && cb.RetryReasons[0].Reason == "KV_TEMPORARY_FAILURE",
-			"couchbase: retry reasons %v, want KV_TEMPORARY_FAILURE alone", cb.RetryReasons)
-	},
-	// Two shards limited to 500/s each; the driver retries what a mongos gives up on.
-	"sharded-layered-retries": func(t *testing.T, runs []pointRun) {
-		perOp := map[string]float64{}
-		for _, p := range runs {
-			c := claimer{t, "sharded-layered-retries", p.run}
-			s := &p.run.Summary
 			attempts := 0.0
 			for _, n := range []string{"s0a", "s1a"} {
 				sv := serverOf(t, s, n)
 				attempts += float64(sv.Completed + sv.Rejections)
 			}
-			perOp[p.params] = attempts / float64(s.Total.Issued)
-			c.check(within(s.Total.Goodput, 1000, 0.03), "%s: goodput %.1f/s, want within 3%% of 1000/s", p.params, s.Total.Goodput)
-			c.check(len(s.Shards) == 4, "%s: %d mongos×shard summaries, want 4", p.params, len(s.Shards))
+			return attempts / float64(s.Total.Issued)
 		}
-		on, off := perOp["topology.router.retryBudget=true"], perOp["topology.router.retryBudget=false"]
-		c := claimer{t, "sharded-layered-retries", runs[0].run}
-		c.check(off > 7, "without the budget: %.3f shard attempts per operation, want > 7", off)
-		c.check(on < 3, "with the budget: %.3f shard attempts per operation, want < 3", on)
+		if off := perOp("false"); off <= 7 {
+			t.Errorf("without the budget: %.3f shard attempts per operation, want > 7", off)
+		}
+		if on := perOp("true"); on >= 3 {
+			t.Errorf("with the budget: %.3f shard attempts per operation, want < 3", on)
+		}
 	},
-	// One shard whose primary limits requests; primaryPreferred reads.
-	"mongos-retargeting": func(t *testing.T, runs []pointRun) {
-		for _, p := range runs {
-			c := claimer{t, "mongos-retargeting", p.run}
-			s := &p.run.Summary
-			g := s.Total
+	// Overload-aware selection retargets the mongos's retries; without it, none is.
+	"mongos-retargeting": func(t *testing.T, lr *libraryRuns) {
+		for _, value := range []string{"true", "false"} {
 			var retargeted uint64
-			for _, sh := range s.Shards {
+			for _, sh := range lr.pointRuns(t, "topology.router.overloadAwareServerSelectionEnabled", value)[0].Summary.Shards {
 				retargeted += sh.Retargeted
 			}
-			switch p.params {
-			case "topology.router.overloadAwareServerSelectionEnabled=true":
-				c.check(g.Failed*1000 < g.Issued, "%s: %d of %d reads failed, want < 0.1%%", p.params, g.Failed, g.Issued)
-				c.check(retargeted > 0 && serverOf(t, s, "b").Completed > 0 && serverOf(t, s, "c").Completed > 0,
-					"%s: %d retries retargeted, secondaries served %d and %d; want retries on the secondaries", p.params,
-					retargeted, serverOf(t, s, "b").Completed, serverOf(t, s, "c").Completed)
-			case "topology.router.overloadAwareServerSelectionEnabled=false":
-				c.check(g.Failed*10 > g.Issued, "%s: %d of %d reads failed, want > 10%%", p.params, g.Failed, g.Issued)
-				c.check(retargeted == 0 && serverOf(t, s, "b").Completed == 0, "%s: %d retargeted, want every retry on the primary", p.params, retargeted)
-			default:
-				t.Fatalf("unexpected point %q", p.params)
-			}
-			c.check(g.Attempts == g.Issued, "%s: the driver made %d attempts for %d reads, want none retried (the mongos's 462 carries SystemOverloadedError alone)", p.params, g.Attempts, g.Issued)
-		}
-	},
-	// The sine peaks at 1350/s for about a second in every two.
-	"legacy-vs-backpressure": func(t *testing.T, runs []pointRun) {
-		for _, p := range runs {
-			c := claimer{t, "legacy-vs-backpressure", p.run}
-			g := p.run.Summary.Total
-			switch p.params {
-			case "clients[0].driver={retryPolicy: mongodb-legacy}":
-				c.check(g.Failed*20 > g.Issued, "%s: %d of %d operations failed, want > 5%%", p.params, g.Failed, g.Issued)
-				c.check(g.Attempts == g.Issued, "%s: %d attempts for %d operations, want equal", p.params, g.Attempts, g.Issued)
-			case "clients[0].driver={retryPolicy: mongodb-2026-03, adaptiveRetries: true}":
-				c.check(g.Failed*200 < g.Issued, "%s: %d of %d operations failed, want < 0.5%%", p.params, g.Failed, g.Issued)
-				c.check(within(g.Goodput, g.Offered, 0.01), "%s: goodput %.1f/s, want within 1%% of offered %.1f/s", p.params, g.Goodput, g.Offered)
-			default:
-				t.Fatalf("unexpected point %q", p.params)
+			if (value == "true") != (retargeted > 0) {
+				t.Errorf("overloadAwareServerSelectionEnabled=%s: %d retries retargeted", value, retargeted)
 			}
 		}
 	},
-}
-
-// TestLibraryClaims runs every library scenario (every sweep point, replication 0) and asserts
-// its claim.
-func TestLibraryClaims(t *testing.T) {
-	names := Names()
-	for name := range libraryClaims {
-		if !slices.Contains(names, name) {
-			t.Errorf("libraryClaims has %q, which the library does not", name)
-		}
-	}
-	for name := range replicatedClaims {
-		if !slices.Contains(names, name) {
-			t.Errorf("replicatedClaims has %q, which the library does not", name)
-		}
-	}
-	for _, name := range names {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			if claim, ok := replicatedClaims[name]; ok {
-				claim(t, runReplicated(t, name))
-				return
-			}
-			claim, ok := libraryClaims[name]
-			if !ok {
-				t.Fatalf("library scenario %q has no claim test", name)
-			}
-			claim(t, runLibrary(t, name))
-		})
-	}
-}
-
-// runReplicated runs every replication of every point of the library scenario name (with its
-// own seed or -seed), two at a time (internal/parallel), and returns them by point
-// ("path=value, …", "" without parameters), in replication order.
-func runReplicated(t *testing.T, name string) map[string][]*results.Run {
-	t.Helper()
-	points, seed, reps := libraryPoints(t, name)
-	runs, errs, _ := parallel.Map(context.Background(), len(points)*reps, 2, func(_ context.Context, i int) (*results.Run, error) {
-		return Run(points[i/reps].Scenario, seed, i%reps)
-	}, nil)
-	out := map[string][]*results.Run{}
-	for i, r := range runs {
-		if errs[i] != nil {
-			t.Fatalf("%s: run %d: %v", name, i, errs[i])
-		}
-		key := pointKey(points[i/reps])
-		out[key] = append(out[key], r)
-	}
-	return out
-}
-
-// outcomes counts the runs' outcomes after the trigger fault.
-func outcomes(t *testing.T, runs []*results.Run, fault string) map[results.RecoveryOutcome]int {
-	t.Helper()
-	n := map[results.RecoveryOutcome]int{}
-	for _, r := range runs {
-		n[recovery(t, &r.Summary, fault).Outcome]++
-	}
-	return n
-}
-
-// allRecoverWithin checks that every run recovered after the trigger, each within secs.
-func allRecoverWithin(c *claimer, runs []*results.Run, point, fault string, secs float64) {
-	c.t.Helper()
-	for _, r := range runs {
-		rec := recovery(c.t, &r.Summary, fault)
-		c.check(rec.Outcome == results.Recovered && rec.Seconds <= secs, "%s, seed %d: %s (%s), want recovered within %gs",
-			point, r.Header.Seed, rec.Outcome, rec.Describe(), secs)
-	}
-}
-
-// allStuck checks that every run stuck after the trigger, sustained by retries.
-func allStuck(c *claimer, runs []*results.Run, point, fault string) {
-	c.t.Helper()
-	for _, r := range runs {
-		rec := recovery(c.t, &r.Summary, fault)
-		c.check(rec.Outcome == results.Stuck && slices.Contains(rec.Stuck.SustainedBy, "retries"),
-			"%s, seed %d: %s, want stuck, sustained by retries", point, r.Header.Seed, rec.Describe())
-	}
-}
-
-// replicatedClaims asserts the claims about how seeds come out after a trigger: each gets every
-// replication of every point (runReplicated). The backpressure scenarios are their collapse
-// twins with the limiter and the 2026-03 loop added; without them (a mutation) they stick.
-var replicatedClaims = map[string]func(t *testing.T, runs map[string][]*results.Run){
-	// Capacity about 1400/s under contention; a 1 s surge to 1540/s leaves a backlog whose
-	// delay crosses the 100 ms timeout in some seeds and not in others.
-	"spike-collapse": func(t *testing.T, runs map[string][]*results.Run) {
-		rs := runs[""]
-		c := claimer{t, "spike-collapse", rs[0]}
-		n := outcomes(t, rs, "surge")
-		share := float64(n[results.Stuck]) / float64(len(rs))
-		c.check(share >= 0.25 && share <= 0.75, "%d of %d seeds stuck, want between a quarter and three quarters", n[results.Stuck], len(rs))
-		for _, r := range rs {
-			rec := recovery(t, &r.Summary, "surge")
-			switch rec.Outcome {
-			case results.Stuck:
-				c.check(rec.Stuck.GoodputShare < 0.6, "seed %d: stuck at %.2f of the pre-trigger goodput, want < 0.6 (no middle state)", r.Header.Seed, rec.Stuck.GoodputShare)
-			case results.Recovered:
-				c.check(rec.Seconds <= 5, "seed %d: recovered after %.1fs, want within 5s", r.Header.Seed, rec.Seconds)
-			default:
-				c.check(false, "seed %d: %s, want stuck or recovered", r.Header.Seed, rec.Describe())
-			}
-		}
-	},
-	"spike-backpressure": func(t *testing.T, runs map[string][]*results.Run) {
-		for _, p := range []string{"faults[0].for=1s", "faults[0].for=4s"} {
-			c := claimer{t, "spike-backpressure", runs[p][0]}
-			allRecoverWithin(&c, runs[p], p, "surge", 5)
-		}
-	},
-	// Half the CPU is 800/s against 960/s offered: the backlog grows at 160/s and its delay
-	// reaches the 1 s timeout after about 7 s of cut.
-	"cpu-cut-storm": func(t *testing.T, runs map[string][]*results.Run) {
-		c := claimer{t, "cpu-cut-storm", runs["faults[0].for=8s"][0]}
-		allRecoverWithin(&c, runs["faults[0].for=6s"], "faults[0].for=6s", "cpu-cut", 10)
-		allStuck(&c, runs["faults[0].for=8s"], "faults[0].for=8s", "cpu-cut")
-		for _, r := range runs["faults[0].for=8s"] {
-			rec := recovery(t, &r.Summary, "cpu-cut")
-			c.check(slices.Contains(rec.Stuck.SustainedBy, "abandonedWork"), "seed %d: %s, want abandoned work among what sustains it", r.Header.Seed, rec.Describe())
-		}
-	},
-	// The limiter admits 1500/s against 1600/s of capacity: whatever the cut left queued drains
-	// at about 100/s, every queued request waiting past its timeout meanwhile.
-	"cpu-cut-backpressure": func(t *testing.T, runs map[string][]*results.Run) {
-		c := claimer{t, "cpu-cut-backpressure", runs["faults[0].for=16s"][0]}
-		allRecoverWithin(&c, runs["faults[0].for=8s"], "faults[0].for=8s", "cpu-cut", 30)
-		allRecoverWithin(&c, runs["faults[0].for=16s"], "faults[0].for=16s", "cpu-cut", 90)
-		for _, r := range runs["faults[0].for=16s"] {
-			rec := recovery(t, &r.Summary, "cpu-cut")
-			c.check(rec.Seconds >= 30, "seed %d: recovered after %.1fs, want a long outage (≥ 30s) while the backlog drains", r.Header.Seed, rec.Seconds)
-		}
-	},
-	// A pause longer than the timeout sends every held operation again: the burst at resume
-	// is up to three times the pause's arrivals.
-	"pause-collapse": func(t *testing.T, runs map[string][]*results.Run) {
-		c := claimer{t, "pause-collapse", runs["faults[0].for=2s"][0]}
-		allRecoverWithin(&c, runs["faults[0].for=1500ms"], "faults[0].for=1500ms", "gc-pause", 10)
-		allStuck(&c, runs["faults[0].for=2s"], "faults[0].for=2s", "gc-pause")
-	},
-	"pause-backpressure": func(t *testing.T, runs map[string][]*results.Run) {
-		for _, p := range []string{"faults[0].for=2s", "faults[0].for=8s"} {
-			c := claimer{t, "pause-backpressure", runs[p][0]}
-			allRecoverWithin(&c, runs[p], p, "gc-pause", 5)
+	// The application's attempts multiply the driver's: 2.5 times the amplification or more.
+	"app-retries": func(t *testing.T, lr *libraryRuns) {
+		one := lr.pointRuns(t, "clients[0].appRetry.attempts", "1")[0].Summary.Total.Amplification
+		three := lr.pointRuns(t, "clients[0].appRetry.attempts", "3")[0].Summary.Total.Amplification
+		if three <= 2.5*one {
+			t.Errorf("with application retries: amplification %.3f, want > 2.5 × the driver alone's %.3f", three, one)
 		}
 	},
 }

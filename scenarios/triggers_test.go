@@ -70,3 +70,19 @@ faults:
 			in.issued, out.issued, other.issued)
 	}
 }
+
+// windowStats sums a group's intervals that lie within [from, to).
+type windowStats struct{ issued, attempts, succeeded, failed uint64 }
+
+func window(s *results.Series, name string, from, to time.Duration) windowStats {
+	var w windowStats
+	for _, g := range s.Groups {
+		if g.Name == name && g.Start >= sim.Time(from) && g.End <= sim.Time(to) {
+			w.issued += g.Issued
+			w.attempts += g.Attempts
+			w.succeeded += g.Succeeded
+			w.failed += g.Failed
+		}
+	}
+	return w
+}

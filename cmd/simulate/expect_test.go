@@ -35,7 +35,8 @@ func TestExpectations(t *testing.T) {
 	if err := os.WriteFile(holds, []byte(expectScenario), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(fails, []byte(expectScenario+"  - {metric: group.app.amplification, from: 10s, to: 20s, below: 1.5}\n"), 0o644); err != nil {
+	failing := expectScenario + "  - {metric: group.app.amplification, from: 10s, to: 20s, below: 1.5}\n"
+	if err := os.WriteFile(fails, []byte(failing), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out := runOK(t, "run", holds, "--out", filepath.Join(base, "h"))
@@ -64,8 +65,18 @@ func TestExpectations(t *testing.T) {
 		t.Error("the report does not open with the verdict")
 	}
 
+	// Changed by --set, the scenario's claim is not judged: it is about the scenario as written.
+	s, stdout, errb = runStatus("run", fails, "--set", "clients[0].count=5", "--out", filepath.Join(base, "changed"))
+	if s != exitOK || strings.Contains(stdout, "FAIL") || !strings.Contains(errb, "its expect: block (3 claims about the scenario as written) is not judged") {
+		t.Errorf("run with --set: exit %d\n%s\n%s", s, stdout, errb)
+	}
+
+	swept := filepath.Join(base, "swept.yaml")
+	if err := os.WriteFile(swept, []byte(failing+"sweep: {parameters: {\"clients[0].count\": [5, 10]}, replications: 2}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	sweep := filepath.Join(base, "s")
-	s, stdout, _ = runStatus("sweep", fails, "--vary", "clients[0].count=5,10", "--replications", "2", "--out", sweep)
+	s, stdout, _ = runStatus("sweep", swept, "--out", sweep)
 	if s != exitExpectation || strings.Count(stdout, "FAIL group.app.amplification") != 2 || !strings.Contains(stdout, "at clients[0].count=5: ") {
 		t.Errorf("sweep with a failing claim: exit %d\n%s", s, stdout)
 	}

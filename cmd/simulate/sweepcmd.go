@@ -122,10 +122,11 @@ Examples:
 				}
 				info := shardInfo(results.KindSweep, sweepHeader(sc, base), *shard, points, sc.Sweep.Replications)
 				ctx := sc.SweepLoadContext(points, *slo)
-				info.Context, info.Expect = &ctx, sc.Expectations()
+				info.Context, info.Expect = &ctx, judged(sc, len(*sets) > 0 || len(*vary) > 0, stderr)
 				return runShard(info, points, base, *workers, dir, stderr)
 			}
-			if err := runSweep(sc, base, *workers, *slo, dir, stdout, stderr); err != nil {
+			exps := judged(sc, len(*sets) > 0 || len(*vary) > 0, stderr)
+			if err := runSweep(sc, exps, base, *workers, *slo, dir, stdout, stderr); err != nil {
 				return err
 			}
 			if *plotToo {
@@ -141,7 +142,7 @@ Examples:
 // sweep are not run again, so a sweep stopped in any way resumes where it stopped. Interrupted
 // (SIGINT or SIGTERM), it finishes the runs in progress, writes the points whose replications
 // all finished, marked partial, and reports the interruption.
-func runSweep(sc *scenarios.Scenario, seed uint64, workers int, slo time.Duration, dir string, stdout, stderr io.Writer) error {
+func runSweep(sc *scenarios.Scenario, exps []results.Expectation, seed uint64, workers int, slo time.Duration, dir string, stdout, stderr io.Writer) error {
 	points, err := sc.Points()
 	if err != nil {
 		return err
@@ -181,7 +182,7 @@ func runSweep(sc *scenarios.Scenario, seed uint64, workers int, slo time.Duratio
 		params[p] = points[p].Params
 	}
 	load := sc.SweepLoadContext(points, slo)
-	err = writeSweep(dir, hdr, &load, sc.Expectations(), params, runs, done, reps, stdout, stderr)
+	err = writeSweep(dir, hdr, &load, exps, params, runs, done, reps, stdout, stderr)
 	if err != nil && !errors.Is(err, errExpectation) {
 		return err
 	}
@@ -239,7 +240,7 @@ func writeSweep(dir string, hdr results.Header, ctx *results.LoadContext, exps [
 	if ctx != nil {
 		printAnswers(stdout, results.SweepAnswers(stats, *ctx), *ctx)
 	}
-	verr := printVerdicts(stdout, exps, verdicts, len(complete))
+	verr := printVerdicts(stdout, exps, verdicts, len(complete), nil)
 	if partial != "" {
 		return fmt.Errorf("%w: the sweep is partial (%s)", errInterrupted, partial)
 	}

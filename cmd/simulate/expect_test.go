@@ -87,4 +87,18 @@ func TestExpectations(t *testing.T) {
 	if strings.Count(string(b), `"expectation": `) != 6 {
 		t.Errorf("sweep.json does not hold the 6 verdicts (3 per point)")
 	}
+
+	// Sharded, the same claims are judged when the shards are merged, to the same bytes.
+	var shards []string
+	for i := range 2 {
+		dir := filepath.Join(base, "shard", string(rune('0'+i)))
+		runOK(t, "sweep", swept, "--shard", string(rune('0'+i))+"/2", "--out", dir)
+		shards = append(shards, dir)
+	}
+	merged := filepath.Join(base, "merged")
+	s, stdout2, _ := runStatus(append([]string{"merge", "--out", merged}, shards...)...)
+	if s != exitExpectation || stdout2 != stdout {
+		t.Errorf("merge of the shards: exit %d, want %d, printing what the sweep printed\n%s", s, exitExpectation, stdout2)
+	}
+	sameFolders(t, sweep, merged)
 }

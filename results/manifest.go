@@ -162,7 +162,7 @@ func AddFiles(dir string, names ...string) error {
 
 // resultFiles are the names a result of any kind may write; a new result removes them from its
 // folder along with the files the old manifest lists.
-var resultFiles = []string{RunFile, TimeseriesFile, ShardsFile, SummaryFile, PointsFile, SweepFile,
+var resultFiles = []string{RunFile, TimeseriesFile, ShardsFile, SummaryFile, PointsFile, SweepFile, CompareFile, CompareCSVFile,
 	MapFile, MapCellsFile, TipFile, RareFile}
 
 // claimDir makes dir ready for a new result: it creates dir and removes the old result's manifest

@@ -9,6 +9,7 @@
 // Commands (one file each, <command>cmd.go):
 //
 //	check      compare a run or sweep with a baseline; exit 1 on a regression
+//	compare    compare runs or sweeps side by side: differences and their significance
 //	help       print a command's help, or the list of commands
 //	list       list the library's scenarios and what each demonstrates
 //	map        map where an overload sticks: P(stuck) over a grid of two or three parameters
@@ -81,6 +82,7 @@ var commands map[string]command
 func init() {
 	commands = map[string]command{
 		"check":    checkCommand,
+		"compare":  compareCommand,
 		"list":     listCommand,
 		"map":      mapCommand,
 		"merge":    mergeCommand,

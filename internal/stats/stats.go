@@ -25,3 +25,28 @@ func MeanCI(xs []float64, level float64) (mean, half float64) {
 	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile((1 + level) / 2)
 	return mean, t * sd / math.Sqrt(float64(n))
 }
+
+// WelchP returns the two-sided p-value of Welch's t-test that two means differ, from each
+// mean's confidence half-width at level over n replications (as MeanCI gives them): the
+// standard deviations are recovered as half · √n / t_{(1+level)/2, n−1}. It is NaN when either
+// side has fewer than two replications or no finite half-width.
+func WelchP(m1, h1 float64, n1 int, m2, h2 float64, n2 int, level float64) float64 {
+	if n1 < 2 || n2 < 2 || math.IsNaN(h1) || math.IsNaN(h2) || math.IsInf(h1, 0) || math.IsInf(h2, 0) {
+		return math.NaN()
+	}
+	v := func(h float64, n int) float64 { // the variance of the mean, sd²/n
+		t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile((1 + level) / 2)
+		return (h / t) * (h / t)
+	}
+	v1, v2 := v(h1, n1), v(h2, n2)
+	se := math.Sqrt(v1 + v2)
+	if se == 0 {
+		if m1 == m2 {
+			return 1
+		}
+		return 0
+	}
+	t := (m2 - m1) / se
+	df := (v1 + v2) * (v1 + v2) / (v1*v1/float64(n1-1) + v2*v2/float64(n2-1))
+	return 2 * distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Survival(math.Abs(t))
+}

@@ -1,0 +1,100 @@
+package plot
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"overloadsim/results"
+)
+
+// CompareFigure is the base name of the figure WriteCompareFigures draws.
+const CompareFigure = "compare"
+
+// WriteCompareFigures draws the comparison of the result folders inputs (all runs, or all
+// sweeps) into dir, a comparison folder (results.WriteCompareDir): for runs, total goodput and
+// amplification over time, one line per run; for sweeps, the same against the first sweep's x
+// parameter (SweepOptions), one line per sweep. Results of different kinds are not drawn
+// together: it returns no figure and no error. It returns the base names written.
+func WriteCompareFigures(dir string, inputs []string, labels []string) ([]string, error) {
+	var kinds []string
+	for _, in := range inputs {
+		m, err := results.ReadManifest(in)
+		if err != nil {
+			return nil, fmt.Errorf("plot: %w", err)
+		}
+		kinds = append(kinds, m.Kind)
+	}
+	f := &figure{name: CompareFigure, subtitle: strings.Join(labels, " vs ") + " · lines in the order given; the first is the reference"}
+	switch {
+	case allKind(kinds, results.KindRun):
+		f.title = "Goodput and retry amplification over time"
+		good := newPanel("All client groups", "time (s)", "goodput (operations/s)")
+		amp := newPanel("", "time (s)", "attempts per operation")
+		good.p.Y.Min, amp.p.Y.Min = 0, 0
+		for i, in := range inputs {
+			r, err := readRun(in)
+			if err != nil {
+				return nil, err
+			}
+			sty := lineStyle(paletteColour(i), medium, nil)
+			g := &line{xs: r.x, ys: r.sumOver(results.KindGroup, r.groups, "goodput"), style: sty}
+			attempts, offered := r.sumOver(results.KindGroup, r.groups, "attempts"), r.sumOver(results.KindGroup, r.groups, "offered")
+			a := make([]float64, len(r.x))
+			for j := range a {
+				a[j] = math.NaN()
+				if offered[j] > 0 {
+					a[j] = attempts[j] / offered[j]
+				}
+			}
+			al := &line{xs: r.x, ys: a, style: sty}
+			good.p.Add(g)
+			amp.p.Add(al)
+			good.key(labels[i], g)
+		}
+		f.rows = [][]*panel{{good}, {amp}}
+	case allKind(kinds, results.KindSweep):
+		f.title = "Goodput and retry amplification, sweep against sweep"
+		var good, amp *panel
+		for i, in := range inputs {
+			s, err := readSweep(in, SweepOptions{})
+			if err != nil {
+				return nil, err
+			}
+			if s.x.kind == axisCategory || s.by != "" {
+				return nil, nil // categories, or lines of a second parameter, need not line up
+			}
+			if good == nil {
+				good = newPanel("All client groups", "", "goodput (operations/s)")
+				amp = newPanel("", "", "attempts per operation")
+				s.x.apply(good.p)
+				s.x.apply(amp.p)
+				good.p.Y.Min, amp.p.Y.Min = 0, 0
+			}
+			all := s.lines[0] // all groups, in x order
+			sty := lineStyle(paletteColour(i), medium, nil)
+			g := s.glyph(0, sty.Color)
+			gm, _, _ := all.metric("goodput")
+			am, _, _ := all.metric("amplification")
+			gl := &line{xs: all.xs, ys: gm, style: sty, glyph: &g}
+			al := &line{xs: all.xs, ys: am, style: sty, glyph: &g}
+			good.p.Add(gl)
+			amp.p.Add(al)
+			good.key(labels[i], gl)
+		}
+		f.rows = [][]*panel{{good}, {amp}}
+	default:
+		return nil, nil
+	}
+	f.weights = []float64{1.4, 1}
+	return writeFigures(dir, []*figure{f})
+}
+
+func allKind(kinds []string, kind string) bool {
+	for _, k := range kinds {
+		if k != kind {
+			return false
+		}
+	}
+	return len(kinds) > 0
+}

@@ -1,4 +1,4 @@
-module overloadsim
+module github.com/overloadsim/overloadsim
 
 go 1.26
 

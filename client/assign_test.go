@@ -5,10 +5,10 @@ import (
 	"testing"
 	"time"
 
-	"overloadsim/client/workload"
-	"overloadsim/dist"
-	"overloadsim/server"
-	"overloadsim/sim"
+	"github.com/overloadsim/overloadsim/client/workload"
+	"github.com/overloadsim/overloadsim/dist"
+	"github.com/overloadsim/overloadsim/server"
+	"github.com/overloadsim/overloadsim/sim"
 )
 
 // TestRandomAssign (docs/model.md §13): an open loop hands arrivals to its clients in turn by default (equal shares,

@@ -5,11 +5,11 @@ import (
 	"testing"
 	"time"
 
-	"overloadsim/client/workload"
-	"overloadsim/dist"
-	"overloadsim/server"
-	"overloadsim/sim"
-	"overloadsim/sim/simtest"
+	"github.com/overloadsim/overloadsim/client/workload"
+	"github.com/overloadsim/overloadsim/dist"
+	"github.com/overloadsim/overloadsim/server"
+	"github.com/overloadsim/overloadsim/sim"
+	"github.com/overloadsim/overloadsim/sim/simtest"
 )
 
 // referenceWorld is the reference scenario, built in code: one node with 8 workers and

@@ -4,8 +4,8 @@ import (
 	"errors"
 	"time"
 
-	"overloadsim/field"
-	"overloadsim/sim"
+	"github.com/overloadsim/overloadsim/field"
+	"github.com/overloadsim/overloadsim/sim"
 )
 
 // CircuitBreaker configures a Couchbase SDK endpoint's circuit breaker (the JVM core's

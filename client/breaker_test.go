@@ -4,10 +4,10 @@ import (
 	"testing"
 	"time"
 
-	"overloadsim/client/retry"
-	"overloadsim/server"
-	"overloadsim/server/failpoint"
-	"overloadsim/sim"
+	"github.com/overloadsim/overloadsim/client/retry"
+	"github.com/overloadsim/overloadsim/server"
+	"github.com/overloadsim/overloadsim/server/failpoint"
+	"github.com/overloadsim/overloadsim/sim"
 )
 
 // The JVM core's LazyCircuitBreaker, step by step with the default configuration: it opens

@@ -6,11 +6,11 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"overloadsim/client/retry"
-	"overloadsim/client/selection"
-	"overloadsim/ratelimiter"
-	"overloadsim/sim"
-	"overloadsim/wire"
+	"github.com/overloadsim/overloadsim/client/retry"
+	"github.com/overloadsim/overloadsim/client/selection"
+	"github.com/overloadsim/overloadsim/ratelimiter"
+	"github.com/overloadsim/overloadsim/sim"
+	"github.com/overloadsim/overloadsim/wire"
 )
 
 // Node is what a client is told about one server: its address, the handler that receives its

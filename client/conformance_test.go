@@ -3,19 +3,20 @@ package client
 import (
 	"errors"
 	"fmt"
-	"overloadsim/dist"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"overloadsim/client/retry"
-	"overloadsim/client/selection"
-	"overloadsim/field"
-	"overloadsim/server"
-	"overloadsim/server/failpoint"
-	"overloadsim/sim"
-	"overloadsim/wire"
+	"github.com/overloadsim/overloadsim/dist"
+
+	"github.com/overloadsim/overloadsim/client/retry"
+	"github.com/overloadsim/overloadsim/client/selection"
+	"github.com/overloadsim/overloadsim/field"
+	"github.com/overloadsim/overloadsim/server"
+	"github.com/overloadsim/overloadsim/server/failpoint"
+	"github.com/overloadsim/overloadsim/sim"
+	"github.com/overloadsim/overloadsim/wire"
 )
 
 // revisions are the two Client Backpressure texts and their expected counts (docs/spec-coverage.md §3).

@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"time"
 
-	"overloadsim/client"
-	"overloadsim/client/selection"
-	"overloadsim/dist"
-	"overloadsim/server"
-	"overloadsim/sim"
-	"overloadsim/wire"
+	"github.com/overloadsim/overloadsim/client"
+	"github.com/overloadsim/overloadsim/client/selection"
+	"github.com/overloadsim/overloadsim/dist"
+	"github.com/overloadsim/overloadsim/server"
+	"github.com/overloadsim/overloadsim/sim"
+	"github.com/overloadsim/overloadsim/wire"
 )
 
 // timeline prints the steps of a client's operations that show a retry: each attempt, its

@@ -3,7 +3,7 @@ package client
 import (
 	"testing"
 
-	"overloadsim/client/retry"
+	"github.com/overloadsim/overloadsim/client/retry"
 )
 
 // TestGetMoreRetryStaysOnItsServer (docs/model.md §8.5): a cursor lives on the server that

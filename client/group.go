@@ -8,12 +8,12 @@ import (
 	"reflect"
 	"time"
 
-	"overloadsim/client/retry"
-	"overloadsim/client/workload"
-	"overloadsim/dist"
-	"overloadsim/field"
-	"overloadsim/ratelimiter"
-	"overloadsim/sim"
+	"github.com/overloadsim/overloadsim/client/retry"
+	"github.com/overloadsim/overloadsim/client/workload"
+	"github.com/overloadsim/overloadsim/dist"
+	"github.com/overloadsim/overloadsim/field"
+	"github.com/overloadsim/overloadsim/ratelimiter"
+	"github.com/overloadsim/overloadsim/sim"
 )
 
 // BackoffKind is how an application backs off between its own retries.
@@ -166,7 +166,7 @@ func (w *Workload) Validate() error {
 	return errors.Join(errs...)
 }
 
-//go:generate go run overloadsim/internal/countergen -type=GroupStats
+//go:generate go run github.com/overloadsim/overloadsim/internal/countergen -type=GroupStats
 
 // GroupStats are an application group's counters: what the application saw.
 type GroupStats struct {

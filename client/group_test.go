@@ -7,14 +7,14 @@ import (
 	"testing"
 	"time"
 
-	"overloadsim/client/selection"
-	"overloadsim/client/workload"
-	"overloadsim/dist"
-	"overloadsim/field"
-	"overloadsim/server"
-	"overloadsim/server/failpoint"
-	"overloadsim/sim"
-	"overloadsim/wire"
+	"github.com/overloadsim/overloadsim/client/selection"
+	"github.com/overloadsim/overloadsim/client/workload"
+	"github.com/overloadsim/overloadsim/dist"
+	"github.com/overloadsim/overloadsim/field"
+	"github.com/overloadsim/overloadsim/server"
+	"github.com/overloadsim/overloadsim/server/failpoint"
+	"github.com/overloadsim/overloadsim/sim"
+	"github.com/overloadsim/overloadsim/wire"
 )
 
 // world is a group of clients against one node.

@@ -4,14 +4,14 @@ import (
 	"testing"
 	"time"
 
-	"overloadsim/client/retry"
-	"overloadsim/client/selection"
-	"overloadsim/dist"
-	"overloadsim/ratelimiter"
-	"overloadsim/server"
-	"overloadsim/server/failpoint"
-	"overloadsim/sim"
-	"overloadsim/wire"
+	"github.com/overloadsim/overloadsim/client/retry"
+	"github.com/overloadsim/overloadsim/client/selection"
+	"github.com/overloadsim/overloadsim/dist"
+	"github.com/overloadsim/overloadsim/ratelimiter"
+	"github.com/overloadsim/overloadsim/server"
+	"github.com/overloadsim/overloadsim/server/failpoint"
+	"github.com/overloadsim/overloadsim/sim"
+	"github.com/overloadsim/overloadsim/wire"
 )
 
 // constJitter pins the backoff jitter, as the spec's prose tests do (0, or as close to 1 as

@@ -3,10 +3,10 @@ package client
 import (
 	"time"
 
-	"overloadsim/client/retry"
-	"overloadsim/client/selection"
-	"overloadsim/sim"
-	"overloadsim/wire"
+	"github.com/overloadsim/overloadsim/client/retry"
+	"github.com/overloadsim/overloadsim/client/selection"
+	"github.com/overloadsim/overloadsim/sim"
+	"github.com/overloadsim/overloadsim/wire"
 )
 
 // Event kinds handled by an op.

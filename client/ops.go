@@ -3,8 +3,8 @@ package client
 import (
 	"fmt"
 
-	"overloadsim/client/retry"
-	"overloadsim/wire"
+	"github.com/overloadsim/overloadsim/client/retry"
+	"github.com/overloadsim/overloadsim/wire"
 )
 
 // OpKind is an operation an application issues.

@@ -4,9 +4,9 @@ import (
 	"errors"
 	"time"
 
-	"overloadsim/client/retry"
-	"overloadsim/client/selection"
-	"overloadsim/field"
+	"github.com/overloadsim/overloadsim/client/retry"
+	"github.com/overloadsim/overloadsim/client/selection"
+	"github.com/overloadsim/overloadsim/field"
 )
 
 // Options are a MongoClient's options, with the drivers' names and defaults (connection string

@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"overloadsim/client/workload"
-	"overloadsim/dist"
-	"overloadsim/server"
-	"overloadsim/sim"
+	"github.com/overloadsim/overloadsim/client/workload"
+	"github.com/overloadsim/overloadsim/dist"
+	"github.com/overloadsim/overloadsim/server"
+	"github.com/overloadsim/overloadsim/sim"
 )
 
 // TestPacedClosedLoop: a paced thread starts its next operation at max(previous start + pace,

@@ -1,9 +1,9 @@
 package client
 
 import (
-	"overloadsim/client/retry"
-	"overloadsim/sim"
-	"overloadsim/wire"
+	"github.com/overloadsim/overloadsim/client/retry"
+	"github.com/overloadsim/overloadsim/sim"
+	"github.com/overloadsim/overloadsim/wire"
 )
 
 // Event kinds handled by a pconn.

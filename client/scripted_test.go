@@ -4,12 +4,12 @@ import (
 	"testing"
 	"time"
 
-	"overloadsim/client"
-	"overloadsim/client/selection"
-	"overloadsim/dist"
-	"overloadsim/sim"
-	"overloadsim/wire"
-	"overloadsim/wire/wiretest"
+	"github.com/overloadsim/overloadsim/client"
+	"github.com/overloadsim/overloadsim/client/selection"
+	"github.com/overloadsim/overloadsim/dist"
+	"github.com/overloadsim/overloadsim/sim"
+	"github.com/overloadsim/overloadsim/wire"
+	"github.com/overloadsim/overloadsim/wire/wiretest"
 )
 
 // done records the application's view of finished operations.

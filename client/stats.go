@@ -4,10 +4,10 @@ import (
 	"math"
 	"time"
 
-	"overloadsim/client/retry"
+	"github.com/overloadsim/overloadsim/client/retry"
 )
 
-//go:generate go run overloadsim/internal/countergen -type=Stats
+//go:generate go run github.com/overloadsim/overloadsim/internal/countergen -type=Stats
 
 // Stats are a client's cumulative counters (a recorder takes differences per interval with
 // Sub) and gauges taken by Snapshot (tagged counter:"gauge": Add and Sub keep the receiver's).

@@ -3,8 +3,8 @@ package client
 import (
 	"testing"
 
-	"overloadsim/client/selection"
-	"overloadsim/server/failpoint"
+	"github.com/overloadsim/overloadsim/client/selection"
+	"github.com/overloadsim/overloadsim/server/failpoint"
 )
 
 // TestOverloadRepliesCounted: every attempt answered with SystemOverloadedError counts once in

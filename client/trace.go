@@ -3,9 +3,9 @@ package client
 import (
 	"time"
 
-	"overloadsim/client/retry"
-	"overloadsim/sim"
-	"overloadsim/wire"
+	"github.com/overloadsim/overloadsim/client/retry"
+	"github.com/overloadsim/overloadsim/sim"
+	"github.com/overloadsim/overloadsim/wire"
 )
 
 // Tracer follows a client's operations step by step, for a timeline of them (record/trace writes

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"overloadsim/client/selection"
-	"overloadsim/server/failpoint"
-	"overloadsim/sim"
+	"github.com/overloadsim/overloadsim/client/selection"
+	"github.com/overloadsim/overloadsim/server/failpoint"
+	"github.com/overloadsim/overloadsim/sim"
 )
 
 // stepTracer writes every hook as one line of a transcript, times relative to t0.

@@ -11,7 +11,7 @@ import (
 	"time"
 	"unicode"
 
-	"overloadsim/field"
+	"github.com/overloadsim/overloadsim/field"
 )
 
 // otherUnits are header words naming a unit other than milliseconds. A header such as

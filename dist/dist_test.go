@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"overloadsim/sim"
+	"github.com/overloadsim/overloadsim/sim"
 )
 
 // testSeed seeds every test stream. A failure names the stream; rerun with

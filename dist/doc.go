@@ -63,7 +63,7 @@
 //
 // # Errors
 //
-// Errors are a *field.Error (package overloadsim/field) whose value is the text and whose rule
+// Errors are a *field.Error (package field) whose value is the text and whose rule
 // names the parameter, for example
 //
 //	dist: "exp(-5ms)": mean -5ms: must be > 0

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"time"
 
-	"overloadsim/dist"
-	"overloadsim/sim"
+	"github.com/overloadsim/overloadsim/dist"
+	"github.com/overloadsim/overloadsim/sim"
 )
 
 // A scenario names a service time in text; the server draws from its own stream.

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"overloadsim/field"
+	"github.com/overloadsim/overloadsim/field"
 )
 
 // Sentinel errors. Every error from Parse, ParseWith and the constructors matches one of them

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"overloadsim/field"
+	"github.com/overloadsim/overloadsim/field"
 )
 
 func TestParseValid(t *testing.T) {

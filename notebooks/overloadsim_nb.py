@@ -3,7 +3,7 @@
 Every notebook runs the simulator itself, so its numbers never go stale: `Simulator` builds
 `./cmd/simulate` from the repository that holds this folder into a temporary directory, and
 `run` / `sweep` write their result folders there too, never into the repository. The file
-formats are documented in the package documentation of `results/` (`go doc overloadsim/results`).
+formats are documented in the package documentation of `results/` (`go doc ./results`).
 
 Environment (all optional):
   OVERLOADSIM_ROOT      the repository, if the notebook is not run from inside it
@@ -56,16 +56,16 @@ _EPS = 1e-9
 def find_root(start: Path | None = None) -> Path:
     """The repository root: OVERLOADSIM_ROOT if set, else the nearest folder at or above start
     (default: the current directory, which is the notebook's own folder under Jupyter and
-    nbconvert) whose go.mod declares module overloadsim."""
+    nbconvert) whose go.mod declares module github.com/overloadsim/overloadsim."""
     env = os.environ.get("OVERLOADSIM_ROOT")
     if env:
         return Path(env).resolve()
     here = (start or Path.cwd()).resolve()
     for d in (here, *here.parents):
         gomod = d / "go.mod"
-        if gomod.is_file() and re.search(r"^module\s+overloadsim\s*$", gomod.read_text(), re.M):
+        if gomod.is_file() and re.search(r"^module\s+github\.com/overloadsim/overloadsim\s*$", gomod.read_text(), re.M):
             return d
-    raise FileNotFoundError(f"no go.mod of module overloadsim at or above {here}; set OVERLOADSIM_ROOT")
+    raise FileNotFoundError(f"no go.mod of module github.com/overloadsim/overloadsim at or above {here}; set OVERLOADSIM_ROOT")
 
 
 class Simulator:
@@ -490,7 +490,7 @@ def recovery(totals: pd.DataFrame, start: float, end: float, next_start: float =
              hold: int = HOLD_INTERVALS, window: int = WINDOW_INTERVALS,
              pre_intervals: int = PRE_TRIGGER_INTERVALS) -> dict:
     """The outcome after a trigger from start to end (seconds), by the rule of results.Recoveries,
-    reimplemented (`go doc overloadsim/results Recoveries`). totals has a row per whole interval
+    reimplemented (`go doc ./results Recoveries`). totals has a row per whole interval
     of `interval` seconds (`interval_totals`, or `total_goodput` for goodput alone); horizon is
     the end of the run's last interval, whole or not; next_start is when the next trigger starts.
 

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"overloadsim/sim"
+	"github.com/overloadsim/overloadsim/sim"
 )
 
 // BenchmarkTryAcquire offers twice the refill rate (R = 1000/s, a request every 500 µs), so

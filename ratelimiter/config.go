@@ -6,7 +6,7 @@ import (
 	"math"
 	"strconv"
 
-	"overloadsim/field"
+	"github.com/overloadsim/overloadsim/field"
 )
 
 // Limits on a TokenBucket's parameters; see the package documentation for why they exist.

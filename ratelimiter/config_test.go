@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"overloadsim/field"
+	"github.com/overloadsim/overloadsim/field"
 )
 
 // fieldErrors flattens an error returned by a Validate or a constructor into its parts'

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"time"
 
-	"overloadsim/ratelimiter"
-	"overloadsim/sim"
+	"github.com/overloadsim/overloadsim/ratelimiter"
+	"github.com/overloadsim/overloadsim/sim"
 )
 
 // The 8.2 ingress request rate limiter: try-acquire, reject at once when no token is left.

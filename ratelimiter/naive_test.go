@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"overloadsim/sim"
+	"github.com/overloadsim/overloadsim/sim"
 )
 
 // naiveBucket is TokenBucket's dumb twin (docs/conventions.md §12). It keeps the balance in an int64

@@ -6,7 +6,7 @@ import (
 	"math/bits"
 	"time"
 
-	"overloadsim/sim"
+	"github.com/overloadsim/overloadsim/sim"
 )
 
 // averageAlpha is the smoothing factor of the server's averageTimeQueuedMicros

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"overloadsim/sim"
+	"github.com/overloadsim/overloadsim/sim"
 )
 
 func mustBucket(t testing.TB, cfg Config, now sim.Time) *TokenBucket {

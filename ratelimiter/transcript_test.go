@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"overloadsim/internal/golden"
-	"overloadsim/ratelimiter"
-	"overloadsim/sim"
+	"github.com/overloadsim/overloadsim/internal/golden"
+	"github.com/overloadsim/overloadsim/ratelimiter"
+	"github.com/overloadsim/overloadsim/sim"
 )
 
 // TestTranscripts replays the transcripts in testdata/*.txt, each as a subtest with a fresh

@@ -7,12 +7,12 @@ package record
 import (
 	"time"
 
-	"overloadsim/client"
-	"overloadsim/client/retry"
-	"overloadsim/results"
-	"overloadsim/server"
-	"overloadsim/server/mongos"
-	"overloadsim/sim"
+	"github.com/overloadsim/overloadsim/client"
+	"github.com/overloadsim/overloadsim/client/retry"
+	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/server"
+	"github.com/overloadsim/overloadsim/server/mongos"
+	"github.com/overloadsim/overloadsim/sim"
 )
 
 // Names returns the names of the model's error classes (ErrNone left out) and retry reasons

@@ -7,15 +7,15 @@ import (
 	"testing"
 	"time"
 
-	"overloadsim/client"
-	"overloadsim/client/retry"
-	"overloadsim/client/selection"
-	"overloadsim/client/workload"
-	"overloadsim/dist"
-	"overloadsim/results"
-	"overloadsim/server"
-	"overloadsim/sim"
-	"overloadsim/wire"
+	"github.com/overloadsim/overloadsim/client"
+	"github.com/overloadsim/overloadsim/client/retry"
+	"github.com/overloadsim/overloadsim/client/selection"
+	"github.com/overloadsim/overloadsim/client/workload"
+	"github.com/overloadsim/overloadsim/dist"
+	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/server"
+	"github.com/overloadsim/overloadsim/sim"
+	"github.com/overloadsim/overloadsim/wire"
 )
 
 // tinyWorld is two clients of one application group against one node whose ingress request

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"overloadsim/internal/stats"
+	"github.com/overloadsim/overloadsim/internal/stats"
 )
 
 // KindCompare is the kind of an output folder holding a comparison of results (Compare).

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"time"
 
-	"overloadsim/results"
-	"overloadsim/sim"
+	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/sim"
 )
 
 // A histogram of 1000 latencies, 1 ms to 1 s: quantiles within 1/256 of the exact ones, exact

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"overloadsim/sim"
+	"github.com/overloadsim/overloadsim/sim"
 )
 
 // Expectation is one claim about a run, as data (a scenario's expect: block): a metric of

@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"overloadsim/sim"
+	"github.com/overloadsim/overloadsim/sim"
 )
 
 // File names in an output folder.

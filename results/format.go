@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"overloadsim/sim"
+	"github.com/overloadsim/overloadsim/sim"
 )
 
 // formatFloat is the one rule every float in every output file follows: six significant digits

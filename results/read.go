@@ -11,7 +11,7 @@ import (
 	"slices"
 	"strconv"
 
-	"overloadsim/sim"
+	"github.com/overloadsim/overloadsim/sim"
 )
 
 // Timeseries is timeseries.csv read back (ReadTimeseries): its metric columns and its rows, in

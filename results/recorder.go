@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"overloadsim/sim"
+	"github.com/overloadsim/overloadsim/sim"
 )
 
 // FaultWindow is a trigger: a fault active from Start to End (End = Start for an instantaneous

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"overloadsim/sim"
-	"overloadsim/sim/simtest"
+	"github.com/overloadsim/overloadsim/sim"
+	"github.com/overloadsim/overloadsim/sim/simtest"
 )
 
 // testNames are the model's error classes and retry reasons, as a run's series names them.

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"time"
 
-	"overloadsim/sim"
+	"github.com/overloadsim/overloadsim/sim"
 )
 
 // The interval records. A record holds counters (differences of a source's cumulative counters

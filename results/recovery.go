@@ -5,7 +5,7 @@ import (
 	"math"
 	"time"
 
-	"overloadsim/sim"
+	"github.com/overloadsim/overloadsim/sim"
 )
 
 // RecoveryOutcome says how the run came out after a trigger. Each outcome is a result, not an

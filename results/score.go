@@ -3,7 +3,7 @@ package results
 import (
 	"fmt"
 
-	"overloadsim/sim"
+	"github.com/overloadsim/overloadsim/sim"
 )
 
 // Score names a quantity observed at the end of every interval by which a rare-event estimator

@@ -5,7 +5,7 @@ import (
 	"io"
 	"math"
 
-	"overloadsim/sim"
+	"github.com/overloadsim/overloadsim/sim"
 )
 
 // ShardsFile is the per-shard time series of a run with mongos nodes.

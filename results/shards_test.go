@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"overloadsim/sim"
+	"github.com/overloadsim/overloadsim/sim"
 )
 
 // shardSeries is two intervals of one mongos toward two shards, one of them without a budget.

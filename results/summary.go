@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"time"
 
-	"overloadsim/sim"
+	"github.com/overloadsim/overloadsim/sim"
 )
 
 // Latency summarises the latencies of a set of operations, in seconds. Quantiles come from a

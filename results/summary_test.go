@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"overloadsim/sim"
+	"github.com/overloadsim/overloadsim/sim"
 )
 
 // goodputSeries returns a series of one group "app" with one-second intervals whose goodput is

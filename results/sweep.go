@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"overloadsim/internal/stats"
+	"github.com/overloadsim/overloadsim/internal/stats"
 )
 
 // ConfidenceLevel is the level of every confidence interval the package reports.

@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"overloadsim/internal/stats"
+	"github.com/overloadsim/overloadsim/internal/stats"
 )
 
 // TestAggregateMatchesMeanCI: a point's mean and 95 % half-width of every metric are

@@ -5,15 +5,15 @@ import (
 	"slices"
 	"strconv"
 
-	"overloadsim/client"
-	"overloadsim/client/workload"
-	"overloadsim/record"
-	"overloadsim/results"
-	"overloadsim/server"
-	"overloadsim/server/failpoint"
-	"overloadsim/server/mongos"
-	"overloadsim/sim"
-	"overloadsim/wire"
+	"github.com/overloadsim/overloadsim/client"
+	"github.com/overloadsim/overloadsim/client/workload"
+	"github.com/overloadsim/overloadsim/record"
+	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/server"
+	"github.com/overloadsim/overloadsim/server/failpoint"
+	"github.com/overloadsim/overloadsim/server/mongos"
+	"github.com/overloadsim/overloadsim/sim"
+	"github.com/overloadsim/overloadsim/wire"
 )
 
 // World is a scenario wired onto one loop: the servers, the clients, the application groups

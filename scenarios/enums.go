@@ -4,10 +4,10 @@ import (
 	"reflect"
 	"strings"
 
-	"overloadsim/client"
-	"overloadsim/client/selection"
-	"overloadsim/server"
-	"overloadsim/wire"
+	"github.com/overloadsim/overloadsim/client"
+	"github.com/overloadsim/overloadsim/client/selection"
+	"github.com/overloadsim/overloadsim/server"
+	"github.com/overloadsim/overloadsim/wire"
 )
 
 // enum is how a scenario spells the values of a model type with a fixed set of names: the

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"overloadsim/results"
-	"overloadsim/wire"
+	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/wire"
 )
 
 // EventsPerOperation is the loop events one application operation costs in a healthy run of the

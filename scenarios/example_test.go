@@ -3,7 +3,7 @@ package scenarios_test
 import (
 	"fmt"
 
-	"overloadsim/scenarios"
+	"github.com/overloadsim/overloadsim/scenarios"
 )
 
 // A scenario with a broken rule reports it at its line, with the field path and the value.

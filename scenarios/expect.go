@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"overloadsim/results"
+	"github.com/overloadsim/overloadsim/results"
 )
 
 // Expect is one claim about the scenario's runs, as data: run and sweep check it and say PASS

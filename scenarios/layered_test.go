@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"overloadsim/sim"
+	"github.com/overloadsim/overloadsim/sim"
 )
 
 // layeredScenario is a driver → mongos → shard path with no limiter: the shard primary fails

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"overloadsim/client"
-	"overloadsim/internal/parallel"
-	"overloadsim/results"
+	"github.com/overloadsim/overloadsim/client"
+	"github.com/overloadsim/overloadsim/internal/parallel"
+	"github.com/overloadsim/overloadsim/results"
 )
 
 var seedFlag = flag.Uint64("seed", 0, "run the library scenarios with this seed instead of their own")

@@ -11,7 +11,7 @@ import (
 
 	"github.com/goccy/go-yaml/token"
 
-	"overloadsim/field"
+	"github.com/overloadsim/overloadsim/field"
 )
 
 // Limits on a scenario's input, checked before it is decoded, so that a hostile or broken file

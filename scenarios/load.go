@@ -8,7 +8,7 @@ import (
 	"reflect"
 	"strings"
 
-	"overloadsim/field"
+	"github.com/overloadsim/overloadsim/field"
 )
 
 // source is where a scenario came from: the file name used in messages, its node tree (with the

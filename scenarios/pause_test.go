@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"overloadsim/results"
-	"overloadsim/server"
-	"overloadsim/sim"
+	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/server"
+	"github.com/overloadsim/overloadsim/sim"
 )
 
 const pauseScenario = `

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"overloadsim/field"
+	"github.com/overloadsim/overloadsim/field"
 )
 
 // Sentinel errors.

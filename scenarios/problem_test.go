@@ -6,11 +6,11 @@ import (
 	"testing"
 	"time"
 
-	"overloadsim/client"
-	"overloadsim/client/selection"
-	"overloadsim/field"
-	"overloadsim/server"
-	"overloadsim/wire"
+	"github.com/overloadsim/overloadsim/client"
+	"github.com/overloadsim/overloadsim/client/selection"
+	"github.com/overloadsim/overloadsim/field"
+	"github.com/overloadsim/overloadsim/server"
+	"github.com/overloadsim/overloadsim/wire"
 )
 
 // TestProblemsAreFieldErrors: a scenario's problems name the file, the line, the field, the

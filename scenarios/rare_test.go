@@ -5,8 +5,8 @@ import (
 	"math"
 	"testing"
 
-	"overloadsim/results"
-	"overloadsim/splitting"
+	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/splitting"
 )
 
 // tinyCut is a small scenario whose runs stick after a CPU cut with a probability that the cut's

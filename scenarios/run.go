@@ -5,9 +5,9 @@ import (
 	"strconv"
 	"time"
 
-	"overloadsim/record"
-	"overloadsim/results"
-	"overloadsim/sim"
+	"github.com/overloadsim/overloadsim/record"
+	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/sim"
 )
 
 // ReplicationSeed returns the run seed of replication r of a scenario run with seed:

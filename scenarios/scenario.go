@@ -8,13 +8,13 @@ import (
 	"strings"
 	"time"
 
-	"overloadsim/client"
-	"overloadsim/client/selection"
-	"overloadsim/dist"
-	"overloadsim/results"
-	"overloadsim/server"
-	"overloadsim/server/mongos"
-	"overloadsim/wire"
+	"github.com/overloadsim/overloadsim/client"
+	"github.com/overloadsim/overloadsim/client/selection"
+	"github.com/overloadsim/overloadsim/dist"
+	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/server"
+	"github.com/overloadsim/overloadsim/server/mongos"
+	"github.com/overloadsim/overloadsim/wire"
 )
 
 // Scenario is everything one run needs, as data. Parse and Load start every field from its

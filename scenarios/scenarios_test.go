@@ -4,17 +4,17 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/overloadsim/overloadsim/internal/golden"
 	"os"
-	"overloadsim/internal/golden"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"overloadsim/results"
-	"overloadsim/sim"
-	"overloadsim/wire"
+	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/sim"
+	"github.com/overloadsim/overloadsim/wire"
 )
 
 // TestInvalid reads every scenario in testdata/invalid (each starts with a comment saying what

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"overloadsim/results"
-	"overloadsim/sim"
+	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/sim"
 )
 
 // TestLoadTriggers: load changes are triggers (FaultWindows). A load fault lasts from at to

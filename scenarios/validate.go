@@ -12,14 +12,14 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"overloadsim/client"
-	"overloadsim/client/retry"
-	"overloadsim/client/selection"
-	"overloadsim/client/workload"
-	"overloadsim/field"
-	"overloadsim/server"
-	"overloadsim/server/failpoint"
-	"overloadsim/wire"
+	"github.com/overloadsim/overloadsim/client"
+	"github.com/overloadsim/overloadsim/client/retry"
+	"github.com/overloadsim/overloadsim/client/selection"
+	"github.com/overloadsim/overloadsim/client/workload"
+	"github.com/overloadsim/overloadsim/field"
+	"github.com/overloadsim/overloadsim/server"
+	"github.com/overloadsim/overloadsim/server/failpoint"
+	"github.com/overloadsim/overloadsim/wire"
 )
 
 // Limits on sizes, so that a scenario cannot ask for more than a machine holds.

@@ -11,10 +11,10 @@ import (
 	"strings"
 	"time"
 
-	"overloadsim/client/workload"
-	"overloadsim/dist"
-	"overloadsim/field"
-	"overloadsim/server/failpoint"
+	"github.com/overloadsim/overloadsim/client/workload"
+	"github.com/overloadsim/overloadsim/dist"
+	"github.com/overloadsim/overloadsim/field"
+	"github.com/overloadsim/overloadsim/server/failpoint"
 )
 
 // Dist is a duration distribution in its short syntax: a bare duration (5ms, a constant),

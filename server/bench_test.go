@@ -5,10 +5,10 @@ import (
 	"testing"
 	"time"
 
-	"overloadsim/dist"
-	"overloadsim/sim"
-	"overloadsim/sim/simtest"
-	"overloadsim/wire"
+	"github.com/overloadsim/overloadsim/dist"
+	"github.com/overloadsim/overloadsim/sim"
+	"github.com/overloadsim/overloadsim/sim/simtest"
+	"github.com/overloadsim/overloadsim/wire"
 )
 
 // BenchmarkMMc runs an M/M/c queue through the full request path of a node (built in code, no

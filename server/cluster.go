@@ -8,10 +8,10 @@ import (
 	"strings"
 	"time"
 
-	"overloadsim/field"
-	"overloadsim/server/failpoint"
-	"overloadsim/sim"
-	"overloadsim/wire"
+	"github.com/overloadsim/overloadsim/field"
+	"github.com/overloadsim/overloadsim/server/failpoint"
+	"github.com/overloadsim/overloadsim/sim"
+	"github.com/overloadsim/overloadsim/wire"
 )
 
 // FaultKind says what a Fault changes.

@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"overloadsim/field"
-	"overloadsim/server/failpoint"
-	"overloadsim/sim"
-	"overloadsim/wire"
+	"github.com/overloadsim/overloadsim/field"
+	"github.com/overloadsim/overloadsim/server/failpoint"
+	"github.com/overloadsim/overloadsim/sim"
+	"github.com/overloadsim/overloadsim/wire"
 )
 
 // Deployments the fault rules are checked on, as configurations.

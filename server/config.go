@@ -7,9 +7,9 @@ import (
 	"strings"
 	"time"
 
-	"overloadsim/dist"
-	"overloadsim/field"
-	"overloadsim/wire"
+	"github.com/overloadsim/overloadsim/dist"
+	"github.com/overloadsim/overloadsim/field"
+	"github.com/overloadsim/overloadsim/wire"
 )
 
 // RequestLimiterConfig is the ingress request rate limiter (MongoDB 8.2+). Field names follow

@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"time"
 
-	"overloadsim/dist"
-	"overloadsim/internal/queueing"
-	"overloadsim/server"
-	"overloadsim/sim"
-	"overloadsim/wire"
-	"overloadsim/wire/wiretest"
+	"github.com/overloadsim/overloadsim/dist"
+	"github.com/overloadsim/overloadsim/internal/queueing"
+	"github.com/overloadsim/overloadsim/server"
+	"github.com/overloadsim/overloadsim/sim"
+	"github.com/overloadsim/overloadsim/wire"
+	"github.com/overloadsim/overloadsim/wire/wiretest"
 )
 
 // Example runs a seeded M/M/1 queue through a node's full request path and compares the mean

@@ -7,12 +7,12 @@ import (
 	"testing"
 	"time"
 
-	"overloadsim/dist"
-	"overloadsim/field"
-	"overloadsim/server/failpoint"
-	"overloadsim/sim"
-	"overloadsim/wire"
-	"overloadsim/wire/wiretest"
+	"github.com/overloadsim/overloadsim/dist"
+	"github.com/overloadsim/overloadsim/field"
+	"github.com/overloadsim/overloadsim/server/failpoint"
+	"github.com/overloadsim/overloadsim/sim"
+	"github.com/overloadsim/overloadsim/wire"
+	"github.com/overloadsim/overloadsim/wire/wiretest"
 )
 
 var ms = func(n int) sim.Time { return sim.Time(time.Duration(n) * time.Millisecond) }

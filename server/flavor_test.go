@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"overloadsim/sim"
-	"overloadsim/wire"
+	"github.com/overloadsim/overloadsim/sim"
+	"github.com/overloadsim/overloadsim/wire"
 )
 
 // Rule (docs/model.md §9.10, a node can speak Couchbase): under overload a Couchbase node's ingress limiter

@@ -4,9 +4,9 @@ import (
 	"testing"
 	"time"
 
-	"overloadsim/dist"
-	"overloadsim/sim"
-	"overloadsim/wire"
+	"github.com/overloadsim/overloadsim/dist"
+	"github.com/overloadsim/overloadsim/sim"
+	"github.com/overloadsim/overloadsim/wire"
 )
 
 // TestHandshakeWork: a new connection's handshake takes HandshakeWork of a worker (TLS and

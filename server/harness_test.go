@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"overloadsim/sim"
-	"overloadsim/wire"
-	"overloadsim/wire/wiretest"
+	"github.com/overloadsim/overloadsim/sim"
+	"github.com/overloadsim/overloadsim/wire"
+	"github.com/overloadsim/overloadsim/wire/wiretest"
 )
 
 // newProbe returns a test client of node on loop: it sends requests on one connection

@@ -5,10 +5,10 @@ import (
 	"testing"
 	"time"
 
-	"overloadsim/dist"
-	"overloadsim/sim"
-	"overloadsim/wire"
-	"overloadsim/wire/wiretest"
+	"github.com/overloadsim/overloadsim/dist"
+	"github.com/overloadsim/overloadsim/sim"
+	"github.com/overloadsim/overloadsim/wire"
+	"github.com/overloadsim/overloadsim/wire/wiretest"
 )
 
 func limited(rate, burst float64, depth int64) Config {

@@ -6,12 +6,12 @@ import (
 	"testing"
 	"time"
 
-	"overloadsim/dist"
-	"overloadsim/internal/queueing"
-	"overloadsim/internal/stats"
-	"overloadsim/sim"
-	"overloadsim/wire"
-	"overloadsim/wire/wiretest"
+	"github.com/overloadsim/overloadsim/dist"
+	"github.com/overloadsim/overloadsim/internal/queueing"
+	"github.com/overloadsim/overloadsim/internal/stats"
+	"github.com/overloadsim/overloadsim/sim"
+	"github.com/overloadsim/overloadsim/wire"
+	"github.com/overloadsim/overloadsim/wire/wiretest"
 )
 
 // runQueue drives one node with Poisson arrivals and returns its statistics over

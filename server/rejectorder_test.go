@@ -4,9 +4,9 @@ import (
 	"testing"
 	"time"
 
-	"overloadsim/dist"
-	"overloadsim/sim"
-	"overloadsim/wire"
+	"github.com/overloadsim/overloadsim/dist"
+	"github.com/overloadsim/overloadsim/sim"
+	"github.com/overloadsim/overloadsim/wire"
 )
 
 // TestRejectOrder: a costly rejection waits for its worker ahead of queued commands

@@ -1,8 +1,8 @@
 package server
 
 import (
-	"overloadsim/sim"
-	"overloadsim/wire"
+	"github.com/overloadsim/overloadsim/sim"
+	"github.com/overloadsim/overloadsim/wire"
 )
 
 // Router is a mongos's routing layer: the server-internal client that sends the commands a

@@ -6,11 +6,11 @@ import (
 	"strings"
 	"time"
 
-	"overloadsim/dist"
-	"overloadsim/ratelimiter"
-	"overloadsim/server/failpoint"
-	"overloadsim/sim"
-	"overloadsim/wire"
+	"github.com/overloadsim/overloadsim/dist"
+	"github.com/overloadsim/overloadsim/ratelimiter"
+	"github.com/overloadsim/overloadsim/server/failpoint"
+	"github.com/overloadsim/overloadsim/sim"
+	"github.com/overloadsim/overloadsim/wire"
 )
 
 // Internal event kinds (wire reserves the kinds below FirstInternalKind for messages).

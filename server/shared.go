@@ -6,7 +6,7 @@ import (
 	"math"
 	"time"
 
-	"overloadsim/sim"
+	"github.com/overloadsim/overloadsim/sim"
 )
 
 // Execution is how a node runs the commands it admits (Config.Execution).

@@ -5,11 +5,11 @@ import (
 	"testing"
 	"time"
 
-	"overloadsim/dist"
-	"overloadsim/internal/queueing"
-	"overloadsim/internal/stats"
-	"overloadsim/sim"
-	"overloadsim/wire"
+	"github.com/overloadsim/overloadsim/dist"
+	"github.com/overloadsim/overloadsim/internal/queueing"
+	"github.com/overloadsim/overloadsim/internal/stats"
+	"github.com/overloadsim/overloadsim/sim"
+	"github.com/overloadsim/overloadsim/wire"
 )
 
 // meanResponse drives one node with Poisson arrivals and returns the mean response time (issue

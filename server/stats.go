@@ -3,10 +3,10 @@ package server
 import (
 	"time"
 
-	"overloadsim/sim"
+	"github.com/overloadsim/overloadsim/sim"
 )
 
-//go:generate go run overloadsim/internal/countergen -type=Stats
+//go:generate go run github.com/overloadsim/overloadsim/internal/countergen -type=Stats
 
 // Stats mirrors the parts of serverStatus the model keeps. Counters are cumulative since the
 // node was created; a recorder takes differences between intervals (Sub). Gauges, tagged

@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"overloadsim/sim"
+	"github.com/overloadsim/overloadsim/sim"
 )
 
 // desk is a one-server queue: a sim.Handler whose event kinds are its actions.

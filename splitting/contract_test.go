@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"overloadsim/splitting"
+	"github.com/overloadsim/overloadsim/splitting"
 )
 
 // TestWalkReplayReproducesPrefix checks the branching contract on the synthetic model directly:

@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"overloadsim/splitting"
+	"github.com/overloadsim/overloadsim/splitting"
 )
 
 // TestConfigErrors: each bad field gives an error that names the field and its value.

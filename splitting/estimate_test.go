@@ -5,7 +5,7 @@ import (
 	"math"
 	"testing"
 
-	"overloadsim/splitting"
+	"github.com/overloadsim/overloadsim/splitting"
 )
 
 // coverage runs Estimate for seeds 1…seeds and returns the fraction of 95 % intervals that cover

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"overloadsim/splitting"
+	"github.com/overloadsim/overloadsim/splitting"
 )
 
 // TestPilotThenEstimate: adaptive levels (Cérou & Guyader 2007) chosen by a pilot, then used with

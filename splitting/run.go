@@ -8,7 +8,7 @@ import (
 	"math/bits"
 	"runtime"
 
-	"overloadsim/internal/parallel"
+	"github.com/overloadsim/overloadsim/internal/parallel"
 )
 
 // Domains separate the streams of seeds derived for different purposes, so that, e.g., the

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"overloadsim/tipping"
+	"github.com/overloadsim/overloadsim/tipping"
 )
 
 // A synthetic stand-in for the simulator: each replication (each seed) has its own critical

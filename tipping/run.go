@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"overloadsim/internal/parallel"
+	"github.com/overloadsim/overloadsim/internal/parallel"
 )
 
 // job is one run: replication rep at x, for the probe with index probe in the round.

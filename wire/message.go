@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"time"
 
-	"overloadsim/sim"
+	"github.com/overloadsim/overloadsim/sim"
 )
 
 // Command is the name of the command a request carries, as failCommand's failCommands lists it.

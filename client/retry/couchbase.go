@@ -3,8 +3,8 @@ package retry
 import (
 	"time"
 
-	"overloadsim/sim"
-	"overloadsim/wire"
+	"github.com/overloadsim/overloadsim/sim"
+	"github.com/overloadsim/overloadsim/wire"
 )
 
 // Couchbase SDK3 defaults (RFC 0049 and the JVM core's TimeoutConfig and BestEffortRetryStrategy,

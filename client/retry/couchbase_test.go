@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"overloadsim/sim"
-	"overloadsim/wire"
+	"github.com/overloadsim/overloadsim/sim"
+	"github.com/overloadsim/overloadsim/wire"
 )
 
 // Couchbase request classes (RFC 0049, "Idempotent Operation List").

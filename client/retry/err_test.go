@@ -3,8 +3,8 @@ package retry
 import (
 	"testing"
 
-	"overloadsim/sim"
-	"overloadsim/wire"
+	"github.com/overloadsim/overloadsim/sim"
+	"github.com/overloadsim/overloadsim/wire"
 )
 
 type fixedJitter float64

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"time"
 
-	"overloadsim/client/retry"
-	"overloadsim/sim"
-	"overloadsim/wire"
+	"github.com/overloadsim/overloadsim/client/retry"
+	"github.com/overloadsim/overloadsim/sim"
+	"github.com/overloadsim/overloadsim/wire"
 )
 
 // full is a Jitter that always returns 1: every backoff is the formula's ceiling.

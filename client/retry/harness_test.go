@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
-	"overloadsim/sim"
-	"overloadsim/wire"
+	"github.com/overloadsim/overloadsim/sim"
+	"github.com/overloadsim/overloadsim/wire"
 )
 
 // constJitter is a Jitter that always returns the same value: 0 (no backoff) or near 1 (the full

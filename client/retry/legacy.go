@@ -1,6 +1,6 @@
 package retry
 
-import "overloadsim/sim"
+import "github.com/overloadsim/overloadsim/sim"
 
 // legacy is a driver from before Client Backpressure: Retryable Reads and Writes only. The
 // RetryableError and SystemOverloadedError labels mean nothing to it, so an overload error is

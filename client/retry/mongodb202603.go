@@ -1,8 +1,8 @@
 package retry
 
 import (
-	"overloadsim/ratelimiter"
-	"overloadsim/sim"
+	"github.com/overloadsim/overloadsim/ratelimiter"
+	"github.com/overloadsim/overloadsim/sim"
 )
 
 // mongodb202603 is Client Backpressure as in its 2026-03 text: MAX_RETRIES 5, backoff

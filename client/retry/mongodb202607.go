@@ -3,7 +3,7 @@ package retry
 import (
 	"time"
 
-	"overloadsim/sim"
+	"github.com/overloadsim/overloadsim/sim"
 )
 
 // mongodb202607 is the later Client Backpressure text: MAX_RETRIES = maxAdaptiveRetries,

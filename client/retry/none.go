@@ -1,6 +1,6 @@
 package retry
 
-import "overloadsim/sim"
+import "github.com/overloadsim/overloadsim/sim"
 
 // none never retries.
 type none struct {

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"overloadsim/field"
-	"overloadsim/ratelimiter"
+	"github.com/overloadsim/overloadsim/field"
+	"github.com/overloadsim/overloadsim/ratelimiter"
 )
 
 // Options are the MongoClient options a retry policy reads. Start from DefaultOptions: the zero

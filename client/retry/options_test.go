@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"overloadsim/field"
+	"github.com/overloadsim/overloadsim/field"
 )
 
 // TestNew checks the registry's validation: every violation is reported with the policy, the

@@ -3,7 +3,7 @@ package retry
 import (
 	"strconv"
 
-	"overloadsim/wire"
+	"github.com/overloadsim/overloadsim/wire"
 )
 
 // Reason is a RetryReason of Couchbase's SDK3 retry handling (RFC 0049, "RetryReason"): why a

@@ -6,9 +6,9 @@ import (
 	"strconv"
 	"time"
 
-	"overloadsim/ratelimiter"
-	"overloadsim/sim"
-	"overloadsim/wire"
+	"github.com/overloadsim/overloadsim/ratelimiter"
+	"github.com/overloadsim/overloadsim/sim"
+	"github.com/overloadsim/overloadsim/wire"
 )
 
 // Constants of the Client Backpressure specification.

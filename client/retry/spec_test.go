@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"overloadsim/sim"
-	"overloadsim/wire"
+	"github.com/overloadsim/overloadsim/sim"
+	"github.com/overloadsim/overloadsim/wire"
 )
 
 // This file replays the Client Backpressure, Retryable Reads and Retryable Writes tests

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"overloadsim/internal/golden"
-	"overloadsim/sim"
-	"overloadsim/wire"
+	"github.com/overloadsim/overloadsim/internal/golden"
+	"github.com/overloadsim/overloadsim/sim"
+	"github.com/overloadsim/overloadsim/wire"
 )
 
 // TestTranscripts replays testdata/transcripts/*.txt: scripts of one operation's attempts under a

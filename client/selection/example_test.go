@@ -5,8 +5,8 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"overloadsim/client/selection"
-	"overloadsim/wire"
+	"github.com/overloadsim/overloadsim/client/selection"
+	"github.com/overloadsim/overloadsim/wire"
 )
 
 // A primaryPreferred read goes to the primary; the primary answers with an overload error and

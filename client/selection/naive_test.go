@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"overloadsim/wire"
+	"github.com/overloadsim/overloadsim/wire"
 )
 
 // The naive selector below follows server-selection.md sentence by sentence, with fresh

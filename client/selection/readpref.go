@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"overloadsim/field"
+	"github.com/overloadsim/overloadsim/field"
 )
 
 // TopologyKind is the type of deployment a client is connected to, as server discovery

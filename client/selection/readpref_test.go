@@ -4,7 +4,7 @@ import (
 	"errors"
 	"testing"
 
-	"overloadsim/field"
+	"github.com/overloadsim/overloadsim/field"
 )
 
 // TestValidate checks every rule of ReadPreference.Validate with its exact message. Reference:

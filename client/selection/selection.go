@@ -4,7 +4,7 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"overloadsim/wire"
+	"github.com/overloadsim/overloadsim/wire"
 )
 
 // DefaultLocalThreshold is localThresholdMS's default: the width of the latency window.

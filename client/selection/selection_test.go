@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"overloadsim/wire"
+	"github.com/overloadsim/overloadsim/wire"
 )
 
 const ms = time.Millisecond

@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
-	"overloadsim/dist"
-	"overloadsim/sim"
+	"github.com/overloadsim/overloadsim/dist"
+	"github.com/overloadsim/overloadsim/sim"
 )
 
 // allocProfiles is one profile of each family, with enough pieces that Next has to search.

@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"overloadsim/sim"
+	"github.com/overloadsim/overloadsim/sim"
 )
 
 // Arrivals is an open-loop arrival process: the instants at which an application issues

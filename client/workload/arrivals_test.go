@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"overloadsim/sim"
+	"github.com/overloadsim/overloadsim/sim"
 )
 
 // The statistical tests below run on fixed streams, so they are deterministic; their tolerances

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"time"
 
-	"overloadsim/field"
+	"github.com/overloadsim/overloadsim/field"
 )
 
 // Sentinel errors. Every error from a constructor or from ReadTraceCSV matches one of them under

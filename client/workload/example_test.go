@@ -5,9 +5,9 @@ import (
 	"strings"
 	"time"
 
-	"overloadsim/client/workload"
-	"overloadsim/dist"
-	"overloadsim/sim"
+	"github.com/overloadsim/overloadsim/client/workload"
+	"github.com/overloadsim/overloadsim/dist"
+	"github.com/overloadsim/overloadsim/sim"
 )
 
 // An open-loop application under a spike: Poisson arrivals at 100/s, 2000/s for 20s from 30s.

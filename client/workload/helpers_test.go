@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"overloadsim/sim"
+	"github.com/overloadsim/overloadsim/sim"
 )
 
 // testSeed is the run seed of every stream in these tests; each test names its own stream, so

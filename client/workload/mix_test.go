@@ -7,7 +7,7 @@ import (
 	"testing"
 	"testing/quick"
 
-	"overloadsim/sim"
+	"github.com/overloadsim/overloadsim/sim"
 )
 
 // TestMixFrequencies checks that each kind is picked with probability weight/sum: over n picks

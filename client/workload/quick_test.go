@@ -10,7 +10,7 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 
-	"overloadsim/sim"
+	"github.com/overloadsim/overloadsim/sim"
 )
 
 // randomProfile builds a profile of a random family from r: rates in [0, 200] ops/s (a third

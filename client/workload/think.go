@@ -4,8 +4,8 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"overloadsim/dist"
-	"overloadsim/sim"
+	"github.com/overloadsim/overloadsim/dist"
+	"github.com/overloadsim/overloadsim/sim"
 )
 
 // ThinkTime is the pause of a closed-loop thread: a thread issues an operation, waits for its

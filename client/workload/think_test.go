@@ -3,8 +3,8 @@ package workload
 import (
 	"testing"
 
-	"overloadsim/dist"
-	"overloadsim/sim"
+	"github.com/overloadsim/overloadsim/dist"
+	"github.com/overloadsim/overloadsim/sim"
 )
 
 // TestThinkTime checks the closed-loop pause: done plus a draw, and the zero value.

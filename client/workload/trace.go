@@ -10,8 +10,8 @@ import (
 	"time"
 	"unicode"
 
-	"overloadsim/dist"
-	"overloadsim/field"
+	"github.com/overloadsim/overloadsim/dist"
+	"github.com/overloadsim/overloadsim/field"
 )
 
 // Trace returns the profile of a recorded trace: each point's rate holds until the next point

@@ -7,10 +7,10 @@ import (
 	"runtime"
 	"testing"
 
-	"overloadsim/record"
-	"overloadsim/results"
-	"overloadsim/scenarios"
-	"overloadsim/sim"
+	"github.com/overloadsim/overloadsim/record"
+	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/scenarios"
+	"github.com/overloadsim/overloadsim/sim"
 )
 
 // BenchmarkSweep runs the sweep — 20 points × 10 replications of the default scenario,

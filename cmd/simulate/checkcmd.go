@@ -5,10 +5,11 @@ import (
 	"io"
 	"math"
 	"os"
-	"overloadsim/results"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/overloadsim/overloadsim/results"
 
 	"github.com/spf13/pflag"
 )

@@ -9,9 +9,9 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"overloadsim/results"
-	"overloadsim/results/plot"
-	"overloadsim/results/report"
+	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/results/plot"
+	"github.com/overloadsim/overloadsim/results/report"
 )
 
 var compareCommand = command{

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"overloadsim/results"
+	"github.com/overloadsim/overloadsim/results"
 )
 
 // TestCompareCommand: two runs side by side, with the figure and the report; json output;

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"overloadsim/results"
+	"github.com/overloadsim/overloadsim/results"
 )
 
 // expectScenario is a step from 500/s to 2000/s against a 1000/s limiter, with claims that hold

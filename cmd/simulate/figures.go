@@ -5,8 +5,8 @@ import (
 	"io"
 	"os"
 
-	"overloadsim/results"
-	"overloadsim/results/plot"
+	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/results/plot"
 )
 
 // writeFigures draws the figures of the run, sweep or map in dir next to its files and lists

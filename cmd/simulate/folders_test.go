@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"overloadsim/results"
+	"github.com/overloadsim/overloadsim/results"
 )
 
 // TestMain lets a test run the command in a child process (runChild): the kill and interrupt

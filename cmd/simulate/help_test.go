@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"overloadsim/scenarios"
+	"github.com/overloadsim/overloadsim/scenarios"
 )
 
 // commandNames returns the commands' names, sorted.

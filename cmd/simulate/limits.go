@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"overloadsim/scenarios"
+	"github.com/overloadsim/overloadsim/scenarios"
 )
 
 // Default limits on the work one command may start: beyond them it is refused before any of it

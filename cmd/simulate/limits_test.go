@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"overloadsim/results"
-	"overloadsim/scenarios"
+	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/scenarios"
 )
 
 // TestRefusedUpFront: work that cannot finish, or would not fit in memory, is refused before

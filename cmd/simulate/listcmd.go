@@ -3,7 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
-	"overloadsim/scenarios"
+
+	"github.com/overloadsim/overloadsim/scenarios"
 
 	"github.com/spf13/pflag"
 )

@@ -96,7 +96,7 @@ func TestRunMMCDeterministic(t *testing.T) {
 	}
 }
 
-// TestDocListsEveryCommand keeps the package documentation (go doc overloadsim/cmd/simulate)
+// TestDocListsEveryCommand keeps the package documentation (go doc ./cmd/simulate)
 // true: it names every command, and each command lives in its own <command>cmd.go.
 func TestDocListsEveryCommand(t *testing.T) {
 	src, err := os.ReadFile("main.go")

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"overloadsim/results"
+	"github.com/overloadsim/overloadsim/results"
 )
 
 var mergeCommand = command{

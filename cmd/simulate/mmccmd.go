@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"overloadsim/internal/mmc"
-	"overloadsim/internal/queueing"
+	"github.com/overloadsim/overloadsim/internal/mmc"
+	"github.com/overloadsim/overloadsim/internal/queueing"
 )
 
 var mmcCommand = command{

@@ -3,10 +3,11 @@ package main
 import (
 	"bytes"
 	"io"
-	"overloadsim/scenarios"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/overloadsim/overloadsim/scenarios"
 )
 
 // TestSetOrderDoesNotMatter: the --set overrides are applied together and validated once.

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"overloadsim/internal/parallel"
+	"github.com/overloadsim/overloadsim/internal/parallel"
 )
 
 // runParallel runs jobs 0..n-1 on up to workers goroutines (internal/parallel): results are

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"overloadsim/results"
+	"github.com/overloadsim/overloadsim/results"
 )
 
 // printSummary writes the human summary of a run: per group and in total, goodput against

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"overloadsim/results"
+	"github.com/overloadsim/overloadsim/results"
 )
 
 // TestPrintSummaryExplainsServerColumns: the server table's rejShare and wasted columns are

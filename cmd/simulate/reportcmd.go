@@ -3,10 +3,11 @@ package main
 import (
 	"fmt"
 	"io"
-	"overloadsim/results"
-	"overloadsim/results/report"
 	"slices"
 	"strings"
+
+	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/results/report"
 
 	"github.com/spf13/pflag"
 )

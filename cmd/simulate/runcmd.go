@@ -4,12 +4,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"overloadsim/record/trace"
-	"overloadsim/results"
-	"overloadsim/scenarios"
 	"path/filepath"
 	"slices"
 	"strconv"
+
+	"github.com/overloadsim/overloadsim/record/trace"
+	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/scenarios"
 
 	"github.com/spf13/pflag"
 )

@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"overloadsim/scenarios"
+	"github.com/overloadsim/overloadsim/scenarios"
 )
 
 // loadScenario resolves a library name or a file path (the default scenario when ref is empty)

@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
-	"overloadsim/internal/golden"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/overloadsim/overloadsim/internal/golden"
 )
 
 func runOK(t *testing.T, args ...string) string {

@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"overloadsim/results"
-	"overloadsim/scenarios"
+	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/scenarios"
 )
 
 // shardFlag adds --shard to a command that runs many runs.

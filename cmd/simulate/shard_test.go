@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"testing"
 
-	"overloadsim/results"
+	"github.com/overloadsim/overloadsim/results"
 )
 
 // shardSweepArgs is a small sweep of 3 points × 2 replications = 6 units.

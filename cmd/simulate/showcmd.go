@@ -2,8 +2,9 @@ package main
 
 import (
 	"io"
-	"overloadsim/scenarios"
 	"strings"
+
+	"github.com/overloadsim/overloadsim/scenarios"
 
 	"github.com/spf13/pflag"
 )
@@ -14,7 +15,7 @@ var showCommand = command{
 
 Prints the library file of the scenario NAME exactly as written, which reads back to the same
 scenario; its description and claim say what it models and demonstrates. Copy it to start a
-scenario of your own. Every field, its default and its units: go doc overloadsim/scenarios.
+scenario of your own. Every field, its default and its units: go doc ./scenarios.
 'simulate list' names the library's scenarios.
 
 Examples:

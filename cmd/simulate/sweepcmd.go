@@ -4,14 +4,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"overloadsim/results"
-	"overloadsim/scenarios"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/scenarios"
 
 	"github.com/spf13/pflag"
 )

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"overloadsim/results"
+	"github.com/overloadsim/overloadsim/results"
 )
 
 // TestTipFindsBoundary: the search brackets the cut length where tiny-cut flips from

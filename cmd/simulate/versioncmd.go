@@ -3,8 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
-	"overloadsim/scenarios"
 	"runtime/debug"
+
+	"github.com/overloadsim/overloadsim/scenarios"
 
 	"github.com/spf13/pflag"
 )

@@ -2,7 +2,7 @@
 // statistics struct takes two edits: the field and the line that increments it. Run it with
 // go generate from a directive next to the type:
 //
-//	//go:generate go run overloadsim/internal/countergen -type=Stats
+//	//go:generate go run github.com/overloadsim/overloadsim/internal/countergen -type=Stats
 //
 // For each type named by -type (a comma-separated list), it writes <type>_counters.go
 // (snake_case: GroupStats → group_stats_counters.go) into the package in the current directory
@@ -12,7 +12,7 @@
 //	func (s *T) Sub(o *T) // s -= o: with s later than o, s becomes the interval's counts
 //
 // as plain field-by-field statements with no reflection, no calls and no allocation: they run on
-// the sampling path. overloadsim/internal/counters has the generic helpers built on them
+// the sampling path. internal/counters has the generic helpers built on them
 // (Diff, Sum, Deltas).
 //
 // # Which fields count

@@ -11,11 +11,11 @@ import (
 	"testing"
 	"time"
 
-	"overloadsim/internal/countergen/testdata/fixture"
+	"github.com/overloadsim/overloadsim/internal/countergen/testdata/fixture"
 )
 
 // directivePrefix starts every go:generate line that runs countergen.
-const directivePrefix = "//go:generate go run overloadsim/internal/countergen "
+const directivePrefix = "//go:generate go run github.com/overloadsim/overloadsim/internal/countergen "
 
 func moduleRoot(t *testing.T) string {
 	t.Helper()

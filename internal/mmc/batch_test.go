@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"overloadsim/internal/queueing"
+	"github.com/overloadsim/overloadsim/internal/queueing"
 )
 
 // TestWaitCICoversErlangC checks the batch-means interval of one run: at 95 % it must contain

@@ -18,8 +18,8 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"overloadsim/internal/stats"
-	"overloadsim/sim"
+	"github.com/overloadsim/overloadsim/internal/stats"
+	"github.com/overloadsim/overloadsim/sim"
 )
 
 // Batches is the number of batches of the batch-means confidence interval for the mean wait.

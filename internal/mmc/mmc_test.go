@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"overloadsim/internal/queueing"
-	"overloadsim/internal/stats"
+	"github.com/overloadsim/overloadsim/internal/queueing"
+	"github.com/overloadsim/overloadsim/internal/stats"
 )
 
 // TestErlangC validates the kernel: at ρ = 0.5, 0.8 and 0.95 with c = 4, the mean wait over 30

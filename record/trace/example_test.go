@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"overloadsim/record/trace"
-	"overloadsim/scenarios"
-	"overloadsim/sim"
+	"github.com/overloadsim/overloadsim/record/trace"
+	"github.com/overloadsim/overloadsim/scenarios"
+	"github.com/overloadsim/overloadsim/sim"
 )
 
 // Trace the first client of each group of the spike scenario over 20 ms, two seconds into its

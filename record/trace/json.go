@@ -10,11 +10,11 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"overloadsim/client"
-	"overloadsim/client/retry"
-	"overloadsim/results"
-	"overloadsim/sim"
-	"overloadsim/wire"
+	"github.com/overloadsim/overloadsim/client"
+	"github.com/overloadsim/overloadsim/client/retry"
+	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/sim"
+	"github.com/overloadsim/overloadsim/wire"
 )
 
 // WriteFile writes the trace to path (mode 0644) with results.WriteFileAtomic, so a reader

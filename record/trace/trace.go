@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"overloadsim/client"
-	"overloadsim/sim"
+	"github.com/overloadsim/overloadsim/client"
+	"github.com/overloadsim/overloadsim/sim"
 )
 
 // Defaults and limits.

@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"overloadsim/client"
-	"overloadsim/record/trace"
-	"overloadsim/scenarios"
-	"overloadsim/sim"
+	"github.com/overloadsim/overloadsim/client"
+	"github.com/overloadsim/overloadsim/record/trace"
+	"github.com/overloadsim/overloadsim/scenarios"
+	"github.com/overloadsim/overloadsim/sim"
 )
 
 // The run the tests trace: the spike scenario shortened to 5 s, its spike (3× the server's

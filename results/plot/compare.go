@@ -5,7 +5,7 @@ import (
 	"math"
 	"strings"
 
-	"overloadsim/results"
+	"github.com/overloadsim/overloadsim/results"
 )
 
 // CompareFigure is the base name of the figure WriteCompareFigures draws.

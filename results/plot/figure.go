@@ -3,9 +3,9 @@ package plot
 import (
 	"bytes"
 	"fmt"
+	"github.com/overloadsim/overloadsim/results"
 	"image/color"
 	"io"
-	"overloadsim/results"
 	"path/filepath"
 
 	"gonum.org/v1/plot"

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"overloadsim/results"
-	"overloadsim/sim"
+	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/sim"
 )
 
 // The fixtures are small hand-built results, written with results' own writers into a

@@ -15,7 +15,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"overloadsim/results"
+	"github.com/overloadsim/overloadsim/results"
 )
 
 // MapFigure is the base name of the figure WriteMapFigures draws: map.svg and map.png.

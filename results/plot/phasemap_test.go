@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"overloadsim/results"
+	"github.com/overloadsim/overloadsim/results"
 )
 
 // The map fixtures are hand-built metastability maps with the pattern a CPU cut gives: the

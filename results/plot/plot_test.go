@@ -2,11 +2,11 @@ package plot
 
 import (
 	"bytes"
+	"github.com/overloadsim/overloadsim/internal/golden"
 	"html"
 	"image/png"
 	"math"
 	"os"
-	"overloadsim/internal/golden"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"overloadsim/results"
+	"github.com/overloadsim/overloadsim/results"
 )
 
 // checkWritten checks the files WriteRunFigures or WriteSweepFigures wrote: the names in

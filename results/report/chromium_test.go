@@ -20,8 +20,8 @@ import (
 	"testing"
 	"time"
 
-	"overloadsim/results"
-	"overloadsim/scenarios"
+	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/scenarios"
 )
 
 // chromiumPath is Debian's headless-capable Chromium (apt-get install chromium). CI installs

@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"overloadsim/results"
+	"github.com/overloadsim/overloadsim/results"
 )
 
 // CompareFile is the name of a comparison's report.

@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"overloadsim/results"
-	"overloadsim/results/plot"
+	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/results/plot"
 )
 
 // mapFigureSpec is the figure of a metastability map (plot.MapFigure). The report draws it

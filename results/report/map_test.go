@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"overloadsim/internal/golden"
-	"overloadsim/results"
+	"github.com/overloadsim/overloadsim/internal/golden"
+	"github.com/overloadsim/overloadsim/results"
 )
 
 // TestGoldenMap renders the fixed folder testdata/map (capacity-drop's CPU cut, speed × length,

@@ -17,8 +17,8 @@ import (
 	"strings"
 	"time"
 
-	"overloadsim/results"
-	"overloadsim/sim"
+	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/sim"
 )
 
 // File is the name of the report Write writes into a result folder.

@@ -3,9 +3,9 @@ package report
 import (
 	"bytes"
 	"errors"
+	"github.com/overloadsim/overloadsim/internal/golden"
 	"math"
 	"os"
-	"overloadsim/internal/golden"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"overloadsim/results"
+	"github.com/overloadsim/overloadsim/results"
 )
 
 // copyFolder copies the fixed result folder testdata/name into a fresh temporary folder, so

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"overloadsim/field"
-	"overloadsim/wire"
+	"github.com/overloadsim/overloadsim/field"
+	"github.com/overloadsim/overloadsim/wire"
 )
 
 // Config is one configureFailPoint command for the failCommand failpoint: the mode and the data

@@ -3,8 +3,8 @@ package failpoint_test
 import (
 	"fmt"
 
-	"overloadsim/server/failpoint"
-	"overloadsim/wire"
+	"github.com/overloadsim/overloadsim/server/failpoint"
+	"github.com/overloadsim/overloadsim/wire"
 )
 
 // The client-backpressure spec test "retries using operation loop": find fails twice with an

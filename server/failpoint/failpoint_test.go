@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"overloadsim/wire"
+	"github.com/overloadsim/overloadsim/wire"
 )
 
 // step is one command reaching the failpoint and whether it must fire.

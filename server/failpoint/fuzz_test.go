@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"overloadsim/wire"
+	"github.com/overloadsim/overloadsim/wire"
 )
 
 // naiveFires is the dumb twin of Point for times, skip, alwaysOn and off: it decides from the

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"time"
 
-	"overloadsim/wire"
+	"github.com/overloadsim/overloadsim/wire"
 )
 
 // Client is what the failpoint's data predicate sees of the connection a command arrived on.

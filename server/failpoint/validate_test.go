@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"overloadsim/field"
-	"overloadsim/wire"
+	"github.com/overloadsim/overloadsim/field"
+	"github.com/overloadsim/overloadsim/wire"
 )
 
 // The lists the messages quote, written out here rather than taken from the code under test.

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"overloadsim/sim"
+	"github.com/overloadsim/overloadsim/sim"
 )
 
 // docs/model.md §7.3, BackoffWithJitter, after backoff_with_jitter's unit test: base 100ms, max

@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
-	"overloadsim/sim"
-	"overloadsim/wire"
+	"github.com/overloadsim/overloadsim/sim"
+	"github.com/overloadsim/overloadsim/wire"
 )
 
 // BenchmarkRoute measures routed commands per second through one mongos to a 3-member shard in

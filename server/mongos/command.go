@@ -3,9 +3,9 @@ package mongos
 import (
 	"time"
 
-	"overloadsim/server"
-	"overloadsim/sim"
-	"overloadsim/wire"
+	"github.com/overloadsim/overloadsim/server"
+	"github.com/overloadsim/overloadsim/sim"
+	"github.com/overloadsim/overloadsim/wire"
 )
 
 // Event kinds of a command.

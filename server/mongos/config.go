@@ -7,9 +7,9 @@ import (
 	"strings"
 	"time"
 
-	"overloadsim/field"
-	"overloadsim/ratelimiter"
-	"overloadsim/wire"
+	"github.com/overloadsim/overloadsim/field"
+	"github.com/overloadsim/overloadsim/ratelimiter"
+	"github.com/overloadsim/overloadsim/wire"
 )
 
 // Config is one mongos's routing parameters. Fields that are server parameters name them; start

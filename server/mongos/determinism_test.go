@@ -5,10 +5,10 @@ import (
 	"testing"
 	"time"
 
-	"overloadsim/server/failpoint"
-	"overloadsim/sim"
-	"overloadsim/wire"
-	"overloadsim/wire/wiretest"
+	"github.com/overloadsim/overloadsim/server/failpoint"
+	"github.com/overloadsim/overloadsim/sim"
+	"github.com/overloadsim/overloadsim/wire"
+	"github.com/overloadsim/overloadsim/wire/wiretest"
 )
 
 // busyRun routes 2000 mixed commands (nearest reads and writes, some with maxTimeMS) through a

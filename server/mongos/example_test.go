@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"time"
 
-	"overloadsim/dist"
-	"overloadsim/server"
-	"overloadsim/server/failpoint"
-	"overloadsim/server/mongos"
-	"overloadsim/sim"
-	"overloadsim/wire"
+	"github.com/overloadsim/overloadsim/dist"
+	"github.com/overloadsim/overloadsim/server"
+	"github.com/overloadsim/overloadsim/server/failpoint"
+	"github.com/overloadsim/overloadsim/server/mongos"
+	"github.com/overloadsim/overloadsim/sim"
+	"github.com/overloadsim/overloadsim/wire"
 )
 
 // app is the application's side: it records the mongos's answers.

@@ -5,12 +5,12 @@ import (
 	"testing"
 	"time"
 
-	"overloadsim/dist"
-	"overloadsim/server"
-	"overloadsim/server/failpoint"
-	"overloadsim/sim"
-	"overloadsim/wire"
-	"overloadsim/wire/wiretest"
+	"github.com/overloadsim/overloadsim/dist"
+	"github.com/overloadsim/overloadsim/server"
+	"github.com/overloadsim/overloadsim/server/failpoint"
+	"github.com/overloadsim/overloadsim/sim"
+	"github.com/overloadsim/overloadsim/wire"
+	"github.com/overloadsim/overloadsim/wire/wiretest"
 )
 
 // maxJitter is a jitterer that always draws the top of its range: every backoff is the cap

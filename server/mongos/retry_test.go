@@ -5,10 +5,10 @@ import (
 	"testing"
 	"time"
 
-	"overloadsim/server"
-	"overloadsim/server/failpoint"
-	"overloadsim/sim"
-	"overloadsim/wire"
+	"github.com/overloadsim/overloadsim/server"
+	"github.com/overloadsim/overloadsim/server/failpoint"
+	"github.com/overloadsim/overloadsim/sim"
+	"github.com/overloadsim/overloadsim/wire"
 )
 
 const overloadLabels = wire.SystemOverloadedError | wire.RetryableError | wire.NoWritesPerformed

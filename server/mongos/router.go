@@ -7,10 +7,10 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"overloadsim/ratelimiter"
-	"overloadsim/server"
-	"overloadsim/sim"
-	"overloadsim/wire"
+	"github.com/overloadsim/overloadsim/ratelimiter"
+	"github.com/overloadsim/overloadsim/server"
+	"github.com/overloadsim/overloadsim/sim"
+	"github.com/overloadsim/overloadsim/wire"
 )
 
 // Member is a shard member as a mongos sees it.
@@ -32,7 +32,7 @@ type Shard struct {
 	Members []Member
 }
 
-//go:generate go run overloadsim/internal/countergen -type=ShardStats
+//go:generate go run github.com/overloadsim/overloadsim/internal/countergen -type=ShardStats
 
 // ShardStats is what a mongos reports about one shard in serverStatus
 // (shardingStatistics.shards.<id>, ShardSharedStateCache::Stats plus the budget's balance).

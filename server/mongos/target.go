@@ -3,10 +3,10 @@ package mongos
 import (
 	"time"
 
-	"overloadsim/internal/rtt"
-	"overloadsim/server"
-	"overloadsim/sim"
-	"overloadsim/wire"
+	"github.com/overloadsim/overloadsim/internal/rtt"
+	"github.com/overloadsim/overloadsim/server"
+	"github.com/overloadsim/overloadsim/sim"
+	"github.com/overloadsim/overloadsim/wire"
 )
 
 // Event kinds of a member (its monitor) and of a pooled connection.

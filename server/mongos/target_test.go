@@ -4,9 +4,9 @@ import (
 	"testing"
 	"time"
 
-	"overloadsim/server/failpoint"
-	"overloadsim/sim"
-	"overloadsim/wire"
+	"github.com/overloadsim/overloadsim/server/failpoint"
+	"github.com/overloadsim/overloadsim/sim"
+	"github.com/overloadsim/overloadsim/wire"
 )
 
 // docs/model.md §7.1, retargeting within a shard, after the server's jstest (id

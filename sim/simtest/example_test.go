@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"time"
 
-	"overloadsim/sim"
-	"overloadsim/sim/simtest"
+	"github.com/overloadsim/overloadsim/sim"
+	"github.com/overloadsim/overloadsim/sim/simtest"
 )
 
 // ExampleStreams draws from the stream a component called "client/app/0" gets in a run seeded

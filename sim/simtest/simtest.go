@@ -27,7 +27,7 @@ import (
 	"slices"
 	"sort"
 
-	"overloadsim/sim"
+	"github.com/overloadsim/overloadsim/sim"
 )
 
 // Seed is the run seed of Stream and of the kit's examples: a fixed number, so that a test's

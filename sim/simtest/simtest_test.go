@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"overloadsim/sim"
+	"github.com/overloadsim/overloadsim/sim"
 )
 
 // TestStreamsAreTheRunsStreams: a stream handed out by name draws what sim.NewStream(seed, name)

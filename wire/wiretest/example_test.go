@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"time"
 
-	"overloadsim/dist"
-	"overloadsim/sim"
-	"overloadsim/wire"
-	"overloadsim/wire/wiretest"
+	"github.com/overloadsim/overloadsim/dist"
+	"github.com/overloadsim/overloadsim/sim"
+	"github.com/overloadsim/overloadsim/wire"
+	"github.com/overloadsim/overloadsim/wire/wiretest"
 )
 
 // Example scripts both ends of a connection with a 1 ms one-way link: the node rejects the

@@ -19,8 +19,8 @@ import (
 	"testing"
 	"time"
 
-	"overloadsim/sim"
-	"overloadsim/wire"
+	"github.com/overloadsim/overloadsim/sim"
+	"github.com/overloadsim/overloadsim/wire"
 )
 
 // NewConn returns an unestablished connection with a zero-delay link: authenticated for an

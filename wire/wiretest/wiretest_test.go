@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"overloadsim/sim"
-	"overloadsim/wire"
+	"github.com/overloadsim/overloadsim/sim"
+	"github.com/overloadsim/overloadsim/wire"
 )
 
 func ms(n int) sim.Time { return sim.Time(time.Duration(n) * time.Millisecond) }

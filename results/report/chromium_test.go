@@ -16,6 +16,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -74,7 +75,8 @@ func tail(s string, lines int) string {
 }
 
 // consoleLines returns the lines of Chromium's --enable-logging=stderr output that report a
-// console message or an uncaught exception. A report has no scripts, so there should be none.
+// console message or an uncaught exception. A report's only scripts are its charts', which log
+// nothing, so there should be none.
 func consoleLines(stderr []byte) []string {
 	var out []string
 	for _, l := range strings.Split(string(stderr), "\n") {
@@ -568,5 +570,77 @@ func (c *devtools) waitEvent(ctx context.Context, session, method string) error 
 				return nil
 			}
 		}
+	}
+}
+
+// browserDir is the folder of the playwright-core driver of the interactive charts; `npm ci`
+// there installs it (CI does).
+const browserDir = "browser"
+
+// TestInteractiveReport drives a run report's interactive charts in headless Chromium with
+// playwright-core (browser/check-report.mjs): the legend shows, for the cursor's time, the value
+// of timeseries.csv at the interval that ends then; the other chart's crosshair follows; a drag
+// zooms both charts into the range dragged over; a click in the legend hides a series; and the
+// page logs nothing, throws nothing and requests nothing.
+func TestInteractiveReport(t *testing.T) {
+	needChromium(t)
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skipf("skipping the interactive-chart checks: node not found (%v)", err)
+	}
+	if _, err := os.Stat(filepath.Join(browserDir, "node_modules", "playwright-core")); err != nil {
+		t.Skipf("skipping the interactive-chart checks: playwright-core is not installed; run npm ci in results/report/%s", browserDir)
+	}
+	run, _, _ := browserFolders(t)
+	dir := filepath.Dir(run)
+	ts, err := results.ReadTimeseries(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ends := ts.Ends()
+	at := ends[len(ends)/2]
+	want := 0.0
+	for _, g := range ts.Names(results.KindGroup) {
+		want += ts.Metric(results.KindGroup, g, "goodput")[len(ends)/2]
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*chromiumTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, "check-report.mjs", run, strconv.FormatFloat(at.Seconds(), 'f', -1, 64), "goodput")
+	cmd.Dir = browserDir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("check-report.mjs: %v\n%s", err, stderr.String())
+	}
+	var got struct {
+		Console, Errors, Requests []string
+		Hover, HoverTime          string
+		Synced, Shown             bool
+		Before, After, AfterOther []float64
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("check-report.mjs printed %s: %v", out, err)
+	}
+	if w := fmt.Sprintf("%.1f/s", want); got.Hover != w {
+		t.Errorf("hover at %s: goodput %q, want %q (timeseries.csv)", at, got.Hover, w)
+	}
+	if w := fmt.Sprintf("%.3f s", at.Seconds()); got.HoverTime != w {
+		t.Errorf("hover at %s: the legend's time is %q, want %q", at, got.HoverTime, w)
+	}
+	if !got.Synced {
+		t.Error("the amplification chart's crosshair did not follow the rates chart's")
+	}
+	if len(got.After) != 2 || len(got.Before) != 2 || !(got.After[0] > got.Before[0] && got.After[1] < got.Before[1]) {
+		t.Errorf("drag to zoom: x range %v → %v, want a narrower range inside", got.Before, got.After)
+	}
+	if len(got.AfterOther) != 2 || got.AfterOther[0] != got.After[0] || got.AfterOther[1] != got.After[1] {
+		t.Errorf("zoom: the other chart shows %v, want %v", got.AfterOther, got.After)
+	}
+	if got.Shown {
+		t.Error("a click on goodput in the legend did not hide it")
+	}
+	if len(got.Console)+len(got.Errors)+len(got.Requests) > 0 {
+		t.Errorf("console %q, errors %q, requests %q: want none", got.Console, got.Errors, got.Requests)
 	}
 }

@@ -118,6 +118,7 @@ type view struct {
 	FigureFiles []string // the names looked for, when none was found
 	Partial     string   // why the result is incomplete ("" when whole)
 	Verdict     *verdictView
+	Interactive *interactiveView // a run's interactive charts
 }
 
 // verdictView is the verdict on the scenario's expect: block, which opens the report.
@@ -248,6 +249,15 @@ func load(dir string) (*view, error) {
 		}
 		v = runPage(hdr, sum)
 		v.Verdict = newVerdict(sum.Verdicts)
+		if m.Has(results.TimeseriesFile) {
+			ts, err := results.ReadTimeseries(dir)
+			if err != nil {
+				return nil, fmt.Errorf("report: %w", err)
+			}
+			if v.Interactive, err = newInteractive(ts, hdr.Interval.Seconds()); err != nil {
+				return nil, err
+			}
+		}
 	default:
 		return nil, fmt.Errorf("report: %s holds a %s, which has no report (run, sweep or map)", dir, m.Kind)
 	}

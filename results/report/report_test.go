@@ -233,14 +233,24 @@ func TestGoldenContent(t *testing.T) {
 	}
 }
 
-// assertSelfContained fails if page could run code or fetch anything: no scripts, no linked
-// stylesheets, no src attributes, no URLs but XML namespace names.
+// assertSelfContained fails if page could fetch anything: no linked stylesheets, no src
+// attributes, no network calls in its scripts, no URLs but XML namespace names. Its only scripts
+// are inline: the chart library, the chart code and the charts' data (interactive.go).
 func assertSelfContained(t *testing.T, name, page string) {
 	t.Helper()
-	for _, bad := range []string{"<script", "<link", "<iframe", "<img", " src=", "@import", "@font-face"} {
+	for _, bad := range []string{"<link", "<iframe", "<img", " src=", "@import", "@font-face", "fetch(", "xmlhttprequest", "websocket", "import(", "sendbeacon"} {
 		if strings.Contains(strings.ToLower(page), bad) {
 			t.Errorf("%s: report contains %q", name, bad)
 		}
+	}
+	scripts := regexp.MustCompile(`<script[^>]*>`).FindAllString(page, -1)
+	for _, s := range scripts {
+		if s != "<script>" && s != `<script type="application/json" id="chart-data">` {
+			t.Errorf("%s: report has a script tag %s: only inline scripts belong in a report", name, s)
+		}
+	}
+	if strings.Contains(page, `id="chart-rates"`) && len(scripts) != 3 {
+		t.Errorf("%s: %d script tags, want 3 (the charts' data, the library, the chart code)", name, len(scripts))
 	}
 	namespaces := regexp.MustCompile(`xmlns(:\w+)?="http://www\.w3\.org/[^"]*"`)
 	if u := regexp.MustCompile(`(?i)(https?:)?//[a-z0-9.-]+\.[a-z]{2,}`).FindString(namespaces.ReplaceAllString(page, "")); u != "" {

@@ -1,0 +1,186 @@
+package report
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"math"
+	"strings"
+
+	"github.com/overloadsim/overloadsim/results"
+)
+
+// The chart library the interactive report embeds: uPlot (MIT), vendored at a pinned version
+// (vendor/uplot/README.md says which and how to update it). It is inlined into every report, so
+// the report still opens without a network.
+var (
+	//go:embed vendor/uplot/uPlot.iife.min.js
+	uplotJS string
+	//go:embed vendor/uplot/uPlot.min.css
+	uplotCSS string
+	//go:embed interactive.js
+	chartsJS string
+)
+
+// MaxChartPoints bounds the points per series the interactive charts embed: a run with more
+// intervals is reduced to this many by keeping, for each run of consecutive intervals, the
+// lowest and the highest value of every series (min/max per bucket), so that no peak or dip is
+// lost.
+const MaxChartPoints = 2000
+
+// chartSeries is one series of the interactive charts.
+type chartSeries struct {
+	Label string    `json:"label"`
+	Color string    `json:"color"`
+	Chart string    `json:"chart"` // "rates" or "amplification"
+	Y     []float64 `json:"y"`     // NaN is written as null: no value in that interval
+}
+
+// chartData is the data of a run's interactive charts: interval ends (seconds) and the series,
+// each value holding for the interval that ends at its x (drawn as steps).
+type chartData struct {
+	X      []float64     `json:"x"`
+	Series []chartSeries `json:"series"`
+	// Reduced says the run had more intervals than MaxChartPoints: the series are the min and
+	// max of each bucket of Reduced intervals.
+	Reduced int `json:"reduced,omitempty"`
+}
+
+// interactiveView is what the template needs to draw the charts.
+type interactiveView struct {
+	Data    template.JS
+	Library template.JS
+	Code    template.JS
+	CSS     template.CSS
+	Reduced int
+}
+
+// newInteractive builds the interactive charts of a run from its time series: the rates of all
+// groups (offered, attempts, goodput, failures) and of all servers (rejections), and the
+// amplification.
+func newInteractive(ts *results.Timeseries, interval float64) (*interactiveView, error) {
+	ends := ts.Ends()
+	if len(ends) == 0 {
+		return nil, nil
+	}
+	groups, servers := ts.Names(results.KindGroup), ts.Names(results.KindServer)
+	sum := func(kind string, names []string, column string) []float64 {
+		out := make([]float64, len(ends))
+		for i := range out {
+			out[i] = math.NaN()
+		}
+		for _, n := range names {
+			for i, v := range ts.Metric(kind, n, column) {
+				if !math.IsNaN(v) {
+					if math.IsNaN(out[i]) {
+						out[i] = 0
+					}
+					out[i] += v
+				}
+			}
+		}
+		return out
+	}
+	d := chartData{}
+	for _, e := range ends {
+		d.X = append(d.X, e.Seconds())
+	}
+	offered, attempts := sum(results.KindGroup, groups, "offered"), sum(results.KindGroup, groups, "attempts")
+	amp := make([]float64, len(ends))
+	for i := range amp {
+		amp[i] = math.NaN()
+		if offered[i] > 0 {
+			amp[i] = attempts[i] / offered[i]
+		}
+	}
+	d.Series = []chartSeries{
+		{"offered", "#444444", "rates", offered},
+		{"attempts", "#f28e2b", "rates", attempts},
+		{"goodput", "#2c8c3c", "rates", sum(results.KindGroup, groups, "goodput")},
+		{"rejections (servers)", "#8a5ca8", "rates", sum(results.KindServer, servers, "rejections")},
+		{"failures", "#d62728", "rates", sum(results.KindGroup, groups, "failures")},
+		{"amplification", "#0077bb", "amplification", amp},
+	}
+	d = reduce(d, MaxChartPoints)
+	b, err := marshalChart(d)
+	if err != nil {
+		return nil, err
+	}
+	return &interactiveView{Data: template.JS(b), Library: template.JS(uplotLibrary()), Code: template.JS(chartsJS), CSS: template.CSS(uplotCSS), Reduced: d.Reduced}, nil
+}
+
+// uplotLibrary is the vendored uPlot with its banner, which names the project by its address,
+// given with the licence instead: a report holds no URL that a reader could take for something
+// it loads.
+func uplotLibrary() string {
+	banner, rest, ok := strings.Cut(uplotJS, "\n")
+	if !ok || !strings.HasPrefix(banner, "/*! https://github.com/leeoniya/uPlot") {
+		return uplotJS
+	}
+	return "/*! uPlot " + strings.TrimSuffix(strings.TrimPrefix(banner, "/*! https://github.com/leeoniya/uPlot "), " */") +
+		", (c) Leon Sorokin, MIT licence (github.com/leeoniya/uPlot) */\n" + rest
+}
+
+// reduce keeps at most max points per series: buckets of k consecutive intervals become two
+// points, at the bucket's first and last interval end, with the bucket's lowest and highest
+// value of each series.
+func reduce(d chartData, max int) chartData {
+	n := len(d.X)
+	if n <= max {
+		return d
+	}
+	k := (2*n + max - 1) / max
+	out := chartData{Reduced: k}
+	for i := range d.Series {
+		out.Series = append(out.Series, chartSeries{Label: d.Series[i].Label, Color: d.Series[i].Color, Chart: d.Series[i].Chart})
+	}
+	for lo := 0; lo < n; lo += k {
+		hi := min(lo+k, n)
+		out.X = append(out.X, d.X[lo], d.X[hi-1])
+		for i, s := range d.Series {
+			mn, mx := math.NaN(), math.NaN()
+			for _, v := range s.Y[lo:hi] {
+				if !math.IsNaN(v) {
+					if math.IsNaN(mn) || v < mn {
+						mn = v
+					}
+					if math.IsNaN(mx) || v > mx {
+						mx = v
+					}
+				}
+			}
+			out.Series[i].Y = append(out.Series[i].Y, mn, mx)
+		}
+	}
+	return out
+}
+
+// marshalChart writes the chart data as JSON, NaN as null, numbers in their shortest exact form.
+func marshalChart(d chartData) ([]byte, error) {
+	type series struct {
+		Label string     `json:"label"`
+		Color string     `json:"color"`
+		Chart string     `json:"chart"`
+		Y     []*float64 `json:"y"`
+	}
+	out := struct {
+		X       []float64 `json:"x"`
+		Series  []series  `json:"series"`
+		Reduced int       `json:"reduced,omitempty"`
+	}{X: d.X, Reduced: d.Reduced}
+	for _, s := range d.Series {
+		ys := make([]*float64, len(s.Y))
+		for i := range s.Y {
+			if !math.IsNaN(s.Y[i]) && !math.IsInf(s.Y[i], 0) {
+				ys[i] = &s.Y[i]
+			}
+		}
+		out.Series = append(out.Series, series{s.Label, s.Color, s.Chart, ys})
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return nil, fmt.Errorf("report: charts: %w", err)
+	}
+	return b, nil
+}

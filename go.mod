@@ -10,6 +10,7 @@ require (
 require (
 	github.com/HdrHistogram/hdrhistogram-go v1.4.0
 	github.com/goccy/go-yaml v1.19.2
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	golang.org/x/tools v0.36.0
 )
 

@@ -37,10 +37,20 @@ func WriteBaseline(path string, b Baseline) error {
 	return WriteFileAtomic(path, func(w io.Writer) error { return writeJSON(w, b) })
 }
 
-// LoadBaseline reads a baseline file (or a sweep.json).
+// LoadBaseline reads a baseline file (or a sweep.json). A run's summary.json, which has a
+// header too, is refused as what it is.
 func LoadBaseline(path string) (Baseline, error) {
 	var b Baseline
-	return b, readJSON(path, &b)
+	if err := readJSON(path, &b); err != nil {
+		return b, err
+	}
+	var s struct {
+		Header *SummaryHeader `json:"header"`
+	}
+	if readJSON(path, &s) == nil && s.Header != nil && s.Header.Schema == SummarySchema {
+		return Baseline{}, fmt.Errorf("%s: not a baseline: it is a run's summary.json (a baseline is what check --write-baseline writes, or a sweep.json)", path)
+	}
+	return b, nil
 }
 
 // Tolerance is how far, relative to the edge of the baseline's confidence band, a metric may

@@ -197,7 +197,11 @@ func WriteRunDir(dir string, run *Run) error {
 	if len(run.Series.Shards) > 0 {
 		files = append(files, outputFile{ShardsFile, func(w io.Writer) error { return WriteShards(w, run.Series) }})
 	}
-	files = append(files, outputFile{SummaryFile, func(w io.Writer) error { return writeJSON(w, run.Summary) }})
+	sum := run.Summary
+	h := run.Header
+	sum.Header = &SummaryHeader{Schema: SummarySchema, Tool: h.Tool, Version: h.Version, Scenario: h.Scenario,
+		Digest: ScenarioDigest(h.Canonical), Seed: h.Seed, Replication: h.Replication}
+	files = append(files, outputFile{SummaryFile, func(w io.Writer) error { return writeJSON(w, sum) }})
 	return writeResult(dir, newManifest(KindRun, run.Header), files)
 }
 

@@ -91,6 +91,9 @@ type ServerSummary struct {
 // Summary is a run's result over the measured window (after the warm-up), per group, for all
 // groups together, per server, and the recovery after each trigger.
 type Summary struct {
+	// Header says which run the summary is of, in summary.json (WriteRunDir sets it); nil in
+	// memory.
+	Header     *SummaryHeader  `json:"header,omitempty"`
 	Warmup     time.Duration   `json:"warmup"`   // truncated from the start
 	Measured   time.Duration   `json:"measured"` // length of the measured window
 	Total      GroupSummary    `json:"total"`    // all groups; Name "total"
@@ -103,6 +106,23 @@ type Summary struct {
 	// single run, written to summary.json.
 	Expected []Measured `json:"-"`
 	Verdicts []Verdict  `json:"expectations,omitempty"`
+}
+
+// SummarySchema names the layout of summary.json (docs/schemas/summary.schema.json); it
+// changes when a field changes meaning or goes away.
+const SummarySchema = "overloadsim/summary/1"
+
+// SummaryHeader is summary.json's header: the file's schema, and the run it summarises (its
+// scenario's name and digest, seed, replication, and the simulator's name and version), so that
+// the file read alone says what it is.
+type SummaryHeader struct {
+	Schema      string `json:"schema"`
+	Tool        string `json:"tool"`
+	Version     string `json:"version"`
+	Scenario    string `json:"scenario"`
+	Digest      string `json:"digest"`
+	Seed        uint64 `json:"seed"`
+	Replication int    `json:"replication"`
 }
 
 // groupSummary summarises g, a window's total of one group (or of all), over secs seconds;

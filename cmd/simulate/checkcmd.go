@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -30,9 +31,13 @@ Examples:
 		baseline := fs.String("baseline", "", "baseline file to compare with")
 		write := fs.String("write-baseline", "", "write a baseline of RESULT_DIR to this file")
 		tol := fs.StringToString("tolerance", nil, "relative tolerances: goodput=0.05,amplification=0.05,p99=0.10")
+		format := fs.String("format", "text", "text, or json: {result, baseline, ok, note, partial, regressions}")
 		return func(args []string, stdout, _ io.Writer) error {
 			if len(args) != 1 {
 				return usageErrorf("want exactly one RESULT_DIR")
+			}
+			if err := checkFormat(*format); err != nil {
+				return err
 			}
 			if (*baseline == "") == (*write == "") {
 				return usageErrorf("give exactly one of --baseline and --write-baseline")
@@ -73,10 +78,19 @@ Examples:
 			if err := b.SameScenario(hdr); err != nil {
 				return fmt.Errorf("%s against %s: %w", dir, *baseline, err)
 			}
-			if d := b.ConfigDiff(hdr); d != "" {
+			if d := b.ConfigDiff(hdr); d != "" && *format == "text" {
 				fmt.Fprintf(stdout, "note: %s\n", d)
 			}
 			regs := results.Check(b, got, t)
+			if *format == "json" {
+				if err := printCheckJSON(stdout, dir, *baseline, b.ConfigDiff(hdr), partial, regs); err != nil {
+					return err
+				}
+				if len(regs) > 0 {
+					return fmt.Errorf("%d regressions against %s", len(regs), *baseline)
+				}
+				return nil
+			}
 			for _, r := range regs {
 				fmt.Fprintln(stdout, r)
 			}
@@ -132,4 +146,41 @@ func parseTolerance(m map[string]string) (results.Tolerance, error) {
 		}
 	}
 	return t, nil
+}
+
+// printCheckJSON prints check's outcome as JSON: the folder, the baseline, whether it passed, the
+// configuration note and partial-sweep note (when any) and every regression (a missing value is
+// null).
+func printCheckJSON(w io.Writer, dir, baseline, note, partial string, regs []results.Regression) error {
+	type regression struct {
+		Point    string   `json:"point"`
+		Metric   string   `json:"metric"`
+		Baseline *float64 `json:"baseline"`
+		Got      *float64 `json:"got"`
+		Limit    *float64 `json:"limit"`
+		Text     string   `json:"text"`
+	}
+	num := func(x float64) *float64 {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil
+		}
+		return &x
+	}
+	out := struct {
+		Result      string       `json:"result"`
+		Baseline    string       `json:"baseline"`
+		OK          bool         `json:"ok"`
+		Note        string       `json:"note,omitempty"`
+		Partial     string       `json:"partial,omitempty"`
+		Regressions []regression `json:"regressions"`
+	}{Result: dir, Baseline: baseline, OK: len(regs) == 0, Note: note, Partial: partial, Regressions: []regression{}}
+	for _, r := range regs {
+		out.Regressions = append(out.Regressions, regression{r.Point, r.Metric, num(r.Baseline), num(r.Got), num(r.Limit), r.String()})
+	}
+	b, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
 }

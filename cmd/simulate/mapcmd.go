@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
 	"runtime"
 	"strings"
 
@@ -48,9 +49,13 @@ Examples:
 		out := fs.String("out", "", "output folder (default: out/<scenario>-map)")
 		plotToo := fs.Bool("plot", false, "also draw the heat map next to the results")
 		shardSpec := shardFlag(fs)
+		format := jsonFormat(fs, "map.json")
 		return func(args []string, stdout, stderr io.Writer) error {
 			ref, err := scenarioArg(args)
 			if err != nil {
+				return err
+			}
+			if err := checkFormat(*format); err != nil {
 				return err
 			}
 			shard, err := parseShard(fs, *shardSpec)
@@ -117,7 +122,8 @@ Examples:
 			if err != nil {
 				return err
 			}
-			return writeMap(dir, m, *plotToo, stdout, stderr)
+			err = writeMap(dir, m, *plotToo, textOr(*format, stdout), stderr)
+			return printJSONFile(*format, stdout, filepath.Join(dir, results.MapFile), err)
 		}
 	},
 }

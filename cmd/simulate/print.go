@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/overloadsim/overloadsim/results"
+	"github.com/spf13/pflag"
 )
 
 // printSummary writes the human summary of a run: per group and in total, goodput against
@@ -174,4 +176,38 @@ func meanCI(st results.MetricStats, scale float64, unit string) string {
 		return fmt.Sprintf("%.4g%s", st.Mean*scale, unit)
 	}
 	return fmt.Sprintf("%.4g ± %.2g%s", st.Mean*scale, st.CI95*scale, unit)
+}
+
+// jsonFormat adds --format text|json to a command whose result has a JSON file: with json, the
+// command prints that file on stdout instead of its text.
+func jsonFormat(fs *pflag.FlagSet, file string) *string {
+	return fs.String("format", "text", "what to print on stdout: text, or json ("+file+")")
+}
+
+// checkFormat refuses a --format other than text and json.
+func checkFormat(format string) error {
+	if format != "text" && format != "json" {
+		return usageErrorf("--format %q: want text or json", format)
+	}
+	return nil
+}
+
+// textOr returns where a command prints its text: stdout, or nowhere when it prints JSON.
+func textOr(format string, stdout io.Writer) io.Writer {
+	if format == "json" {
+		return io.Discard
+	}
+	return stdout
+}
+
+// printJSONFile prints a result's JSON file on stdout when format is json, then returns err
+// (the command's own outcome, such as a failed claim, which the JSON records too).
+func printJSONFile(format string, stdout io.Writer, path string, err error) error {
+	if format != "json" || err != nil && !errors.Is(err, errExpectation) && !errors.Is(err, errInterrupted) {
+		return err
+	}
+	if werr := writeFileTo(stdout, path); werr != nil {
+		return werr
+	}
+	return err
 }

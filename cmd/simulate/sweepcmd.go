@@ -46,9 +46,13 @@ Examples:
 		slo := fs.Duration("slo", 0, "p99 latency objective for a load sweep's latency knee (default: 2 × the p99 at the lowest load)")
 		x := fs.String("x", "", "with --plot: the parameter on the figures' x axis (default: the first numeric one)")
 		shardSpec := shardFlag(fs)
+		format := jsonFormat(fs, "sweep.json")
 		return func(args []string, stdout, stderr io.Writer) error {
 			ref, err := scenarioArg(args)
 			if err != nil {
+				return err
+			}
+			if err := checkFormat(*format); err != nil {
 				return err
 			}
 			shard, err := parseShard(fs, *shardSpec)
@@ -127,13 +131,17 @@ Examples:
 				return runShard(info, points, base, *workers, dir, stderr)
 			}
 			exps := judged(sc, len(*sets) > 0 || len(*vary) > 0, stderr)
-			if err := runSweep(sc, exps, base, *workers, *slo, dir, stdout, stderr); err != nil {
+			err = runSweep(sc, exps, base, *workers, *slo, dir, textOr(*format, stdout), stderr)
+			err = printJSONFile(*format, stdout, filepath.Join(dir, results.SweepFile), err)
+			if err != nil && !errors.Is(err, errExpectation) {
 				return err
 			}
-			if *plotToo {
-				return writeFiguresX(dir, *x, stderr)
+			if *plotToo { // a sweep whose claim fails is drawn all the same
+				if perr := writeFiguresX(dir, *x, stderr); perr != nil {
+					return perr
+				}
 			}
-			return nil
+			return err
 		}
 	},
 }

@@ -1,0 +1,181 @@
+package docs
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/scenarios"
+)
+
+// TestSchemas checks the JSON Schemas in schemas/ against real output files: a run, a load sweep
+// with answers and verdicts, a metastability map and a comparison, each written by the writers
+// the CLI uses from runs of a library scenario, and every folder's manifest.
+func TestSchemas(t *testing.T) {
+	c := jsonschema.NewCompiler()
+	schemas := map[string]*jsonschema.Schema{}
+	for _, name := range []string{"summary", "sweep", "manifest", "compare", "map"} {
+		path := filepath.Join("schemas", name+".schema.json")
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, err := jsonschema.UnmarshalJSON(f)
+		f.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if err := c.AddResource(path, doc); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if schemas[name], err = c.Compile(path); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+	}
+	validate := func(schema, path string) {
+		t.Helper()
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		doc, err := jsonschema.UnmarshalJSON(f)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if err := schemas[schema].Validate(doc); err != nil {
+			t.Errorf("%s does not match schemas/%s.schema.json: %v", path, schema, err)
+		}
+	}
+
+	base := t.TempDir()
+	spike := func(overrides ...string) *scenarios.Scenario {
+		sc, err := scenarios.Lookup("spike")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sc.SetAll(append([]string{"duration=15s"}, overrides...)...); err != nil {
+			t.Fatal(err)
+		}
+		return sc
+	}
+	var runDirs []string
+	for _, policy := range []string{"mongodb-2026-03", "mongodb-2026-07"} {
+		c := spike()
+		if err := c.Set("clients[1].driver.retryPolicy", policy); err != nil {
+			t.Fatal(err)
+		}
+		run, err := scenarios.Run(c, 1, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		run.Summary.Verdicts = results.JudgeRun(c.Expectations(), run.Summary.Expected)
+		dir := filepath.Join(base, "run", policy)
+		if err := results.WriteRunDir(dir, run); err != nil {
+			t.Fatal(err)
+		}
+		validate("summary", filepath.Join(dir, results.SummaryFile))
+		validate("manifest", filepath.Join(dir, results.ManifestFile))
+		runDirs = append(runDirs, dir)
+	}
+
+	// A load sweep of two points, two replications each, with its answers and verdicts.
+	sw := spike()
+	if err := sw.Vary("clients[0].workload.rate", "250/s,2000/s"); err != nil {
+		t.Fatal(err)
+	}
+	points, err := sw.Points()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var prs []results.PointResult
+	var verdicts []results.Verdict
+	for _, p := range points {
+		pr := results.PointResult{Params: p.Params}
+		var measured [][]results.Measured
+		for r := range 2 {
+			run, err := scenarios.Run(p.Scenario, 1, r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pr.Replications = append(pr.Replications, run.Summary)
+			measured = append(measured, run.Summary.Expected)
+		}
+		prs = append(prs, pr)
+		verdicts = append(verdicts, results.Judge(sw.Expectations(), p.Params, measured)...)
+	}
+	hdr := results.Header{Tool: "overloadsim", Version: "test", Scenario: sw.Name, Canonical: sw.String(), Seed: 1,
+		Duration: sw.Duration, Interval: sw.Interval}
+	ctx := sw.SweepLoadContext(points, 0)
+	sweepDir := filepath.Join(base, "sweep")
+	if err := results.WriteSweepDir(sweepDir, hdr, results.Aggregate(prs), "", &ctx, verdicts...); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(filepath.Join(sweepDir, results.SweepFile))
+	if !strings.Contains(string(b), `"answers"`) || !strings.Contains(string(b), `"expectations"`) {
+		t.Fatal("the sweep has no answers or verdicts to check the schema on")
+	}
+	validate("sweep", filepath.Join(sweepDir, results.SweepFile))
+	validate("manifest", filepath.Join(sweepDir, results.ManifestFile))
+
+	// A map of the two points' outcomes after the spike.
+	m := results.PhaseMap{Header: hdr, Trigger: "spike", Axes: []results.MapAxis{
+		{Path: "clients[0].workload.rate", Values: []string{"250/s", "2000/s"}}, {Path: "seed", Values: []string{"1"}}}}
+	for _, pr := range prs {
+		var os []results.RecoveryOutcome
+		var secs []float64
+		for _, s := range pr.Replications {
+			os, secs = append(os, s.Recoveries[0].Outcome), append(secs, s.Recoveries[0].Seconds)
+		}
+		m.Cells = append(m.Cells, results.NewMapCell(append(pr.Params, results.Param{Path: "seed", Value: "1"}), os, secs))
+	}
+	mapDir := filepath.Join(base, "map")
+	if err := results.WriteMapDir(mapDir, m); err != nil {
+		t.Fatal(err)
+	}
+	validate("map", filepath.Join(mapDir, results.MapFile))
+	validate("manifest", filepath.Join(mapDir, results.ManifestFile))
+
+	// The two runs compared.
+	var in []results.CompareInput
+	for _, dir := range runDirs {
+		man, err := results.ReadManifest(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pts, err := results.ReadPoints(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, _ := results.ReadHeader(dir)
+		in = append(in, results.CompareInput{Label: dir, Kind: man.Kind, Digest: man.Digest, Header: h, Points: pts})
+	}
+	cmp := results.Compare(in)
+	cmpDir := filepath.Join(base, "compare")
+	if err := results.WriteCompareDir(cmpDir, results.CompareHeader(cmp, "overloadsim", "test"), cmp); err != nil {
+		t.Fatal(err)
+	}
+	validate("compare", filepath.Join(cmpDir, results.CompareFile))
+	validate("manifest", filepath.Join(cmpDir, results.ManifestFile))
+
+	// A schema that is wrong is caught: summary.json without its header.
+	var doc map[string]any
+	raw, _ := os.ReadFile(filepath.Join(runDirs[0], results.SummaryFile))
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	delete(doc, "header")
+	broken, _ := json.Marshal(doc)
+	v, err := jsonschema.UnmarshalJSON(strings.NewReader(string(broken)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if schemas["summary"].Validate(v) == nil {
+		t.Error("a summary.json without its header matches the schema")
+	}
+}

@@ -55,15 +55,9 @@ Examples:
 			if err != nil {
 				return err
 			}
-			if err := checkFormat(*format); err != nil {
-				return err
-			}
-			shard, err := parseShard(fs, *shardSpec)
+			shard, err := parseShard(fs, *shardSpec, *format, *plotToo, "map")
 			if err != nil {
 				return err
-			}
-			if shard != nil && *plotToo {
-				return usageErrorf("--plot with --shard: a shard has no figures; draw them from the merged map")
 			}
 			if n := len(*vary); n < 2 || n > 3 {
 				return usageErrorf("--vary: %d axes: a map has 2 or 3", n)

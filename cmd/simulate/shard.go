@@ -17,14 +17,21 @@ func shardFlag(fs *pflag.FlagSet) *string {
 	return fs.String("shard", "", "run only shard i of n (i/n, 0 ≤ i < n) and keep its runs for 'simulate merge': units are dealt round-robin, unit u to shard u mod n")
 }
 
-// parseShard parses --shard when it was given.
-func parseShard(fs *pflag.FlagSet, s string) (*results.Shard, error) {
+// parseShard parses --shard when it was given (nil when not), and checks the options that go
+// with it: --format, and --plot, which a shard cannot honour (what: "sweep" or "map").
+func parseShard(fs *pflag.FlagSet, s, format string, plot bool, what string) (*results.Shard, error) {
+	if err := checkFormat(format); err != nil {
+		return nil, err
+	}
 	if !fs.Changed("shard") {
 		return nil, nil
 	}
 	sh, err := results.ParseShard(s)
 	if err != nil {
 		return nil, usageErrorf("--shard: %v", err)
+	}
+	if plot {
+		return nil, usageErrorf("--plot with --shard: a shard has no figures; draw them from the merged %s", what)
 	}
 	return &sh, nil
 }

@@ -52,15 +52,9 @@ Examples:
 			if err != nil {
 				return err
 			}
-			if err := checkFormat(*format); err != nil {
-				return err
-			}
-			shard, err := parseShard(fs, *shardSpec)
+			shard, err := parseShard(fs, *shardSpec, *format, *plotToo, "sweep")
 			if err != nil {
 				return err
-			}
-			if shard != nil && *plotToo {
-				return usageErrorf("--plot with --shard: a shard has no figures; draw them from the merged sweep")
 			}
 			if len(*vary) > 2 {
 				return usageErrorf("--vary: %d parameters: at most 2", len(*vary))

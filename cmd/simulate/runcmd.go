@@ -37,7 +37,7 @@ Examples:
 		format := fs.String("format", "text", "summary on stdout: text, json or csv (the time series)")
 		plotToo := fs.Bool("plot", false, "also draw the figures next to the results")
 		lim := addLimitFlags(fs)
-		traceFile := fs.String("trace", "", "write a Chrome/Perfetto trace-event JSON of a sample of operations to this file")
+		traceFile := fs.String("trace", "", "write a Chrome/Perfetto trace-event JSON of a sample of operations to this file (.gz: compressed; -: stdout, the summary then on stderr)")
 		traceClients := fs.Int("trace-clients", trace.DefaultClients, "trace the first N clients of each group")
 		traceWindow := fs.String("trace-window", "", "trace only this virtual-time window, FROM:TO (e.g. 10s:20s; default: the whole run)")
 		return func(args []string, stdout, stderr io.Writer) error {
@@ -77,10 +77,13 @@ Examples:
 			if err := checkWritable(dir, true); err != nil {
 				return err
 			}
-			if *traceFile != "" {
+			if *traceFile != "" && *traceFile != "-" {
 				if err := checkWritable(*traceFile, false); err != nil {
 					return fmt.Errorf("--trace: %w", err)
 				}
+			}
+			if *traceFile == "-" && *format != "text" {
+				return usageErrorf("--trace - writes the trace on stdout: it cannot go with --format %s", *format)
 			}
 			opts := runOptions()
 			opts.Progress = newRunProgress(stderr, "run "+sc.Name).update
@@ -98,7 +101,14 @@ Examples:
 			exps := judged(sc, len(*sets) > 0, stderr)
 			run.Summary.Verdicts = results.JudgeRun(exps, run.Summary.Expected)
 			if tw != nil {
-				if err := tw.WriteFile(*traceFile); err != nil {
+				tw.AddCounters(run.Series)
+				if *traceFile == "-" {
+					// The trace is the output; the summary goes with the diagnostics.
+					if _, err := tw.WriteTo(stdout); err != nil {
+						return err
+					}
+					stdout = stderr
+				} else if err := tw.WriteFile(*traceFile); err != nil {
 					return err
 				}
 				fmt.Fprintf(stderr, "wrote trace %s (%d events; open it in ui.perfetto.dev)\n", *traceFile, tw.Len())

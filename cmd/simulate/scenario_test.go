@@ -161,6 +161,15 @@ func TestRunTraceAndFigures(t *testing.T) {
 			t.Errorf("report.html contains %q", ext)
 		}
 	}
+	// --trace -: the trace on stdout, the summary on stderr.
+	var to, te bytes.Buffer
+	if s := run([]string{"run", "healthy", "--set", "duration=3s", "--trace", "-", "--out", filepath.Join(filepath.Dir(out), "stdout")}, &to, &te); s != exitOK {
+		t.Fatalf("--trace -: exit %d\n%s", s, te.String())
+	}
+	var traceDoc struct{ TraceEvents []any }
+	if err := json.Unmarshal(to.Bytes(), &traceDoc); err != nil || len(traceDoc.TraceEvents) == 0 || !strings.Contains(te.String(), "goodput") {
+		t.Errorf("--trace -: stdout is no trace (%v), or the summary is not on stderr:\n%.300s", err, te.String())
+	}
 	var o, e bytes.Buffer
 	if s := run([]string{"run", "healthy", "--trace", tr, "--trace-window", "5s:1s"}, &o, &e); s != exitUsage {
 		t.Errorf("a backwards --trace-window: exit %d, want 2\n%s", s, e.String())

@@ -44,6 +44,9 @@
 //	error, network,     i  failure    any other failure              same
 //	poolCleared, timeout
 //	trace truncated     i  trace      the event cap was reached      maxEvents, dropped
+//	goodput             C  counter    per interval, from its start   operations/s (AddCounters)
+//	retry tokens        C  counter    per interval, from its start   mean per client: groups
+//	                                                                 with retry token buckets
 //
 // Outcomes of checkouts and attempts are ok, overload, error (a server error without the overload
 // label), network, poolCleared and timeout; code, codeName and labels appear on failures only.
@@ -54,10 +57,13 @@
 // # Format and determinism
 //
 // The file is {"traceEvents":[…],"displayTimeUnit":"ms","otherData":{…}}, one event per line.
-// Metadata events (ph "M": process_name, process_labels, process_sort_index, thread_name,
-// thread_sort_index) come first, then the events sorted by start time, longer first among
-// equal starts (parents before children), then by depth and recording order. ts and dur are
-// virtual time in microseconds, written from the integer nanoseconds with exactly three decimals
-// ("1234.567"), never through a float. Nothing is read from maps or the wall clock, so a seed
-// gives the same bytes on every run and platform.
+// Metadata events (ph "M", cat "__metadata": process_name, process_labels, process_sort_index,
+// thread_name, thread_sort_index) come first, then the events sorted by start time, longer first
+// among equal starts (parents before children), then by depth and recording order, then the
+// counter samples. ts and dur are virtual time in microseconds, written from the integer
+// nanoseconds with exactly three decimals ("1234.567"), never through a float. Readers add ts
+// and dur in doubles, where a child ending with its parent can come out one ulp later and stop
+// nesting; such a child is shortened by the nanoseconds that keep its double end within its
+// parent's. Nothing is read from maps or the wall clock, so a seed gives the same bytes on
+// every run and platform. WriteFile gzips a path ending in .gz (the same bytes too).
 package trace

@@ -69,8 +69,8 @@ func ExampleWriter() {
 		fmt.Printf("%s: %d\n", k, names[k])
 	}
 	// Output:
-	// {"name":"process_name","ph":"M","ts":0.000,"pid":1,"tid":0,"args":{"name":"adaptive"}},
-	// {"name":"process_name","ph":"M","ts":0.000,"pid":2,"tid":0,"args":{"name":"plain"}},
+	// {"name":"process_name","cat":"__metadata","ph":"M","ts":0.000,"pid":1,"tid":0,"args":{"name":"adaptive"}},
+	// {"name":"process_name","cat":"__metadata","ph":"M","ts":0.000,"pid":2,"tid":0,"args":{"name":"plain"}},
 	// "otherData":{"tool":"overloadsim results/trace","config":"clients=1 window=[12s,12.02s) maxEvents=200000","events":595,"dropped":0,"untracedOps":0,"seed":"1"}}
 	// attempt: 30
 	// backoff: 277

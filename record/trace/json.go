@@ -3,10 +3,12 @@ package trace
 import (
 	"bufio"
 	"cmp"
+	"compress/gzip"
 	"fmt"
 	"io"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -18,11 +20,23 @@ import (
 )
 
 // WriteFile writes the trace to path (mode 0644) with results.WriteFileAtomic, so a reader
-// never sees half a trace and a failed write leaves any previous file as it was.
+// never sees half a trace and a failed write leaves any previous file as it was. A path ending
+// in .gz is gzip-compressed (Perfetto opens it as it is), with no name or time in the gzip
+// header, so that the same trace is the same bytes.
 func (w *Writer) WriteFile(path string) error {
 	return results.WriteFileAtomic(path, func(out io.Writer) error {
-		_, err := w.WriteTo(out)
-		return err
+		if !strings.HasSuffix(path, ".gz") {
+			_, err := w.WriteTo(out)
+			return err
+		}
+		zw, err := gzip.NewWriterLevel(out, gzip.BestCompression)
+		if err != nil {
+			return err
+		}
+		if _, err := w.WriteTo(zw); err != nil {
+			return err
+		}
+		return zw.Close()
 	})
 }
 
@@ -47,8 +61,15 @@ func (w *Writer) WriteTo(out io.Writer) (int64, error) {
 	for _, p := range w.procs {
 		p.writeMeta(o)
 	}
+	nest := nesting{}
 	for _, i := range w.order() {
-		o.b = w.appendEvent(o.b, &w.events[i])
+		e := w.events[i]
+		nest.fit(&e)
+		o.b = w.appendEvent(o.b, &e)
+		o.event()
+	}
+	for _, c := range w.counters {
+		o.b = appendCounter(o.b, c)
 		o.event()
 	}
 	if w.dropped > 0 {
@@ -60,6 +81,61 @@ func (w *Writer) WriteTo(out io.Writer) (int64, error) {
 	o.bw.WriteString("}\n")
 	err := o.bw.Flush()
 	return cw.n, err
+}
+
+// appendCounter appends a counter sample as a "C" event of its process.
+func appendCounter(b []byte, c counter) []byte {
+	b = append(b, `{"name":`...)
+	b = appendString(b, c.name)
+	b = append(b, `,"cat":"counter","ph":"C","ts":`...)
+	b = appendMicros(b, int64(c.ts))
+	b = append(b, `,"pid":`...)
+	b = strconv.AppendInt(b, int64(c.pid), 10)
+	b = append(b, `,"tid":0,"args":{`...)
+	b = appendString(b, c.key)
+	b = append(b, ':')
+	b = strconv.AppendFloat(b, c.value, 'f', -1, 64)
+	return append(b, "}}"...)
+}
+
+// nesting keeps slices nested for readers that compute a slice's end as ts + dur in doubles
+// (Perfetto, catapult and most converters): a child that ends exactly when its parent ends, in
+// nanoseconds, can come out one ulp later in such a sum, and such a reader then puts it beside
+// its parent, not inside. fit shortens a child by the nanoseconds (at most a few) that take its
+// sum back within its parent's. Events arrive in start order, parents first (order).
+type nesting map[[2]int32][]openSlice
+
+type openSlice struct {
+	endNs  int64
+	endDbl float64
+}
+
+// micros is a time as a reader parses what appendMicros writes.
+func micros(ns int64) float64 {
+	f, _ := strconv.ParseFloat(string(appendMicros(nil, ns)), 64)
+	return f
+}
+
+func (n nesting) fit(e *event) {
+	if e.kind == evFailure || e.kind == evTruncated {
+		return // instants: no end to keep inside
+	}
+	key := [2]int32{e.pid, e.tid}
+	stack := n[key]
+	ts, end := int64(e.ts), int64(e.ts)+int64(e.dur)
+	for len(stack) > 0 && stack[len(stack)-1].endNs <= ts {
+		stack = stack[:len(stack)-1] // ended before e starts: not its parent
+	}
+	endDbl := micros(ts) + micros(end-ts)
+	if len(stack) > 0 {
+		parent := stack[len(stack)-1]
+		for e.dur > 0 && endDbl > parent.endDbl {
+			e.dur--
+			end--
+			endDbl = micros(ts) + micros(end-ts)
+		}
+	}
+	n[key] = append(stack, openSlice{end, endDbl})
 }
 
 // output writes the trace events, one a line, with the commas between them.
@@ -118,7 +194,7 @@ func (p *process) writeMeta(o *output) {
 		b := o.b
 		b = append(b, `{"name":`...)
 		b = appendString(b, name)
-		b = append(b, `,"ph":"M","ts":0.000,"pid":`...)
+		b = append(b, `,"cat":"__metadata","ph":"M","ts":0.000,"pid":`...)
 		b = strconv.AppendInt(b, int64(pid), 10)
 		b = append(b, `,"tid":`...)
 		b = strconv.AppendInt(b, int64(tid), 10)

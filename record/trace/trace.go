@@ -7,13 +7,16 @@ import (
 	"time"
 
 	"github.com/overloadsim/overloadsim/client"
+	"github.com/overloadsim/overloadsim/results"
 	"github.com/overloadsim/overloadsim/sim"
 )
 
 // Defaults and limits.
 const (
-	// DefaultClients is how many clients of each group a zero Config.Clients traces.
-	DefaultClients = 5
+	// DefaultClients is how many clients of each group a zero Config.Clients traces: two, so
+	// that the library's default scenario, traced whole, stays within DefaultMaxEvents (about
+	// 100 000 events, 20 MB).
+	DefaultClients = 2
 	// DefaultMaxEvents is the event cap a zero Config.MaxEvents means.
 	DefaultMaxEvents = 200_000
 	// MaxClients bounds Config.Clients, so that thread ids stay distinct (see the package
@@ -132,6 +135,41 @@ type Writer struct {
 	firstDrop sim.Time // where the first dropped event would have been (clamped to the window)
 	untraced  uint64   // operations issued while their client's lanes were all busy
 	meta      []keyValue
+	counters  []counter // AddCounters
+}
+
+// counter is one sample of a process's counter track: a value that holds from ts until the
+// next sample.
+type counter struct {
+	ts    sim.Time
+	pid   int32
+	name  string // the track: "goodput" or "retry tokens"
+	key   string // the value's name in args
+	value float64
+}
+
+// AddCounters adds counter tracks to the group processes the writer traces, from the run's
+// interval records: each group's goodput (operations/s) and, for groups whose clients have
+// retry token buckets, their mean token level, one sample per interval at its start (so each
+// value spans its interval), within the trace's window. Call it once, after the run.
+func (w *Writer) AddCounters(s *results.Series) {
+	pids := map[string]int32{}
+	for _, p := range w.procs {
+		pids[p.name] = int32(p.pid)
+	}
+	for i := range s.Groups {
+		g := &s.Groups[i]
+		pid, ok := pids[g.Name]
+		if !ok || g.End <= w.cfg.From || g.Start >= w.cfg.To {
+			continue
+		}
+		if secs := g.End.Sub(g.Start).Seconds(); secs > 0 {
+			w.counters = append(w.counters, counter{g.Start, pid, "goodput", "operations/s", float64(g.Succeeded) / secs})
+		}
+		if g.TokensN > 0 {
+			w.counters = append(w.counters, counter{g.Start, pid, "retry tokens", "mean per client", g.TokensSum / float64(g.TokensN)})
+		}
+	}
 }
 
 type keyValue struct{ key, value string }

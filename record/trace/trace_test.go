@@ -2,8 +2,10 @@ package trace_test
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -161,13 +163,26 @@ func checkShape(t *testing.T, f *traceFile, cfg trace.Config) {
 	threads := map[thread]string{}
 	meta := true
 	var last sim.Time
-	stacks := map[thread][]sim.Time{} // end times of the open slices per thread
+	type open struct {
+		end sim.Time
+		dbl float64 // the end as a reader that adds ts and dur in doubles computes it
+	}
+	stacks := map[thread][]open{} // the open slices per thread
 	for i, e := range f.TraceEvents {
 		name, ph := *e.Name, *e.Ph
 		th := thread{*e.Pid, *e.Tid}
+		if ph == "C" {
+			if len(e.Args) != 1 || !procs[th.pid] || e.ts < cfg.From-sim.Time(time.Second) || e.ts >= cfg.To {
+				t.Errorf("event %d: counter %s at %v with args %v", i, name, e.ts, e.Args)
+			}
+			continue
+		}
 		if ph == "M" {
 			if !meta {
 				t.Errorf("event %d: metadata %s after other events", i, name)
+			}
+			if e.Cat != "__metadata" {
+				t.Errorf("event %d: metadata %s in category %q, want __metadata", i, name, e.Cat)
 			}
 			key := map[string]string{"process_name": "name", "process_labels": "labels", "process_sort_index": "sort_index",
 				"thread_name": "name", "thread_sort_index": "sort_index"}[name]
@@ -202,14 +217,20 @@ func checkShape(t *testing.T, f *traceFile, cfg trace.Config) {
 				t.Errorf("event %d (%s): [%v, %v] outside the window [%v, %v)", i, name, e.ts, e.ts+e.dur, cfg.From, cfg.To)
 			}
 			st := stacks[th]
-			for len(st) > 0 && st[len(st)-1] <= e.ts {
+			for len(st) > 0 && st[len(st)-1].end <= e.ts {
 				st = st[:len(st)-1]
 			}
-			if len(st) > 0 && e.ts+e.dur > st[len(st)-1] {
+			tsF, _ := strconv.ParseFloat(string(*e.Ts), 64)
+			durF, _ := strconv.ParseFloat(string(*e.Dur), 64)
+			if len(st) > 0 && e.ts+e.dur > st[len(st)-1].end {
 				t.Errorf("event %d (%s): [%v, %v] overlaps its enclosing slice (ends %v) on thread %v",
-					i, name, e.ts, e.ts+e.dur, st[len(st)-1], th)
+					i, name, e.ts, e.ts+e.dur, st[len(st)-1].end, th)
 			}
-			stacks[th] = append(st, e.ts+e.dur)
+			if len(st) > 0 && tsF+durF > st[len(st)-1].dbl {
+				t.Errorf("event %d (%s): ts + dur in doubles is %v, past its enclosing slice's %v on thread %v: a reader would not nest it",
+					i, name, tsF+durF, st[len(st)-1].dbl, th)
+			}
+			stacks[th] = append(st, open{e.ts + e.dur, tsF + durF})
 		case "i":
 			if e.S != "t" && e.S != "g" {
 				t.Errorf("event %d (%s): instant with scope %q", i, name, e.S)
@@ -418,6 +439,28 @@ func TestWriteFile(t *testing.T) {
 	if err := r.w.WriteFile(filepath.Join(dir, "missing", "trace.json")); err == nil {
 		t.Error("WriteFile into a missing directory succeeded")
 	}
+
+	// .gz: gzip, the same trace inside, and the same bytes every time (no name or time).
+	var gzs [][]byte
+	for range 2 {
+		gz := filepath.Join(dir, "trace.json.gz")
+		if err := r.w.WriteFile(gz); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := os.ReadFile(gz)
+		gzs = append(gzs, b)
+		zr, err := gzip.NewReader(bytes.NewReader(b))
+		if err != nil {
+			t.Fatalf("trace.json.gz is not gzip: %v", err)
+		}
+		plain, err := io.ReadAll(zr)
+		if err != nil || !bytes.Equal(plain, r.out) || zr.Name != "" || !zr.ModTime.IsZero() {
+			t.Errorf("trace.json.gz holds another trace (%v), or a name %q or time %v", err, zr.Name, zr.ModTime)
+		}
+	}
+	if !bytes.Equal(gzs[0], gzs[1]) {
+		t.Error("two writes of the same trace.json.gz differ")
+	}
 }
 
 // TestAttachClientsIdle: a traced client that has issued nothing still gets a named track, with
@@ -525,5 +568,53 @@ func TestTracingDoesNotChangeTheRun(t *testing.T) {
 		if plain[i] != traced[i] {
 			t.Errorf("untraced: %s\ntraced:   %s", plain[i], traced[i])
 		}
+	}
+}
+
+// TestCounters: AddCounters gives each traced group a goodput counter track, one sample per
+// interval at its start with the interval's goodput, and a retry-token track for the group whose
+// clients have token buckets (spike's adaptive group) only.
+func TestCounters(t *testing.T) {
+	sc := spike(t)
+	w, err := trace.New(trace.Config{Clients: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := scenarios.RunWith(sc, sc.Seed, 0, scenarios.RunOptions{Attach: func(world *scenarios.World) { w.Attach(world.Groups...) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.AddCounters(r.Series)
+	var buf bytes.Buffer
+	if _, err := w.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	f := parse(t, buf.Bytes())
+	checkShape(t, f, w.Config())
+	type key struct {
+		pid  int
+		name string
+	}
+	n := map[key]int{}
+	var first *traceEvent
+	for i, e := range f.TraceEvents {
+		if *e.Ph == "C" {
+			n[key{*e.Pid, *e.Name}]++
+			if first == nil && *e.Name == "goodput" && *e.Pid == 1 {
+				first = &f.TraceEvents[i]
+			}
+		}
+	}
+	intervals := int(sc.Duration / sc.Interval)
+	if n[key{1, "goodput"}] != intervals || n[key{2, "goodput"}] != intervals {
+		t.Errorf("goodput samples %v, want %d per group", n, intervals)
+	}
+	if n[key{1, "retry tokens"}] != intervals || n[key{2, "retry tokens"}] != 0 {
+		t.Errorf("retry-token samples %v: want %d for adaptive (pid 1), none for plain", n, intervals)
+	}
+	g := r.Series.Groups[0] // the first interval of the first group, by name: adaptive
+	want := float64(g.Succeeded) / g.End.Sub(g.Start).Seconds()
+	if first == nil || first.ts != g.Start || fmt.Sprint(first.Args["operations/s"]) != strconv.FormatFloat(want, 'f', -1, 64) {
+		t.Errorf("the first goodput sample %+v, want %v at %v", first, want, g.Start)
 	}
 }

@@ -38,7 +38,7 @@ func WriteCompareFigures(dir string, inputs []string, labels []string) ([]string
 				return nil, err
 			}
 			sty := lineStyle(paletteColour(i), medium, nil)
-			g := &line{xs: r.x, ys: r.sumOver(results.KindGroup, r.groups, "goodput"), style: sty}
+			g := r.steps(r.sumOver(results.KindGroup, r.groups, "goodput"), sty)
 			attempts, offered := r.sumOver(results.KindGroup, r.groups, "attempts"), r.sumOver(results.KindGroup, r.groups, "offered")
 			a := make([]float64, len(r.x))
 			for j := range a {
@@ -47,7 +47,7 @@ func WriteCompareFigures(dir string, inputs []string, labels []string) ([]string
 					a[j] = attempts[j] / offered[j]
 				}
 			}
-			al := &line{xs: r.x, ys: a, style: sty}
+			al := r.steps(a, sty)
 			good.p.Add(g)
 			amp.p.Add(al)
 			good.key(labels[i], g)

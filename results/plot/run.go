@@ -33,7 +33,9 @@ type run struct {
 	sum     results.Summary
 	ts      *results.Timeseries
 	x       []float64 // the middle of each interval, seconds
-	end     float64   // the end of the last interval, seconds
+	starts  []float64 // each interval's start and end, seconds: a rate holds over its interval
+	ends    []float64
+	end     float64 // the end of the last interval, seconds
 	groups  []string
 	servers []string
 	wins    []window // the warm-up and the fault windows
@@ -61,6 +63,7 @@ func readRun(dir string) (*run, error) {
 	for _, e := range ends {
 		s := e.Seconds()
 		r.x = append(r.x, prev+(s-prev)/2)
+		r.starts, r.ends = append(r.starts, prev), append(r.ends, s)
 		prev = s
 	}
 	r.end = prev
@@ -90,7 +93,7 @@ func (r *run) subtitle() string {
 	if r.hdr.Replication > 0 {
 		s += fmt.Sprintf(" · replication %d", r.hdr.Replication)
 	}
-	s += fmt.Sprintf(" · %v run, %v intervals (plotted at their middle)", r.hdr.Duration, r.hdr.Interval)
+	s += fmt.Sprintf(" · %v run, %v intervals (rates as steps over their interval, levels at its end)", r.hdr.Duration, r.hdr.Interval)
 	if r.hdr.Warmup > 0 {
 		s += fmt.Sprintf(" · warm-up %v", r.hdr.Warmup)
 	}
@@ -171,8 +174,24 @@ func (r *run) group(name, column string) []float64 {
 	return r.ts.Metric(results.KindGroup, name, column)
 }
 
+// steps is a per-interval series (a rate, an average) as a line of steps: each value held
+// from its interval's start to its end, so that a dip starts where its fault does.
+func (r *run) steps(ys []float64, sty draw.LineStyle) *line {
+	l := &line{style: sty}
+	for i, y := range ys {
+		l.xs = append(l.xs, r.starts[i], r.ends[i])
+		l.ys = append(l.ys, y, y)
+	}
+	return l
+}
+
+// levels is a series of levels read at each interval's end (tokens, connections).
+func (r *run) levels(ys []float64, sty draw.LineStyle) *line {
+	return &line{xs: r.ends, ys: ys, style: sty}
+}
+
 func (r *run) addLine(pn *panel, legend string, ys []float64, sty draw.LineStyle) *line {
-	l := &line{xs: r.x, ys: ys, style: sty}
+	l := r.steps(ys, sty)
 	pn.p.Add(l)
 	if legend != "" {
 		pn.key(legend, l)
@@ -192,12 +211,20 @@ func runFigures(dir string) ([]*figure, error) {
 // and, with more than one group, goodput and failures per group.
 func (r *run) timeseriesFigure() *figure {
 	f := &figure{name: "timeseries", title: "Offered load, attempts, goodput, rejections and failures over time", subtitle: r.subtitle()}
-	top := r.timePanel("All client groups (rejections: all servers)", "per second", true)
+	top := r.timePanel("All client groups (request rejections: all servers)", "per second", true)
 	top.p.Y.Min = 0
 	r.addLine(top, "offered load (operations)", r.sumOver(results.KindGroup, r.groups, "offered"), lineStyle(metricOffered, medium, dashed))
 	r.addLine(top, "attempts (commands sent)", r.sumOver(results.KindGroup, r.groups, "attempts"), lineStyle(metricAttempts, medium, nil))
 	r.addLine(top, "goodput (successes)", r.sumOver(results.KindGroup, r.groups, "goodput"), lineStyle(metricGoodput, thick, nil))
-	r.addLine(top, "rejections (servers)", r.sumOver(results.KindServer, r.servers, "rejections"), lineStyle(metricRejections, medium, nil))
+	// Requests refused (limiter, queue overflow); refused connections are not operations and
+	// have their panel in the servers figure.
+	requests := r.sumOver(results.KindServer, r.servers, "rejected_request")
+	for i, q := range r.sumOver(results.KindServer, r.servers, "rejected_queue") {
+		if !math.IsNaN(q) {
+			requests[i] = math.Max(0, nanZero(requests[i])) + q
+		}
+	}
+	r.addLine(top, "request rejections (servers)", requests, lineStyle(metricRejections, medium, nil))
 	r.addLine(top, "failures (errors to app)", r.sumOver(results.KindGroup, r.groups, "failures"), lineStyle(metricFailures, medium, nil))
 	r.addWindowLegend(top)
 	f.rows = append(f.rows, []*panel{top})
@@ -210,6 +237,20 @@ func (r *run) timeseriesFigure() *figure {
 			r.addLine(fail, g, r.group(g, "failures"), sty)
 		}
 		good.p.Y.Min, fail.p.Y.Min = 0, 0
+		// Side by side, one scale: a reader compares the heights.
+		hi := 0.0
+		for _, g := range r.groups {
+			for _, col := range []string{"goodput", "failures"} {
+				for _, y := range r.group(g, col) {
+					if valid(y) {
+						hi = math.Max(hi, y)
+					}
+				}
+			}
+		}
+		if hi > 0 {
+			good.p.Y.Max, fail.p.Y.Max = hi, hi
+		}
 		f.rows = append(f.rows, []*panel{good, fail})
 		f.weights = []float64{1.35, 1}
 	}
@@ -252,8 +293,9 @@ func (r *run) amplificationFigure() *figure {
 			continue
 		}
 		drawnTokens = true
-		r.addLine(tok, g, mean, lineStyle(groupColour(i), medium, nil))
-		r.addLine(tok, "", lo, lineStyle(groupColour(i), medium, dashed))
+		ml := r.levels(mean, lineStyle(groupColour(i), medium, nil))
+		tok.p.Add(ml, r.levels(lo, lineStyle(groupColour(i), medium, dashed)))
+		tok.key(g, ml)
 	}
 	if drawnTokens {
 		tok.key("mean over clients", &line{style: lineStyle(totalColour, medium, nil)})
@@ -263,6 +305,13 @@ func (r *run) amplificationFigure() *figure {
 	}
 	f.rows = [][]*panel{{amp}, {tok}}
 	return f
+}
+
+func nanZero(x float64) float64 {
+	if math.IsNaN(x) {
+		return 0
+	}
+	return x
 }
 
 // groupName is the legend text of the only group (or "all groups").
@@ -338,7 +387,9 @@ func (r *run) latencyFigure() *figure {
 			all = append(all, r.group(g, "latency_ok_"+pc.suffix), r.group(g, "latency_fail_"+pc.suffix))
 		}
 	}
-	_, _, hi := logRange(all...)
+	// One scale for both panels, log when either needs it, over both panels' range: a reader
+	// compares successes with failures.
+	bothLog, bothLo, hi := logRange(all...)
 	unit, k := latencyUnit(hi)
 	for pi, kind := range []struct{ title, prefix, empty string }{
 		{"Successful operations", "latency_ok_", "no successful operations"},
@@ -351,20 +402,21 @@ func (r *run) latencyFigure() *figure {
 				series = append(series, scaled(r.group(g, kind.prefix+pc.suffix), k))
 			}
 		}
-		useLog, lo, hi := logRange(series...)
+		_, lo, _ := logRange(series...)
 		if math.IsNaN(lo) {
 			pn.empty(kind.empty)
 			f.rows = append(f.rows, []*panel{pn})
 			continue
 		}
+		useLog := bothLog
 		if useLog {
-			logAxis(pn.p, lo, hi)
+			logAxis(pn.p, bothLo*k, hi*k)
 			pn.p.Y.Label.Text = "latency (" + unit + ", log scale)"
 			for i := range series {
 				series[i] = logValues(series[i])
 			}
 		} else {
-			pn.p.Y.Min = 0
+			pn.p.Y.Min, pn.p.Y.Max = 0, hi*k
 		}
 		n := 0
 		for gi, g := range r.groups {
@@ -375,7 +427,7 @@ func (r *run) latencyFigure() *figure {
 				if len(r.groups) == 1 {
 					sty.Color = pc.colour
 				}
-				l := &line{xs: r.x, ys: series[n], style: sty}
+				l := r.steps(series[n], sty)
 				n++
 				pn.p.Add(l)
 				if len(r.groups) == 1 {
@@ -399,19 +451,40 @@ func (r *run) latencyFigure() *figure {
 	return f
 }
 
-// serversFigure: utilisation, queue length, request-limiter tokens and connections, a panel
-// each, a line per server.
+// serversFigure: a panel each, a line per server, for what the run is about: utilisation and
+// queue length always; the request limiter's tokens when a limiter ran; the share of work
+// wasted on requests whose client had given up when there was any; open connections; and the
+// connections refused when the connection limiter refused any. No panel stands empty.
 func (r *run) serversFigure() *figure {
-	f := &figure{name: "servers", title: "Servers: utilisation, queue, request-limiter tokens and connections", subtitle: r.subtitle()}
-	metrics := []struct {
+	f := &figure{name: "servers", title: "Servers: utilisation, queue, and what limited them", subtitle: r.subtitle()}
+	type metric struct {
 		title, ylabel, column string
 		scale                 float64
-		empty                 string
-	}{
-		{"Utilisation: busy ÷ available worker time", "utilisation (%)", "utilisation", 100, "no server was up"},
-		{"Worker queue length (time average)", "queued requests", "queue", 1, "no queue"},
-		{"Request-limiter tokens at interval end", "tokens", "tokens", 1, "request limiter off"},
-		{"Open connections at interval end", "connections", "connections", 1, "no connections"},
+		level                 bool // read at interval end, not over the interval
+	}
+	used := func(column string) bool {
+		for _, s := range r.servers {
+			for _, v := range r.ts.Metric(results.KindServer, s, column) {
+				if valid(v) && v != 0 {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	metrics := []metric{
+		{"Utilisation: busy ÷ available worker time", "utilisation (%)", "utilisation", 100, false},
+		{"Worker queue length (time average)", "queued requests", "queue", 1, false},
+	}
+	if used("tokens") {
+		metrics = append(metrics, metric{"Request-limiter tokens at interval end", "tokens", "tokens", 1, true})
+	}
+	if used("wasted_share") {
+		metrics = append(metrics, metric{"Work wasted on requests whose client had given up", "share of capacity (%)", "wasted_share", 100, false})
+	}
+	metrics = append(metrics, metric{"Open connections at interval end", "connections", "connections", 1, true})
+	if used("rejected_conn") {
+		metrics = append(metrics, metric{"Connections refused by the connection limiter", "per second", "rejected_conn", 1, false})
 	}
 	var panels []*panel
 	for mi, m := range metrics {
@@ -427,20 +500,26 @@ func (r *run) serversFigure() *figure {
 		for i, s := range r.servers {
 			ys := scaled(r.ts.Metric(results.KindServer, s, m.column), m.scale)
 			drawn = drawn || !allMissing(ys)
-			l := &line{xs: r.x, ys: ys, style: lineStyle(groupColour(i), groupWidth(i, len(r.servers)), nil)}
+			sty := lineStyle(groupColour(i), groupWidth(i, len(r.servers)), nil)
+			l := r.steps(ys, sty)
+			if m.level {
+				l = r.levels(ys, sty)
+			}
 			pn.p.Add(l)
 			if mi == 1 {
 				pn.key(s, l)
 			}
 		}
 		if !drawn {
-			pn.empty(m.empty)
+			pn.empty("no server reported " + m.column)
 		}
 		if mi == 1 {
 			r.addWindowLegend(pn)
 		}
 		panels = append(panels, pn)
 	}
-	f.rows = [][]*panel{panels[:2], panels[2:]}
+	for i := 0; i < len(panels); i += 2 {
+		f.rows = append(f.rows, panels[i:min(i+2, len(panels))])
+	}
 	return f
 }

@@ -3,8 +3,11 @@ package plot
 import (
 	"image/color"
 	"math"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/overloadsim/overloadsim/results"
 )
 
 // lab converts an sRGB colour to CIELAB (D65).
@@ -102,5 +105,57 @@ func TestSweepAxes(t *testing.T) {
 	if _, err := readSweep(dir, SweepOptions{X: "clients[0].count"}); err == nil ||
 		!strings.Contains(err.Error(), "--x clients[0].count: not a parameter") || !strings.Contains(err.Error(), "clients[0].driver.retryPolicy, clients[0].workload.rate") {
 		t.Errorf("--x of no parameter: %v", err)
+	}
+}
+
+// TestHonestRunFigures: rates are steps over their own interval (so a dip starts where its
+// fault does), panels side by side share their scale, and the servers figure shows only what
+// the run has: no tokens panel without a limiter, no refused-connections panel without refusals.
+func TestHonestRunFigures(t *testing.T) {
+	for _, fx := range runFixtures(t) {
+		r, err := readRun(fx.dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		figs, err := runFigures(fx.dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		byName := map[string]*figure{}
+		for _, f := range figs {
+			byName[f.name] = f
+		}
+		l := r.steps([]float64{1, 2}, lineStyle(totalColour, thin, nil))
+		if len(r.starts) < 2 || l.xs[0] != r.starts[0] || l.xs[1] != r.ends[0] || l.xs[2] != r.starts[1] || l.ys[0] != 1 || l.ys[1] != 1 || l.ys[2] != 2 {
+			t.Errorf("%s: steps %v %v, want each value from its interval's start %v to its end %v", fx.name, l.xs, l.ys, r.starts, r.ends)
+		}
+		if ts := byName["timeseries"]; len(ts.rows) > 1 {
+			good, fail := ts.rows[1][0].p.Y, ts.rows[1][1].p.Y
+			if good.Max != fail.Max || good.Min != fail.Min {
+				t.Errorf("%s: goodput by group on [%v, %v], failures by group on [%v, %v]: sibling panels on different scales", fx.name, good.Min, good.Max, fail.Min, fail.Max)
+			}
+		}
+		var titles []string
+		for _, row := range byName["servers"].rows {
+			for _, pn := range row {
+				titles = append(titles, pn.p.Title.Text)
+			}
+		}
+		has := func(column string) bool {
+			for _, s := range r.servers {
+				for _, v := range r.ts.Metric(results.KindServer, s, column) {
+					if valid(v) && v != 0 {
+						return true
+					}
+				}
+			}
+			return false
+		}
+		for column, title := range map[string]string{"tokens": "Request-limiter tokens", "rejected_conn": "Connections refused", "wasted_share": "Work wasted"} {
+			shown := slices.ContainsFunc(titles, func(s string) bool { return strings.HasPrefix(s, title) })
+			if shown != has(column) {
+				t.Errorf("%s: servers figure %q: %s panel shown %v, but the run has %s: %v", fx.name, titles, title, shown, column, has(column))
+			}
+		}
 	}
 }

@@ -2,8 +2,13 @@ package results
 
 import (
 	"encoding/csv"
+	"fmt"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
 
 	"github.com/overloadsim/overloadsim/sim"
 )
@@ -91,4 +96,60 @@ func summarizeShards(s *Series, from sim.Time) []ShardSummary {
 			BalanceMin:    v.Balance})
 	}
 	return out
+}
+
+// ShardRows is shards.csv read back: per (mongos, shard) track, in order of first appearance,
+// the interval ends (seconds) and each column's values.
+type ShardRows struct {
+	Tracks []ShardTrack
+}
+
+// ShardTrack is one mongos's traffic to one shard over time.
+type ShardTrack struct {
+	Mongos, Shard string
+	Ends          []float64            // interval ends, seconds
+	Values        map[string][]float64 // by column of ShardColumns (after time, mongos, shard)
+}
+
+// ReadShards reads shards.csv from a run's folder.
+func ReadShards(dir string) (ShardRows, error) {
+	var out ShardRows
+	f, err := os.Open(filepath.Join(dir, ShardsFile))
+	if err != nil {
+		return out, fmt.Errorf("results: %w", err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		return out, fmt.Errorf("results: %s: %w", ShardsFile, err)
+	}
+	if len(rows) == 0 || !slices.Equal(rows[0], ShardColumns()) {
+		return out, fmt.Errorf("results: %s: the header is not %v", ShardsFile, ShardColumns())
+	}
+	index := map[[2]string]int{}
+	for n, row := range rows[1:] {
+		key := [2]string{row[1], row[2]}
+		i, ok := index[key]
+		if !ok {
+			i = len(out.Tracks)
+			index[key] = i
+			out.Tracks = append(out.Tracks, ShardTrack{Mongos: row[1], Shard: row[2], Values: map[string][]float64{}})
+		}
+		t := &out.Tracks[i]
+		end, err := strconv.ParseFloat(row[0], 64)
+		if err != nil {
+			return out, fmt.Errorf("results: %s: row %d: time %q", ShardsFile, n+2, row[0])
+		}
+		t.Ends = append(t.Ends, end)
+		for k, c := range shardColumns {
+			v := math.NaN()
+			if row[3+k] != "" {
+				if v, err = strconv.ParseFloat(row[3+k], 64); err != nil {
+					return out, fmt.Errorf("results: %s: row %d: %s %q", ShardsFile, n+2, c.name, row[3+k])
+				}
+			}
+			t.Values[c.name] = append(t.Values[c.name], v)
+		}
+	}
+	return out, nil
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"os"
+	"path/filepath"
 	"strconv"
 
 	"gonum.org/v1/plot"
@@ -204,7 +206,45 @@ func runFigures(dir string) ([]*figure, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []*figure{r.timeseriesFigure(), r.amplificationFigure(), r.latencyFigure(), r.serversFigure()}, nil
+	figs := []*figure{r.timeseriesFigure(), r.amplificationFigure(), r.latencyFigure(), r.serversFigure()}
+	if _, err := os.Stat(filepath.Join(dir, results.ShardsFile)); err == nil {
+		rows, err := results.ReadShards(dir)
+		if err != nil {
+			return nil, fmt.Errorf("plot: %w", err)
+		}
+		figs = append(figs, r.shardsFigure(rows))
+	}
+	return figs, nil
+}
+
+// ShardsFigure is the base name of the figure of a run with mongos routers (shards.csv).
+const ShardsFigure = "shards"
+
+// shardsFigure: each mongos's attempts per operation toward each shard (its own retries
+// included), and its retry budget's balance toward that shard, a line per (mongos, shard).
+func (r *run) shardsFigure(rows results.ShardRows) *figure {
+	f := &figure{name: ShardsFigure, title: "Mongos routers: attempts per operation and retry budget, per shard", subtitle: r.subtitle()}
+	amp := r.timePanel("Shard attempts per operation (the mongos's own retries included)", "attempts per operation", true)
+	bud := r.timePanel("Retry budget balance toward the shard, at interval end", "tokens", false)
+	amp.p.Y.Min, bud.p.Y.Min = 0, 0
+	ref := &hline{y: 1, style: lineStyle(refColour, thin, dotted)}
+	amp.p.Add(ref)
+	for i, t := range rows.Tracks {
+		sty := lineStyle(groupColour(i), groupWidth(i, len(rows.Tracks)), nil)
+		a := &line{style: sty}
+		for j, end := range t.Ends {
+			start := math.Max(0, end-r.hdr.Interval.Seconds())
+			a.xs, a.ys = append(a.xs, start, end), append(a.ys, t.Values["amplification"][j], t.Values["amplification"][j])
+		}
+		b := &line{xs: t.Ends, ys: t.Values["budget_balance"], style: sty}
+		amp.p.Add(a)
+		bud.p.Add(b)
+		amp.key(t.Mongos+" → "+t.Shard, a)
+	}
+	amp.key("1 = no retries", ref)
+	r.addWindowLegend(amp)
+	f.rows = [][]*panel{{amp}, {bud}}
+	return f
 }
 
 // timeseriesFigure: the rates of all groups together over time (rejections of all servers),

@@ -3,11 +3,15 @@ package plot
 import (
 	"image/color"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/sim"
 )
 
 // lab converts an sRGB colour to CIELAB (D65).
@@ -156,6 +160,38 @@ func TestHonestRunFigures(t *testing.T) {
 			if shown != has(column) {
 				t.Errorf("%s: servers figure %q: %s panel shown %v, but the run has %s: %v", fx.name, titles, title, shown, column, has(column))
 			}
+		}
+	}
+}
+
+// TestShardsFigure: a run with mongos routers (shards.csv) gets the shards figure, a line per
+// (mongos, shard) for attempts per operation and for the budget's balance; a run without gets
+// none.
+func TestShardsFigure(t *testing.T) {
+	s := stormSeries()
+	for i := 0; i < 3; i++ {
+		for _, shard := range []string{"s0", "s1"} {
+			s.Shards = append(s.Shards, results.ShardInterval{Start: sim.Time(i) * sim.Time(time.Second), End: sim.Time(i+1) * sim.Time(time.Second),
+				Mongos: "m1", Shard: shard, Attempted: 100, OverloadRetries: uint64(50 * i), Balance: float64(900 - 300*i)})
+		}
+	}
+	dir := writeRun(t, "sharded", s, 0)
+	names, err := WriteRunFigures(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(names, ShardsFigure) {
+		t.Fatalf("figures %v: no %s for a run with shards.csv", names, ShardsFigure)
+	}
+	svg, _ := os.ReadFile(filepath.Join(dir, ShardsFigure+".svg"))
+	for _, want := range []string{"m1 → s0", "m1 → s1", "Retry budget balance"} {
+		if !strings.Contains(string(svg), want) {
+			t.Errorf("shards.svg does not say %q", want)
+		}
+	}
+	for _, fx := range runFixtures(t) {
+		if names, _ := WriteRunFigures(fx.dir); slices.Contains(names, ShardsFigure) {
+			t.Errorf("%s: a run without mongos routers got a shards figure", fx.name)
 		}
 	}
 }

@@ -42,6 +42,7 @@ var figureSpecs = []figureSpec{
 	{"timeseries.svg", "Offered load, attempts, goodput, rejections and failures over virtual time.", "run"},
 	{"amplification.svg", "Retry amplification (attempts ÷ operations issued; 1 means no retries) and the retry-token level over time.", "run"},
 	{"latency.svg", "Operation latency over time, from issue to final result with retries and backoff included: successful and failed operations.", "run"},
+	{"shards.svg", "Mongos routers over time: attempts per operation toward each shard, and each retry budget's balance.", "run"},
 	{"servers.svg", "Servers over time: utilisation and queue, and what limited them: request-limiter tokens, work wasted on abandoned requests, connections open and refused (each when the run has any).", "run"},
 	{"sweep-goodput.svg", "Goodput against the swept parameter: mean over replications with its 95 % confidence interval.", "sweep"},
 	{"sweep-amplification.svg", "Retry amplification against the swept parameter: mean over replications with its 95 % confidence interval.", "sweep"},

@@ -270,7 +270,7 @@ func TestNoFigures(t *testing.T) {
 	if err := Render(&b, dir); err != nil {
 		t.Fatal(err)
 	}
-	want := "No figures: the folder holds none of timeseries.svg, amplification.svg, latency.svg, servers.svg."
+	want := "No figures: the folder holds none of timeseries.svg, amplification.svg, latency.svg, shards.svg, servers.svg."
 	if !strings.Contains(b.String(), want) {
 		t.Errorf("Render without figures lacks %q", want)
 	}

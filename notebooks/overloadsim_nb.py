@@ -207,14 +207,23 @@ def parse_value(value: str) -> tuple[float, str]:
 
 
 def read_points(folder: Path) -> pd.DataFrame:
-    """points.csv of a sweep: one row per point, a column per swept parameter path (text, as
-    written in the scenario), replications, then NAME_mean, NAME_ci95 and NAME_n per metric (the
-    mean over replications, the half-width of its 95 % confidence interval, and the number of
-    replications where the metric has a value: a fault's recovery_time_n counts the replications
-    that recovered). A metric without a value is NaN."""
+    """points.csv of a sweep: one row per point, a column per swept parameter path, replications,
+    then NAME_mean, NAME_ci95 and NAME_n per metric (the mean over replications, the half-width of
+    its 95 % confidence interval, and the number of replications where the metric has a value: a
+    fault's recovery_time_n counts the replications that recovered). A metric without a value is
+    NaN. A numeric parameter is a number with its unit in the column's name (PATH_per_s for a
+    rate, PATH_s, PATH_ms or PATH_us for a duration, PATH for a plain number); any other is its
+    text, as the scenario writes it."""
     df = pd.read_csv(folder / "points.csv", dtype=str)
     numeric = [c for c in df.columns if c == "replications" or c.endswith(("_mean", "_ci95", "_n"))]
-    return pd.concat([df.drop(columns=numeric), df[numeric].apply(pd.to_numeric)], axis=1)
+    out = pd.concat([df.drop(columns=numeric), df[numeric].apply(pd.to_numeric)], axis=1)
+    for c in df.columns:
+        if c not in numeric:
+            try:
+                out[c] = pd.to_numeric(df[c])
+            except ValueError:
+                pass  # a policy name, a driver block: text
+    return out
 
 
 def read_run(folder: Path) -> tuple[dict, pd.DataFrame, dict]:

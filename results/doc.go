@@ -133,10 +133,13 @@
 //   - points.csv — one row per point: a column per swept parameter path, replications, then
 //     NAME_mean, NAME_ci95 and NAME_n for every metric of Summary.Metrics (the mean over
 //     replications, the half-width of its Student-t 95 % confidence interval,
-//     internal/stats.MeanCI, and the number of replications where the metric has a value).
-//   - sweep.json — {"header", "partial", "points": [{"params": [{"path", "value"}],
-//     "replications", "metrics": [{"name", "mean", "ci95", "n"}]}]}, which is also the baseline
-//     format. partial (absent when whole) says why an interrupted sweep holds only the points
+//     internal/stats.MeanCI, and the number of replications where the metric has a value). A
+//     numeric parameter is a number with its unit in the column's name: PATH_per_s (a rate),
+//     PATH_s, PATH_ms or PATH_us (a duration), PATH (a plain number); any other is its text.
+//   - sweep.json — {"header", "partial", "context", "answers", "expectations", "points":
+//     [{"params": [{"path", "value"}], "replications", "metrics": [{"name", "mean", "ci95",
+//     "n"}]}]}, which is also the baseline format (docs/schemas/sweep.schema.json); a parameter's
+//     value there is its text, as the scenario writes it. partial (absent when whole) says why an interrupted sweep holds only the points
 //     that finished; points.csv then starts with a "# partial: …" line.
 //   - units/ — while the sweep is unfinished: each finished replication's summary (Units), so
 //     that the same sweep run again into the folder resumes instead of starting over.

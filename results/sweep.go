@@ -226,13 +226,20 @@ func ReadPoints(dir string) ([]PointStats, error) {
 // appearance), "replications", then "NAME_mean", "NAME_ci95" and "NAME_n" per metric (in order of
 // first appearance; n counts the replications where the metric has a value, so a recovery time
 // says over how many recovered replications it is averaged); one row per point. An empty cell is
-// "no value".
+// "no value". A parameter whose values are all numbers of one kind (ParseValues) is written as
+// numbers, with its unit in the column's name: PATH_per_s for rates (operations/s), PATH_s,
+// PATH_ms or PATH_us for durations (the unit that reads best), PATH for plain numbers; any other
+// parameter (a policy, a driver block) as its text, under PATH.
 func WritePoints(w io.Writer, points []PointStats) error {
 	var paths, metrics []string
+	values := map[string][]string{}
 	for _, p := range points {
 		for _, pr := range p.Params {
 			if !slices.Contains(paths, pr.Path) {
 				paths = append(paths, pr.Path)
+			}
+			if !slices.Contains(values[pr.Path], pr.Value) {
+				values[pr.Path] = append(values[pr.Path], pr.Value)
 			}
 		}
 		for _, m := range p.Metrics {
@@ -241,7 +248,27 @@ func WritePoints(w io.Writer, points []PointStats) error {
 			}
 		}
 	}
-	header := append(slices.Clone(paths), "replications")
+	// Each numeric parameter's column name and its values as numbers, by text.
+	columns := make([]string, len(paths))
+	numeric := map[string]map[string]string{}
+	for i, path := range paths {
+		columns[i] = path
+		nums, kind, unit, ok := ParseValues(values[path])
+		if !ok {
+			continue
+		}
+		switch kind {
+		case ValueRate:
+			columns[i] = path + "_per_s"
+		case ValueDuration:
+			columns[i] = path + "_" + strings.ReplaceAll(unit, "µ", "u")
+		}
+		numeric[path] = map[string]string{}
+		for j, v := range values[path] {
+			numeric[path][v] = formatFloat(nums[j])
+		}
+	}
+	header := append(columns, "replications")
 	for _, m := range metrics {
 		header = append(header, m+"_mean", m+"_ci95", m+"_n")
 	}
@@ -256,6 +283,9 @@ func WritePoints(w io.Writer, points []PointStats) error {
 			for _, pr := range p.Params {
 				if pr.Path == path {
 					cell = pr.Value
+					if n, ok := numeric[path]; ok {
+						cell = n[pr.Value]
+					}
 				}
 			}
 			row = append(row, cell)

@@ -20,8 +20,8 @@ func TestSweepKeepsOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(string(csv), "\n")
-	if !strings.HasPrefix(lines[0], "clients[0].driver.retryPolicy,clients[0].workload.rate,") ||
-		!strings.HasPrefix(lines[1], "none,500/s,") || !strings.HasPrefix(lines[2], "none,1000/s,") {
+	if !strings.HasPrefix(lines[0], "clients[0].driver.retryPolicy,clients[0].workload.rate_per_s,") ||
+		!strings.HasPrefix(lines[1], "none,500,") || !strings.HasPrefix(lines[2], "none,1000,") {
 		t.Errorf("points.csv does not keep the --vary order, the first slowest:\n%s\n%s\n%s", lines[0], lines[1], lines[2])
 	}
 	svg := func() string {

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/results/plot"
 	"github.com/overloadsim/overloadsim/scenarios"
 )
 
@@ -642,5 +643,71 @@ func TestInteractiveReport(t *testing.T) {
 	}
 	if len(got.Console)+len(got.Errors)+len(got.Requests) > 0 {
 		t.Errorf("console %q, errors %q, requests %q: want none", got.Console, got.Errors, got.Requests)
+	}
+}
+
+// TestCompareChromium opens a comparison's report (compare.html) in headless Chromium: two runs
+// of the spike scenario side by side, their table and their overlaid figure in the DOM, and
+// nothing logged or fetched while loading.
+func TestCompareChromium(t *testing.T) {
+	needChromium(t)
+	base := t.TempDir()
+	var dirs []string
+	var in []results.CompareInput
+	for _, policy := range []string{"mongodb-2026-03", "mongodb-2026-07"} {
+		sc, err := scenarios.Lookup("spike")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sc.SetAll("duration=12s", "clients[1].driver.retryPolicy="+policy); err != nil {
+			t.Fatal(err)
+		}
+		r, err := scenarios.Run(sc, 1, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := filepath.Join(base, policy)
+		if err := results.WriteRunDir(dir, r); err != nil {
+			t.Fatal(err)
+		}
+		m, err := results.ReadManifest(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pts, err := results.ReadPoints(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dirs = append(dirs, dir)
+		in = append(in, results.CompareInput{Label: policy, Kind: m.Kind, Digest: m.Digest, Header: r.Header, Points: pts})
+	}
+	c := results.Compare(in)
+	out := filepath.Join(base, "compare")
+	if err := results.WriteCompareDir(out, results.CompareHeader(c, "overloadsim", "test"), c); err != nil {
+		t.Fatal(err)
+	}
+	names, err := plot.WriteCompareFigures(out, dirs, []string{"mongodb-2026-03", "mongodb-2026-07"})
+	if err != nil || len(names) != 1 {
+		t.Fatalf("WriteCompareFigures = %v, %v", names, err)
+	}
+	if err := results.AddFiles(out, names[0]+".svg", names[0]+".png"); err != nil {
+		t.Fatal(err)
+	}
+	page, err := WriteCompare(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dom, stderr := runChromium(t, "--enable-logging=stderr", "--v=0", "--dump-dom", fileURL(page))
+	for _, want := range []string{`<table id="results">`, `<table id="compare">`, "total.amplification", "Welch", `<figure id="figure-1">`} {
+		if !strings.Contains(string(dom), want) {
+			t.Errorf("compare.html's DOM lacks %q", want)
+		}
+	}
+	if !regexp.MustCompile(`(?s)<figure id="figure-1">\s*<svg[ >].*?</svg>\s*<figcaption>`).Match(dom) {
+		t.Error("compare.html's figure did not parse as an inline <svg>")
+	}
+	assertSelfContained(t, "compare (DOM)", string(dom))
+	if lines := consoleLines(stderr); len(lines) > 0 {
+		t.Errorf("console output while loading compare.html:\n%s", strings.Join(lines, "\n"))
 	}
 }

@@ -57,7 +57,7 @@ func (e *Expectation) Window() string {
 func (e *Expectation) String() string {
 	s := e.claim()
 	if len(e.At) > 0 {
-		s += " at " + paramsText(e.At)
+		s += " at " + ParamsText(e.At)
 	}
 	return s
 }
@@ -230,7 +230,7 @@ func (v Verdict) String() string {
 	}
 	s := fmt.Sprintf("%s %s: %s", word, v.Expectation, strconv.FormatFloat(v.Value, 'g', 4, 64))
 	if len(v.Params) > 0 {
-		s = fmt.Sprintf("%s %s at %s: %s", word, v.Expectation, paramsText(v.Params), strconv.FormatFloat(v.Value, 'g', 4, 64))
+		s = fmt.Sprintf("%s %s at %s: %s", word, v.Expectation, ParamsText(v.Params), strconv.FormatFloat(v.Value, 'g', 4, 64))
 	}
 	if v.Detail != "" {
 		s += " (" + v.Detail + ")"

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/overloadsim/overloadsim/internal/golden"
 	"hash/fnv"
 	"io"
 	"math"
@@ -16,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/overloadsim/overloadsim/internal/golden"
 )
 
 // fixtureSeries is a hand-built series: groups "a" and "b", server "db", three one-second

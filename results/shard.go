@@ -102,12 +102,13 @@ func (si *ShardInfo) UnitName(u int) string {
 	p := u / reps
 	at := ""
 	if p < len(si.Points) && len(si.Points[p]) > 0 {
-		at = ": " + paramsText(si.Points[p])
+		at = ": " + ParamsText(si.Points[p])
 	}
 	return fmt.Sprintf("unit %d (point %d%s, replication %d)", u, p, at, u%reps)
 }
 
-func paramsText(ps []Param) string {
+// ParamsText says a point's parameters: "path=value, path=value", in their order.
+func ParamsText(ps []Param) string {
 	parts := make([]string, len(ps))
 	for i, p := range ps {
 		parts[i] = p.Path + "=" + p.Value

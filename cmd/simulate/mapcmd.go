@@ -234,7 +234,7 @@ type mapOutcome struct {
 func outcomeOf(params []results.Param, s *results.Summary, trigger string) (mapOutcome, error) {
 	rec, ok := recoveryOf(s, trigger)
 	if !ok {
-		return mapOutcome{}, fmt.Errorf("%s: no trigger %q in this cell's run", paramsText(params), trigger)
+		return mapOutcome{}, fmt.Errorf("%s: no trigger %q in this cell's run", results.ParamsText(params), trigger)
 	}
 	return mapOutcome{rec.Outcome, rec.Seconds}, nil
 }
@@ -286,14 +286,6 @@ func recoveryOf(s *results.Summary, trigger string) (results.Recovery, bool) {
 		}
 	}
 	return results.Recovery{}, false
-}
-
-func paramsText(ps []results.Param) string {
-	parts := make([]string, len(ps))
-	for i, p := range ps {
-		parts[i] = p.Path + "=" + p.Value
-	}
-	return strings.Join(parts, ", ")
 }
 
 // sweepHeader is the header of a result made of many runs of sc from base seed seed.

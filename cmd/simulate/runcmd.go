@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -135,59 +134,4 @@ Examples:
 			return printVerdicts(stdout, exps, run.Summary.Verdicts, 0, run.Summary.Expected)
 		}
 	},
-}
-
-// judged returns the expectations a run or sweep of sc judges: none when the user changed the
-// scenario (--set, --vary), as its expect: block is a claim about the scenario as written, and
-// it says so on stderr.
-func judged(sc *scenarios.Scenario, changed bool, stderr io.Writer) []results.Expectation {
-	exps := sc.Expectations()
-	if changed && len(exps) > 0 {
-		fmt.Fprintf(stderr, "note: the scenario was changed by --set or --vary: its expect: block (%d claims about the scenario as written) is not judged\n", len(exps))
-		return nil
-	}
-	return exps
-}
-
-// printVerdicts prints the verdicts on the scenario's expectations, and those that were not
-// judged, with why (points is how many sweep points there were, 0 for a run; measured is a
-// run's measurements), and returns errExpectation when one failed.
-func printVerdicts(w io.Writer, exps []results.Expectation, verdicts []results.Verdict, points int, measured []results.Measured) error {
-	if len(exps) == 0 {
-		return nil
-	}
-	fmt.Fprintln(w, "\nExpectations (the scenario's expect: block):")
-	for _, v := range verdicts {
-		fmt.Fprintf(w, "  %s\n", v)
-	}
-	for i := range exps {
-		e := &exps[i]
-		if !slices.ContainsFunc(verdicts, func(v results.Verdict) bool { return v.Index == i }) {
-			why := "applies at a sweep point (run the sweep)"
-			switch {
-			case points > 0:
-				why = "applies at no point of this sweep"
-			case e.Over == "mean" && len(e.At) == 0:
-				why = "a mean over replications (run the sweep)"
-			case i < len(measured) && measured[i].Skip != "":
-				why = measured[i].Skip
-			case i < len(measured) && results.NoRecoveryTime(e, measured[i]):
-				why = "no value: the trigger did not recover in this run"
-			}
-			fmt.Fprintf(w, "  SKIP %s: %s\n", e, why)
-		}
-	}
-	if n := results.Failed(verdicts); n > 0 {
-		return fmt.Errorf("%w: %d of %d expectations failed (the results are written)", errExpectation, n, len(verdicts))
-	}
-	return nil
-}
-
-func writeFileTo(w io.Writer, path string) error {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(data)
-	return err
 }

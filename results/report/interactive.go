@@ -59,7 +59,7 @@ type interactiveView struct {
 // newInteractive builds the interactive charts of a run from its time series: the rates of all
 // groups (offered, attempts, goodput, failures) and of all servers (rejections), and the
 // amplification.
-func newInteractive(ts *results.Timeseries, interval float64) (*interactiveView, error) {
+func newInteractive(ts *results.Timeseries) (*interactiveView, error) {
 	ends := ts.Ends()
 	if len(ends) == 0 {
 		return nil, nil

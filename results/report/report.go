@@ -255,7 +255,7 @@ func load(dir string) (*view, error) {
 			if err != nil {
 				return nil, fmt.Errorf("report: %w", err)
 			}
-			if v.Interactive, err = newInteractive(ts, hdr.Interval.Seconds()); err != nil {
+			if v.Interactive, err = newInteractive(ts); err != nil {
 				return nil, err
 			}
 		}

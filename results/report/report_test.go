@@ -3,7 +3,6 @@ package report
 import (
 	"bytes"
 	"errors"
-	"github.com/overloadsim/overloadsim/internal/golden"
 	"math"
 	"os"
 	"path/filepath"
@@ -12,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/overloadsim/overloadsim/internal/golden"
 
 	"github.com/overloadsim/overloadsim/results"
 )

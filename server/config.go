@@ -93,6 +93,12 @@ type Config struct {
 	// ExternalClientBaseBackoffMS is externalClientBaseBackoffMS: when > 0 the node attaches
 	// baseBackoffMS to the overload errors it returns. Default 0 (off).
 	ExternalClientBaseBackoffMS int64
+	// RetryPushbackMS, when not 0, is server pushback the node attaches to the overload errors
+	// it returns: retry after this many milliseconds, or, when negative, do not retry (as a
+	// gRPC server's grpc-retry-pushback-ms or an AWS service's x-amz-retry-after says). 0
+	// (the default) attaches none; a failpoint can send a pushback of 0. The MongoDB driver
+	// policies ignore it.
+	RetryPushbackMS int64
 	// RequestLimiter and ConnLimiter are the ingress limiters.
 	RequestLimiter RequestLimiterConfig
 	ConnLimiter    ConnLimiterConfig

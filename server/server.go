@@ -59,6 +59,8 @@ type job struct {
 	labels      wire.Labels
 	labelsGiven bool
 	closeConn   bool
+	pushback    bool  // the failpoint's error carries server pushback
+	pushbackMS  int64 // its milliseconds (< 0: do not retry)
 
 	// ExecShared: the virtual work at which it ends, its arrival order, its place in the heap
 	// of running commands, and the CPU clock when its busy time was last counted.
@@ -321,6 +323,7 @@ func (s *Server) afterLimiter(now sim.Time, j *job) {
 		a := s.fp.Evaluate(j.req.Cmd, from, s.fpRNG)
 		if a.Fire {
 			j.closeConn, j.code, j.labels, j.labelsGiven = a.Close, a.Code, a.Labels, a.LabelsGiven
+			j.pushback, j.pushbackMS = a.Pushback, a.PushbackMS
 			if a.Block > 0 {
 				j.state = jsBlocked
 				j.timer = s.loop.After(a.Block, s, evUnblock, j)
@@ -479,6 +482,12 @@ func (s *Server) answeredBeforeWork(now sim.Time, j *job) bool {
 	if j.reject || j.hs {
 		return false
 	}
+	if j.req.Cancelled {
+		// The client cancelled it while it waited (a hedged copy that lost): it is dropped
+		// without work, as a server drops a stream reset before its handler ran.
+		s.reply(now, j, wire.Interrupted, 0)
+		return true
+	}
 	if now >= j.deadline {
 		s.stats.MaxTimeExpired++
 		s.reply(now, j, wire.MaxTimeMSExpired, 0)
@@ -584,6 +593,12 @@ func (s *Server) reply(now sim.Time, j *job, code wire.Code, labels wire.Labels)
 	req.Reply = wire.Reply{Code: code, Labels: labels, Role: s.role}
 	if labels.Has(wire.SystemOverloadedError) && s.cfg.ExternalClientBaseBackoffMS > 0 {
 		req.Reply.BaseBackoffMS = s.cfg.ExternalClientBaseBackoffMS
+	}
+	switch {
+	case j.pushback && code != wire.OK:
+		req.Reply.Pushback, req.Reply.PushbackMS = true, j.pushbackMS
+	case labels.Has(wire.SystemOverloadedError) && s.cfg.RetryPushbackMS != 0:
+		req.Reply.Pushback, req.Reply.PushbackMS = true, s.cfg.RetryPushbackMS
 	}
 	if code != wire.OK {
 		s.stats.Errors++

@@ -32,6 +32,7 @@ const (
 	SocketException                     Code = 9001
 	NotWritablePrimary                  Code = 10107
 	InterruptedAtShutdown               Code = 11600
+	Interrupted                         Code = 11601
 	InterruptedDueToReplStateChange     Code = 11602
 	NotPrimaryNoSecondaryOk             Code = 13435
 	NotPrimaryOrSecondary               Code = 13436
@@ -58,6 +59,7 @@ var codeNames = map[Code]string{
 	SocketException:                     "SocketException",
 	NotWritablePrimary:                  "NotWritablePrimary",
 	InterruptedAtShutdown:               "InterruptedAtShutdown",
+	Interrupted:                         "Interrupted",
 	InterruptedDueToReplStateChange:     "InterruptedDueToReplStateChange",
 	NotPrimaryNoSecondaryOk:             "NotPrimaryNoSecondaryOk",
 	NotPrimaryOrSecondary:               "NotPrimaryOrSecondary",

@@ -210,6 +210,11 @@ type Request struct {
 	// be established; a node's connection queue drops the waiter then and returns its token.
 	ConnectTimeout time.Duration
 
+	// Cancelled says the client cancelled the request after sending it (a hedged copy that
+	// lost to another): a node that has not started it drops it before any work, answering
+	// Interrupted; one already running it finishes.
+	Cancelled bool
+
 	ReplyTo   sim.Handler
 	ReplyKind int
 	Reply     Reply
@@ -224,6 +229,11 @@ type Reply struct {
 	// BaseBackoffMS is the node's externalClientBaseBackoffMS attached to an overload error; 0
 	// when absent.
 	BaseBackoffMS int64
+	// Pushback says the error carries server pushback: retry after PushbackMS milliseconds,
+	// or not at all when PushbackMS < 0 (gRPC's grpc-retry-pushback-ms, AWS's
+	// x-amz-retry-after). MongoDB drivers ignore it.
+	Pushback   bool
+	PushbackMS int64
 	// NetErr means the connection was closed or reset: there is no reply document, and Code and
 	// Labels are unset (the driver derives labels for network errors itself).
 	NetErr bool

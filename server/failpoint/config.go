@@ -38,6 +38,12 @@ type Config struct {
 	// labels, while labels not given leave the node's own.
 	ErrorLabels    []string
 	HasErrorLabels bool
+	// RetryPushbackMS is server pushback put on the error the failpoint returns (HasRetryPushback
+	// says it is given): retry after this many milliseconds, or, when negative, do not retry
+	// (gRPC's grpc-retry-pushback-ms; AWS's x-amz-retry-after, which ignores a negative value).
+	// Needs ErrorCode. The MongoDB driver policies ignore it.
+	RetryPushbackMS  int64
+	HasRetryPushback bool
 	// CloseConnection closes the connection instead of replying: the client sees a network
 	// error. It wins over ErrorCode.
 	CloseConnection bool
@@ -173,6 +179,9 @@ func (c Config) Validate() error {
 		bad("data.blockTimeMS", c.BlockTimeMS, "must be > 0 when blockConnection is true")
 	case !c.BlockConnection && c.BlockTimeMS != 0:
 		bad("data.blockTimeMS", c.BlockTimeMS, "has no effect unless blockConnection is true")
+	}
+	if c.HasRetryPushback && (c.ErrorCode == 0 || c.CloseConnection) {
+		bad("data.retryPushbackMS", c.RetryPushbackMS, "needs an errorCode to travel on (and no closeConnection): pushback is part of an error reply")
 	}
 	if c.ErrorCode == 0 && !c.CloseConnection && !c.BlockConnection {
 		bad("data", "errorCode 0, closeConnection false, blockConnection false",

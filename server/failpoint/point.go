@@ -34,6 +34,9 @@ type Action struct {
 	Code        wire.Code
 	Labels      wire.Labels
 	LabelsGiven bool
+	// Pushback and PushbackMS are the error's server pushback (Config.RetryPushbackMS).
+	Pushback   bool
+	PushbackMS int64
 }
 
 // Point is an armed failCommand failpoint: a validated Config plus the state the server keeps
@@ -105,6 +108,7 @@ func (p *Point) Configure(cfg Config) error {
 			a.Labels |= l
 		}
 	}
+	a.Pushback, a.PushbackMS = cfg.HasRetryPushback, cfg.RetryPushbackMS
 	p.fired = a
 	return nil
 }

@@ -51,6 +51,8 @@ func TestValidateAccepts(t *testing.T) {
 		{"block only", Config{Mode: AlwaysOn(), FailCommands: []string{"find"}, BlockConnection: true, BlockTimeMS: 1000}},
 		{"aliases", Config{Mode: AlwaysOn(), FailCommands: []string{"hello", "isMaster"}, CloseConnection: true, AppName: "monitor"}},
 		{"empty labels given", Config{Mode: AlwaysOn(), FailCommands: []string{"find"}, ErrorCode: 91, HasErrorLabels: true}},
+		{"pushback do not retry", Config{Mode: AlwaysOn(), FailCommands: []string{"find"}, ErrorCode: 2, RetryPushbackMS: -1, HasRetryPushback: true}},
+		{"pushback of 0", Config{Mode: AlwaysOn(), FailCommands: []string{"find"}, ErrorCode: 2, HasRetryPushback: true}},
 	} {
 		if err := tc.cfg.Validate(); err != nil {
 			t.Errorf("%s: Validate(%v) = %v, want nil", tc.name, tc.cfg, err)
@@ -156,6 +158,11 @@ func TestValidateRejects(t *testing.T) {
 			"blockTimeMS without blockConnection",
 			func(c *Config) { c.BlockTimeMS = 100 },
 			[]string{"failpoint: data.blockTimeMS: 100: has no effect unless blockConnection is true"},
+		},
+		{
+			"pushback with nothing to carry it",
+			func(c *Config) { c.ErrorCode, c.CloseConnection, c.RetryPushbackMS, c.HasRetryPushback = 0, true, 50, true },
+			[]string{"failpoint: data.retryPushbackMS: 50: needs an errorCode to travel on (and no closeConnection): pushback is part of an error reply"},
 		},
 		{
 			"blockTimeMS beyond time.Duration",

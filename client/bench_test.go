@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/overloadsim/overloadsim/client/retry"
 	"github.com/overloadsim/overloadsim/client/workload"
 	"github.com/overloadsim/overloadsim/dist"
 	"github.com/overloadsim/overloadsim/server"
@@ -17,11 +18,16 @@ import (
 // burst; 100 clients running mongodb-2026-03 with adaptive retries; Poisson arrivals at
 // 2000 ops/s; a one-way delay of 0.5 ms.
 func referenceWorld(tb testing.TB) *world {
+	o := DefaultOptions()
+	o.AdaptiveRetries = true
+	return referenceWorldWith(tb, o)
+}
+
+// referenceWorldWith is the reference scenario with the driver options o.
+func referenceWorldWith(tb testing.TB, o Options) *world {
 	svc, _ := dist.Exp(5 * time.Millisecond)
 	node := server.Config{Address: "db", Workers: 8, Service: svc, RejectCost: server.DefaultRejectCost, HandshakeCost: server.DefaultHandshakeCost,
 		RequestLimiter: server.RequestLimiterConfig{Enabled: true, AdmissionRatePerSec: 1000, AdmissionBurstCapacitySecs: 0.1}}
-	o := DefaultOptions()
-	o.AdaptiveRetries = true
 	p, _ := workload.Constant(2000)
 	mix, kinds := finds()
 	w := newWorld(tb, node, o, 100, Workload{Arrivals: workload.Poisson(p), Mix: mix, Kinds: kinds, Stop: sim.Never},
@@ -40,9 +46,23 @@ func referenceWorld(tb testing.TB) *world {
 //
 //	go test -run '^$' -bench BenchmarkReference -benchmem ./client
 func BenchmarkReference(b *testing.B) {
-	w := referenceWorld(b)
+	events, n, mallocs := steadyState(b, referenceWorld(b))
+	secs := b.Elapsed().Seconds()
+	floor := simtest.NewMMc(8, 2000, 200) // the reference's λ and μ per worker
+	floor.Run(100000)
+	t0 := time.Now()
+	floor.Run(int(events))
+	b.ReportMetric(time.Since(t0).Seconds()/secs, "share-of-floor")
+	b.ReportMetric(float64(events)/secs, "events/s")
+	b.ReportMetric(float64(mallocs)/float64(max(n, 1)), "allocs/attempt")
+	b.ReportMetric(float64(n)/float64(b.N), "attempts/event")
+}
+
+// steadyState runs w for 25 s of virtual time (see BenchmarkReference), then b.N events timed,
+// and returns the events, the attempts and the allocations of the timed part.
+func steadyState(b *testing.B, w *world) (events, attempts, mallocs uint64) {
 	w.loop.RunUntil(sim.Time(25 * time.Second))
-	fired, attempts := w.loop.Fired(), w.attempts()
+	fired, att := w.loop.Fired(), w.attempts()
 	var m0, m1 runtime.MemStats
 	runtime.ReadMemStats(&m0)
 	b.ResetTimer()
@@ -51,17 +71,34 @@ func BenchmarkReference(b *testing.B) {
 	}
 	b.StopTimer()
 	runtime.ReadMemStats(&m1)
-	secs := b.Elapsed().Seconds()
-	n := w.attempts() - attempts
-	events := w.loop.Fired() - fired
-	floor := simtest.NewMMc(8, 2000, 200) // the reference's λ and μ per worker
-	floor.Run(100000)
-	t0 := time.Now()
-	floor.Run(int(events))
-	b.ReportMetric(time.Since(t0).Seconds()/secs, "share-of-floor")
-	b.ReportMetric(float64(events)/secs, "events/s")
-	b.ReportMetric(float64(m1.Mallocs-m0.Mallocs)/float64(max(n, 1)), "allocs/attempt")
-	b.ReportMetric(float64(n)/float64(b.N), "attempts/event")
+	return w.loop.Fired() - fired, w.attempts() - att, m1.Mallocs - m0.Mallocs
+}
+
+// BenchmarkPolicies is BenchmarkReference with each retry policy of another stack in place of
+// mongodb-2026-03 (the reference itself runs first, for the ratio): loop events per second in
+// steady state, and allocations per attempt, which must stay 0.
+//
+//	go test -run '^$' -bench BenchmarkPolicies -benchmem ./client
+func BenchmarkPolicies(b *testing.B) {
+	for _, name := range []string{"reference", retry.NameGRPC, retry.NameAWSStandard, retry.NameAWSAdaptive,
+		retry.NameFinagle, retry.NameEnvoy, retry.NameSRE, retry.NameCustom} {
+		b.Run(name, func(b *testing.B) {
+			o := DefaultOptions()
+			if name == "reference" {
+				o.AdaptiveRetries = true
+			} else {
+				o.RetryPolicy = name
+			}
+			if name == retry.NameAWSAdaptive {
+				// Its limiter holds arrivals back: under open-loop arrivals above its rate the
+				// client's queue of held operations would grow for ever without a deadline.
+				o.Timeout = 2 * time.Second
+			}
+			events, n, mallocs := steadyState(b, referenceWorldWith(b, o))
+			b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+			b.ReportMetric(float64(mallocs)/float64(max(n, 1)), "allocs/attempt")
+		})
+	}
 }
 
 // BenchmarkReferenceRun runs the whole 60 s reference scenario per iteration, set-up included,

@@ -28,10 +28,19 @@ type Client struct {
 	opts   *Options // shared by the clients of a group that have the same options
 	kind   selection.TopologyKind
 	policy retry.Policy
-	bucket *ratelimiter.RetryTokenBucket // the policy's retry token bucket, nil without one
-	rng    *rand.Rand                    // jitter and server selection
-	jitter retry.Jitter                  // the backoff jitter source: rng, or a pinned value in tests
-	name   string
+	gate   retry.Gate // the policy's client-side limiter or throttle, nil without one
+	// withdraw is the gate when its delays are reservations, returned when an operation ends
+	// while one of its attempts is held back.
+	withdraw retry.Withdrawer
+	ender    retry.Ender // the policy's count of operations in progress, nil without one
+	// hedgeMax is the copies per operation of a hedging policy (0: it retries instead), sent
+	// hedgeDelay apart.
+	hedgeMax   int
+	hedgeDelay time.Duration
+	bucket     *ratelimiter.RetryTokenBucket // the policy's retry token bucket, nil without one
+	rng        *rand.Rand                    // jitter and server selection
+	jitter     retry.Jitter                  // the backoff jitter source: rng, or a pinned value in tests
+	name       string
 
 	servers []*serverView
 	sel     selection.Selector
@@ -92,7 +101,7 @@ func New(loop *sim.Loop, opts Options, kind selection.TopologyKind, nodes []Node
 		rng: loop.NewStream(seed, name), total: new(Stats), recs: new(records),
 	}
 	c.jitter = c.rng
-	c.bucket = retry.TokenBucket(policy)
+	c.setPolicy(policy)
 	for _, n := range nodes {
 		sv := &serverView{c: c, node: n}
 		if opts.CircuitBreaker.Enabled {
@@ -107,6 +116,21 @@ func New(loop *sim.Loop, opts Options, kind selection.TopologyKind, nodes []Node
 		sv.mon.start(loop.Now())
 	}
 	return c, nil
+}
+
+// setPolicy makes p the client's retry policy, with the hooks it implements.
+func (c *Client) setPolicy(p retry.Policy) {
+	c.policy = p
+	c.bucket = retry.TokenBucket(p)
+	c.gate, _ = p.(retry.Gate)
+	c.withdraw, _ = p.(retry.Withdrawer)
+	c.ender, _ = p.(retry.Ender)
+	c.hedgeDelay, c.hedgeMax = 0, 0
+	if h, ok := p.(retry.Hedger); ok {
+		if d, n, ok := h.Hedging(); ok {
+			c.hedgeDelay, c.hedgeMax = d, n
+		}
+	}
 }
 
 // Name returns the client's name.
@@ -195,7 +219,7 @@ func (c *Client) Execute(now sim.Time, s Spec, done Completion) {
 	if o.giveUp != sim.Never {
 		o.deadlineTimer = c.loop.At(o.giveUp, o, evDeadline, nil)
 	}
-	c.policy.Begin(&o.st, s.Kind.Class(), o.deadline)
+	c.policy.Begin(&o.st, s.Kind.Class(), now, o.deadline)
 	c.stats.OpsIssued++
 	c.total.OpsIssued++
 	c.stats.IssuedByKind[s.Kind]++
@@ -204,7 +228,11 @@ func (c *Client) Execute(now sim.Time, s Spec, done Completion) {
 	if c.tracer != nil {
 		c.tracer.OpIssued(now, o.traceOp())
 	}
-	o.selectServer(now)
+	if c.hedgeMax > 0 {
+		o.startHedging(now)
+		return
+	}
+	o.nextAttempt(now)
 }
 
 // pick runs server selection for o over the current topology view.

@@ -16,6 +16,13 @@ const (
 	evSelectTimeout
 	evCheckoutTimeout
 	evDeadline
+	evAdmitted // a Gate's delay ended: the attempt goes to server selection
+	evHedge    // a hedging policy's delay ended: the next copy may go
+	// evHedgePushback is a server pushback's delay ending: the copy the policy granted goes.
+	evHedgePushback
+	// evCancelArrives is a cancelled copy's cancellation reaching its node, a link delay
+	// after the client sent it (an attempt's event).
+	evCancelArrives
 )
 
 type phase uint8
@@ -26,6 +33,8 @@ const (
 	phCheckout        // waiting for a connection (in the pool's queue, or for one being opened)
 	phInFlight        // the command is on the wire
 	phBackoff         // sleeping before a retry
+	phAdmit           // held back by the policy's client-side rate limiter (Gate)
+	phHedging         // a hedged operation: its copies (kids) run the attempts
 )
 
 // op is one operation's state machine. Records are pooled by the client; the wire request is
@@ -62,6 +71,12 @@ type op struct {
 
 	result Result
 
+	// Hedging: a hedged operation sends copies, each an op of its own with parent set, and
+	// keeps the ones outstanding in kids; copies counts those sent.
+	parent *op
+	kids   []*op
+	copies int
+
 	prev, next *op     // intrusive list links (selection waiters, pool wait queue)
 	in         *opList // the list o is in, nil if none
 }
@@ -75,15 +90,52 @@ type attempt struct {
 	req wire.Request
 	c   *Client
 	op  *op // nil once the operation gave up on it
+	// conn and sv, for a cancelled hedged copy, are the connection it still holds and its
+	// server: the stream is reset but the connection is busy until the reply, then checked in.
+	conn *pconn
+	sv   *serverView
+	// pending counts the events a cancelled copy's record still waits for (its reply and the
+	// cancellation's arrival at the node) before it can be reused.
+	pending uint8
 }
 
-// HandleEvent implements sim.Handler: the reply.
-func (a *attempt) HandleEvent(now sim.Time, _ int, _ any) {
+// HandleEvent implements sim.Handler: the reply, or a hedged copy's cancellation reaching the
+// node.
+func (a *attempt) HandleEvent(now sim.Time, kind int, _ any) {
+	if kind == evCancelArrives {
+		a.req.Cancelled = true
+		if a.pending--; a.pending == 0 {
+			a.c.freeAttempt(a)
+		}
+		return
+	}
 	if o := a.op; o != nil {
 		o.reply(now)
 		return
 	}
+	if a.pending > 0 { // the cancellation is still on its way: the record waits for it
+		if a.pending--; a.pending > 0 {
+			a.checkin(now)
+			return
+		}
+	}
+	a.checkin(now)
 	a.c.freeAttempt(a)
+}
+
+// checkin returns a cancelled copy's connection to its pool once its reply is in.
+func (a *attempt) checkin(now sim.Time) {
+	if pc := a.conn; pc != nil {
+		c := a.c
+		c.stats.CheckedIn++
+		c.total.CheckedIn++
+		if a.req.Reply.NetErr {
+			a.sv.pool.discard(now, pc)
+		} else {
+			a.sv.pool.checkin(now, pc)
+		}
+		a.conn, a.sv = nil, nil
+	}
 }
 
 // HandleEvent implements sim.Handler.
@@ -94,7 +146,16 @@ func (o *op) HandleEvent(now sim.Time, kind int, _ any) {
 		if t := o.c.tracer; t != nil {
 			t.BackoffEnded(now, o.traceOp(), o.result.Retries, o.since, o.backoff)
 		}
+		o.nextAttempt(now)
+	case evAdmitted:
+		o.timer = sim.Timer{}
 		o.selectServer(now)
+	case evHedge:
+		o.timer = sim.Timer{}
+		o.hedge(now)
+	case evHedgePushback:
+		o.timer = sim.Timer{}
+		o.hedgePushback(now)
 	case evSelectTimeout:
 		o.timer = sim.Timer{}
 		o.c.selWaiters.remove(o)
@@ -119,6 +180,30 @@ func (o *op) HandleEvent(now sim.Time, kind int, _ any) {
 		o.deadlineTimer = sim.Timer{}
 		o.timeout(now)
 	}
+}
+
+// nextAttempt starts the operation's next attempt: through the policy's Gate, if it has one, then to
+// server selection.
+func (o *op) nextAttempt(now sim.Time) {
+	c := o.c
+	if c.gate != nil {
+		a := c.gate.Admit(&o.st, now, c.jitter)
+		switch {
+		case a.Reject:
+			c.stats.LocallyRejected++
+			c.total.LocallyRejected++
+			o.lastAddr = ""
+			o.failed(now, retry.Failure{Dispatch: true, Throttled: true})
+			return
+		case a.Delay > 0:
+			c.stats.AdmitDelay += a.Delay
+			c.total.AdmitDelay += a.Delay
+			o.phase = phAdmit
+			o.timer = c.loop.After(a.Delay, o, evAdmitted, nil)
+			return
+		}
+	}
+	o.selectServer(now)
 }
 
 func (o *op) selectServer(now sim.Time) {
@@ -183,6 +268,9 @@ func (o *op) gotConn(now sim.Time, pc *pconn) {
 	o.conn = pc
 	o.phase = phInFlight
 	o.result.Attempts++
+	if p := o.parent; p != nil {
+		p.result.Attempts++
+	}
 	c.stats.AttemptsStarted++
 	c.total.AttemptsStarted++
 	if t := c.tracer; t != nil {
@@ -234,7 +322,8 @@ func (o *op) reply(now sim.Time) {
 	}
 	var f retry.Failure
 	if !r.OK() {
-		f = retry.Failure{Code: r.Code, Labels: r.Labels, Network: r.NetErr, BaseBackoffMS: r.BaseBackoffMS}
+		f = retry.Failure{Code: r.Code, Labels: r.Labels, Network: r.NetErr, BaseBackoffMS: r.BaseBackoffMS,
+			Pushback: r.Pushback, PushbackMS: r.PushbackMS}
 		if r.NetErr && o.kind.Class().RetryableWrite && c.opts.RetryWrites {
 			// Retryable Writes: drivers add RetryableWriteError to network errors of retryable
 			// writes.
@@ -268,7 +357,11 @@ func (o *op) reply(now sim.Time) {
 	if r.OK() {
 		c.stats.AttemptsSucceeded++
 		c.total.AttemptsSucceeded++
-		c.policy.Succeeded(&o.st)
+		if p := o.parent; p != nil {
+			p.copyDone(now, o, true, retry.Failure{})
+			return
+		}
+		c.policy.Succeeded(&o.st, now)
 		o.finish(now, retry.Failure{}, ErrNone)
 		return
 	}
@@ -284,6 +377,10 @@ func (o *op) reply(now sim.Time) {
 // failed asks the policy what to do after a failed attempt and does it.
 func (o *op) failed(now sim.Time, f retry.Failure) {
 	c := o.c
+	if p := o.parent; p != nil {
+		p.copyDone(now, o, false, f)
+		return
+	}
 	d := c.policy.Failed(&o.st, f, now, c.jitter)
 	if d.Reason != retry.ReasonNone { // Couchbase: every retry and non-retry is logged by reason
 		if d.Retry {
@@ -295,7 +392,7 @@ func (o *op) failed(now sim.Time, f retry.Failure) {
 		}
 	}
 	if !d.Retry {
-		if d.Why == retry.NoToken {
+		if d.Why.Refused() {
 			c.stats.RetriesRefusedNoToken++
 			c.total.RetriesRefusedNoToken++
 		}
@@ -326,7 +423,7 @@ func (o *op) failed(now sim.Time, f retry.Failure) {
 		o.timer = c.loop.After(d.Backoff, o, evBackoffDone, nil)
 		return
 	}
-	o.selectServer(now)
+	o.nextAttempt(now)
 }
 
 func contains(s []string, x string) bool {
@@ -345,6 +442,16 @@ func (o *op) timeout(now sim.Time) {
 	case phSelecting:
 		c.selWaiters.remove(o)
 		c.loop.Cancel(o.timer)
+	case phAdmit:
+		c.loop.Cancel(o.timer)
+		if c.withdraw != nil {
+			c.withdraw.Withdraw(&o.st, now)
+		}
+	case phHedging:
+		// The deadline cancels every copy still out (gRPC: DEADLINE_EXCEEDED resets the
+		// streams); the servers drop the ones they have not started.
+		c.loop.Cancel(o.timer)
+		o.cancelCopies(now)
 	case phBackoff:
 		c.loop.Cancel(o.timer)
 		if t := c.tracer; t != nil {
@@ -355,24 +462,11 @@ func (o *op) timeout(now sim.Time) {
 		if t := c.tracer; t != nil {
 			t.CheckoutEnded(now, o.traceOp(), o.server.node.Address, o.since, TraceOutcome{TimedOut: true})
 		}
-		if o.conn != nil { // waiting for a connection being opened for it: the pool keeps it
-			o.conn.owner = nil
-			o.conn = nil
-		} else {
-			o.server.pool.waiters.remove(o)
-		}
-		o.leaveServer()
+		o.abandonCheckout()
 	case phInFlight:
 		// The command failed for the application; the driver closes the connection (CSOT), and
 		// the server, which does not know, may go on working.
-		c.stats.AttemptsFailed++
-		c.total.AttemptsFailed++
-		if c.attemptObs != nil {
-			c.attemptObs.AttemptDone(now, c, o.att.req.SentAt, false)
-		}
-		if t := c.tracer; t != nil {
-			t.AttemptEnded(now, o.traceOp(), o.server.node.Address, o.result.Attempts, o.since, TraceOutcome{TimedOut: true})
-		}
+		o.abandonAttempt(now, TraceOutcome{TimedOut: true})
 		c.stats.CheckedIn++
 		c.total.CheckedIn++
 		o.server.pool.discard(now, o.conn)
@@ -388,10 +482,48 @@ func (o *op) timeout(now sim.Time) {
 	o.finish(now, f, ErrTimeout)
 }
 
+// abandonCheckout takes o out of its checkout: out of the pool's wait queue, or away from the
+// connection being opened for it, which the pool keeps.
+func (o *op) abandonCheckout() {
+	if o.conn != nil {
+		o.conn.owner = nil
+		o.conn = nil
+	} else {
+		o.server.pool.waiters.remove(o)
+	}
+	o.leaveServer()
+}
+
+// abandonAttempt ends o's attempt on the wire for the client before its reply (a deadline, or a
+// hedged copy's cancellation): command monitoring's failed event, per-attempt latency, the trace.
+func (o *op) abandonAttempt(now sim.Time, out TraceOutcome) {
+	c := o.c
+	c.stats.AttemptsFailed++
+	c.total.AttemptsFailed++
+	if c.attemptObs != nil {
+		c.attemptObs.AttemptDone(now, c, o.att.req.SentAt, false)
+	}
+	if t := c.tracer; t != nil {
+		t.AttemptEnded(now, o.traceOp(), o.server.node.Address, o.result.Attempts, o.since, out)
+	}
+}
+
 // finish reports the result and retires the record.
 func (o *op) finish(now sim.Time, f retry.Failure, class ErrClass) {
 	c := o.c
+	if p := o.parent; p != nil {
+		// A copy that found no server or connection in time: a failure that never left the
+		// client, for its operation to weigh.
+		if f == (retry.Failure{}) {
+			f = retry.Failure{Dispatch: true, NoNode: class == ErrServerSelection}
+		}
+		p.copyDone(now, o, false, f)
+		return
+	}
 	c.loop.Cancel(o.deadlineTimer)
+	if c.ender != nil {
+		c.ender.Ended(&o.st, now)
+	}
 	o.phase = phIdle
 	r := &o.result
 	r.Kind, r.Issued, r.Done, r.OK, r.Class, r.Err = o.kind, o.issued, now, class == ErrNone, class, f
@@ -425,6 +557,8 @@ func classify(f retry.Failure) ErrClass {
 	switch {
 	case f.Labels.Has(wire.SystemOverloadedError), f.Code.CouchbaseOverload():
 		return ErrOverload
+	case f.Throttled:
+		return ErrOverload // the client's own throttle said the service is overloaded
 	case f.PoolCleared:
 		return ErrPoolCleared
 	case f.Network:

@@ -42,6 +42,9 @@ type Options struct {
 	RetryPolicy string
 	// AdaptiveRetries enables the 2026-03 retry token bucket (default false).
 	AdaptiveRetries bool
+	// RetryTokenCapacity is the retry token bucket's capacity and starting balance; 0 means the
+	// spec's 1000 (ratelimiter.DefaultRetryTokenCapacity). Only with AdaptiveRetries.
+	RetryTokenCapacity float64
 	// MaxAdaptiveRetries is the 2026-07 maxAdaptiveRetries (default 2).
 	MaxAdaptiveRetries int
 	// EnableOverloadRetargeting is the 2026-07 enableOverloadRetargeting (default false).
@@ -52,6 +55,14 @@ type Options struct {
 	// CircuitBreaker is a Couchbase SDK's per-endpoint circuit breaker (disabled by default, as
 	// the SDK ships it); couchbase-* policies only.
 	CircuitBreaker CircuitBreaker
+	// GRPC, AWS, Finagle, Envoy, SRE and Custom are the option blocks of the other stacks'
+	// policies (retry.Options); nil means the policy's defaults.
+	GRPC    *retry.GRPCOptions
+	AWS     *retry.AWSOptions
+	Finagle *retry.FinagleOptions
+	Envoy   *retry.EnvoyOptions
+	SRE     *retry.SREOptions
+	Custom  *retry.CustomOptions
 }
 
 // DefaultPolicy is the retry policy when none is named.
@@ -129,8 +140,10 @@ func (o Options) retryOptions(kind selection.TopologyKind) retry.Options {
 	return retry.Options{
 		RetryReads: o.RetryReads, RetryWrites: o.RetryWrites, CSOT: o.Timeout > 0,
 		Sharded:         kind == selection.Sharded,
-		AdaptiveRetries: o.AdaptiveRetries, MaxAdaptiveRetries: o.MaxAdaptiveRetries,
+		AdaptiveRetries: o.AdaptiveRetries, RetryTokenCapacity: o.RetryTokenCapacity,
+		MaxAdaptiveRetries:        o.MaxAdaptiveRetries,
 		EnableOverloadRetargeting: o.EnableOverloadRetargeting,
 		KVTimeout:                 o.KVTimeout, QueryTimeout: o.QueryTimeout, SearchTimeout: o.SearchTimeout,
+		GRPC: o.GRPC, AWS: o.AWS, Finagle: o.Finagle, Envoy: o.Envoy, SRE: o.SRE, Custom: o.Custom,
 	}
 }

@@ -22,12 +22,20 @@ type Stats struct {
 	AttemptsStarted, AttemptsSucceeded, AttemptsFailed uint64
 	OverloadReplies                                    uint64 // attempts answered with SystemOverloadedError or a Couchbase overload status
 	Retries                                            uint64 // retries the policy allowed
-	RetriesRefusedNoToken                              uint64 // overload retries refused for want of a token
+	RetriesRefusedNoToken                              uint64 // retries refused by a token bucket, budget, quota, throttle or breaker
 	RetriesCancelled                                   uint64 // Couchbase: retries capped to the deadline, then cancelled
 	// RetriedByReason and NotRetriedByReason log a Couchbase policy's decisions by retry reason
 	// (RFC 0049: "log failed and succeeded retry attempts including the reason").
 	RetriedByReason, NotRetriedByReason [retry.NumReasons]uint64
 	BackoffTotal                        time.Duration // sum of backoff sleeps
+	// LocallyRejected counts attempts the policy's own throttle rejected before sending
+	// (sre-throttle); AdmitDelay sums the time its client-side rate limiter held attempts
+	// back (aws-adaptive).
+	LocallyRejected uint64
+	AdmitDelay      time.Duration
+	// HedgedCopies counts the copies a hedging policy sent beyond each operation's first;
+	// AttemptsCancelled the copies cancelled on the wire (counted in AttemptsFailed too).
+	HedgedCopies, AttemptsCancelled uint64
 
 	CheckedOut, CheckedIn, CheckoutFailed uint64 // CMAP connection events
 	PoolClears                            uint64

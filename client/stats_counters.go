@@ -27,6 +27,10 @@ func (s *Stats) Add(o *Stats) {
 		s.NotRetriedByReason[i] += o.NotRetriedByReason[i]
 	}
 	s.BackoffTotal += o.BackoffTotal
+	s.LocallyRejected += o.LocallyRejected
+	s.AdmitDelay += o.AdmitDelay
+	s.HedgedCopies += o.HedgedCopies
+	s.AttemptsCancelled += o.AttemptsCancelled
 	s.CheckedOut += o.CheckedOut
 	s.CheckedIn += o.CheckedIn
 	s.CheckoutFailed += o.CheckoutFailed
@@ -63,6 +67,10 @@ func (s *Stats) Sub(o *Stats) {
 		s.NotRetriedByReason[i] -= o.NotRetriedByReason[i]
 	}
 	s.BackoffTotal -= o.BackoffTotal
+	s.LocallyRejected -= o.LocallyRejected
+	s.AdmitDelay -= o.AdmitDelay
+	s.HedgedCopies -= o.HedgedCopies
+	s.AttemptsCancelled -= o.AttemptsCancelled
 	s.CheckedOut -= o.CheckedOut
 	s.CheckedIn -= o.CheckedIn
 	s.CheckoutFailed -= o.CheckoutFailed

@@ -70,7 +70,10 @@ type TraceOutcome struct {
 	OK bool
 	// TimedOut: the operation's deadline passed first (for a checkout, also waitQueueTimeoutMS).
 	TimedOut bool
-	// Failure, when neither: the error as the retry policy sees it, with the labels the driver
+	// Cancelled: a hedged copy the operation cancelled (another copy won, or a fatal error or
+	// the deadline ended the operation).
+	Cancelled bool
+	// Failure, when none of these: the error as the retry policy sees it, with the labels the driver
 	// adds. A failed checkout has PoolCleared set, or is a connection establishment failure
 	// (Network with SystemOverloadedError and RetryableError, as CMAP labels it).
 	Failure retry.Failure
@@ -78,7 +81,7 @@ type TraceOutcome struct {
 
 // Overload reports whether the outcome is an overload error: it carries SystemOverloadedError.
 func (t TraceOutcome) Overload() bool {
-	return !t.OK && !t.TimedOut && t.Failure.Labels.Has(wire.SystemOverloadedError)
+	return !t.OK && !t.TimedOut && !t.Cancelled && t.Failure.Labels.Has(wire.SystemOverloadedError)
 }
 
 // traceOp is o as a Tracer sees it. Call it only when c.tracer is set.

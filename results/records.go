@@ -37,7 +37,7 @@ type GroupInterval struct {
 	DriverOps      uint64        // driver operations started (application retries included)
 	Attempts       uint64        // commands put on the wire (CommandStartedEvent)
 	Retries        uint64        // retries the retry policy allowed
-	RetriesRefused uint64        // overload retries refused for want of a retry token
+	RetriesRefused uint64        // retries refused by a token bucket, budget, quota, throttle or breaker
 	Backoff        time.Duration // backoff slept by the driver
 	CheckoutFailed uint64
 	PoolClears     uint64
@@ -45,6 +45,12 @@ type GroupInterval struct {
 	// and its retries capped and cancelled.
 	RetriedByReason, NotRetriedByReason []uint64
 	RetriesCancelled                    uint64
+	// LocallyRejected counts attempts the policy's own throttle refused to send; AdmitDelay
+	// is the time its client-side rate limiter held attempts back; HedgedCopies the copies
+	// a hedging policy sent beyond each operation's first; AttemptsCancelled the copies it
+	// cancelled on the wire.
+	LocallyRejected, HedgedCopies, AttemptsCancelled uint64
+	AdmitDelay                                       time.Duration
 
 	// Retry token bucket levels at End over the clients that have a bucket: the minimum, and
 	// the sum and count for the mean. TokensMin is NaN and TokensN 0 when no client has one.
@@ -79,6 +85,10 @@ func (g *GroupInterval) Add(o *GroupInterval) {
 	g.RetriedByReason = addCounts(g.RetriedByReason, o.RetriedByReason)
 	g.NotRetriedByReason = addCounts(g.NotRetriedByReason, o.NotRetriedByReason)
 	g.RetriesCancelled += o.RetriesCancelled
+	g.LocallyRejected += o.LocallyRejected
+	g.HedgedCopies += o.HedgedCopies
+	g.AttemptsCancelled += o.AttemptsCancelled
+	g.AdmitDelay += o.AdmitDelay
 	if o.TokensN > 0 && (g.TokensN == 0 || o.TokensMin < g.TokensMin) {
 		g.TokensMin = o.TokensMin
 	}
@@ -109,6 +119,10 @@ func (g *GroupInterval) Sub(o *GroupInterval) {
 	g.RetriedByReason = subCounts(g.RetriedByReason, o.RetriedByReason)
 	g.NotRetriedByReason = subCounts(g.NotRetriedByReason, o.NotRetriedByReason)
 	g.RetriesCancelled -= o.RetriesCancelled
+	g.LocallyRejected -= o.LocallyRejected
+	g.HedgedCopies -= o.HedgedCopies
+	g.AttemptsCancelled -= o.AttemptsCancelled
+	g.AdmitDelay -= o.AdmitDelay
 }
 
 // addCounts returns a + b elementwise, grown to the longer of the two (a is reused when it is

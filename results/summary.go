@@ -40,7 +40,7 @@ type GroupSummary struct {
 	Succeeded      uint64 `json:"succeeded"`      // operations that completed successfully
 	Failed         uint64 `json:"failed"`         // operations that returned an error
 	Retries        uint64 `json:"retries"`        // driver retries the policy allowed
-	RetriesRefused uint64 `json:"retriesRefused"` // overload retries refused for want of a token
+	RetriesRefused uint64 `json:"retriesRefused"` // retries refused by a token bucket, budget, quota, throttle or breaker
 	AppRetries     uint64 `json:"appRetries"`     // driver operations the application re-issued
 
 	Offered            float64         `json:"offered"`       // offered load, operations/s
@@ -66,6 +66,14 @@ type GroupSummary struct {
 	RetryReasons []ReasonCount `json:"retryReasons,omitempty"`
 	// RetriesCancelled counts Couchbase retries capped to the request's deadline and cancelled.
 	RetriesCancelled uint64 `json:"retriesCancelled,omitempty"`
+	// LocallyRejected counts attempts the policy's own throttle refused to send
+	// (sre-throttle); AdmitDelaySeconds is the time its client-side rate limiter held
+	// attempts back (aws-adaptive); HedgedCopies the copies a hedging policy sent beyond each
+	// operation's first, and AttemptsCancelled those it cancelled on the wire (grpc hedging).
+	LocallyRejected   uint64   `json:"locallyRejected,omitempty"`
+	AdmitDelaySeconds *float64 `json:"admitDelaySeconds,omitempty"`
+	HedgedCopies      uint64   `json:"hedgedCopies,omitempty"`
+	AttemptsCancelled uint64   `json:"attemptsCancelled,omitempty"`
 }
 
 // ReasonCount is how often a Couchbase policy retried, and declined to retry, for one reason.
@@ -151,6 +159,11 @@ func groupSummary(name string, g *GroupInterval, secs float64, classes, reasons 
 		}
 	}
 	gs.RetriesCancelled = g.RetriesCancelled
+	gs.LocallyRejected, gs.HedgedCopies, gs.AttemptsCancelled = g.LocallyRejected, g.HedgedCopies, g.AttemptsCancelled
+	if g.AdmitDelay > 0 {
+		d := g.AdmitDelay.Seconds()
+		gs.AdmitDelaySeconds = &d
+	}
 	return gs
 }
 

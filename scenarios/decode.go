@@ -148,8 +148,11 @@ type defaulter interface {
 
 // decodeStruct reads mapping n into struct v, starting from v's defaults.
 func (d *decoder) decodeStruct(n *node, v reflect.Value, path string) {
-	if df, ok := v.Addr().Interface().(defaulter); ok {
+	switch df := v.Addr().Interface().(type) {
+	case defaulter:
 		df.setDefaults()
+	case interface{ SetDefaults() }: // the option types of other packages (retry's blocks)
+		df.SetDefaults()
 	}
 	if n.kind == nullNode {
 		return

@@ -116,6 +116,9 @@
 //	networkDelay      const(500µs)   one-way delay of each client↔node link
 //	externalClientBaseBackoffMS                    0      baseBackoffMS on overload errors;
 //	                                                      whole ms; 0 = off
+//	retryPushbackMS                                0      server pushback on overload errors:
+//	                                                      retry after N ms, or not when < 0
+//	                                                      (grpc, aws-*); 0 = none
 //	ingressRequestRateLimiterEnabled               false
 //	ingressRequestAdmissionRatePerSec              2147483647/s   tokens/s; > 0
 //	ingressRequestAdmissionBurstCapacitySecs       DBL_MAX        seconds of rate; > 0
@@ -183,10 +186,18 @@
 //	minHeartbeatFrequencyMS    500ms; > 0
 //	readPreference             primary, primaryPreferred, secondary, secondaryPreferred, nearest
 //	readPreferenceTags         [] tag sets in order, e.g. [{dc: ny}, {}]; not with primary
-//	retryPolicy                mongodb-2026-03, mongodb-2026-07, mongodb-legacy, none, or a
+//	retryPolicy                mongodb-2026-03, mongodb-2026-07, mongodb-legacy, none; a
 //	                           Couchbase SDK3's couchbase-besteffort or couchbase-failfast
-//	                           (its hosts must be couchbase nodes)
+//	                           (its hosts must be couchbase nodes); or another stack's: grpc,
+//	                           aws-standard, aws-adaptive, finagle, envoy, sre-throttle, custom
+//	                           (docs/policies.md)
 //	adaptiveRetries            false (mongodb-2026-03 only)
+//	retryTokenCapacity         1000 (mongodb-2026-03 with adaptiveRetries only; > 0)
+//	grpc, aws, finagle, envoy, sre, custom
+//	                           absent = the policy's defaults: each policy's option block,
+//	                           only with its retryPolicy (aws for aws-standard and
+//	                           aws-adaptive, sre for sre-throttle); a block given starts from
+//	                           the defaults (docs/policies.md lists every option)
 //	maxAdaptiveRetries         2 (mongodb-2026-07 only; ≥ 0)
 //	enableOverloadRetargeting  false (mongodb-2026-07 only)
 //	kvTimeout                  2.5s (couchbase-* only): the KV request timeout
@@ -234,7 +245,9 @@
 //	failPoint       mode: alwaysOn | off | {times: N} | {skip: N} | {activationProbability: P}
 //	                data: {failCommands: [find], errorCode: 462, errorLabels: […],
 //	                       closeConnection, blockConnection, blockTimeMS, appName,
-//	                       failInternalCommands (fail a mongos's commands to a shard too)}
+//	                       failInternalCommands (fail a mongos's commands to a shard too),
+//	                       retryPushbackMS (server pushback on the error: retry after N
+//	                       ms, or not when < 0; grpc and aws-* read it)}
 //	                (MongoDB's configureFailPoint for failCommand; see server/failpoint; on a
 //	                couchbase node errorCode is a status of the command's service, e.g. 0x86)
 //	down, up        —

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/overloadsim/overloadsim/client"
+	"github.com/overloadsim/overloadsim/client/retry"
 	"github.com/overloadsim/overloadsim/client/selection"
 	"github.com/overloadsim/overloadsim/dist"
 	"github.com/overloadsim/overloadsim/results"
@@ -179,6 +180,10 @@ type Node struct {
 	// ExternalClientBaseBackoff is externalClientBaseBackoffMS: > 0 attaches baseBackoffMS to
 	// overload errors; whole milliseconds, default 0 (off).
 	ExternalClientBaseBackoff time.Duration `yaml:"externalClientBaseBackoffMS,ms"`
+	// RetryPushbackMS, when not 0, is server pushback put on the node's overload errors:
+	// retry after this many milliseconds, or do not retry when negative (grpc, aws-*; the
+	// MongoDB policies ignore it). Default 0 (none).
+	RetryPushbackMS int64 `yaml:"retryPushbackMS,omitzero"`
 	// RequestLimiter and ConnLimiter are the ingress limiters, written inline.
 	RequestLimiter RequestLimiter `yaml:",inline"`
 	ConnLimiter    ConnLimiter    `yaml:",inline"`
@@ -235,24 +240,27 @@ type Group struct {
 // Driver holds the MongoClient options, with the drivers' names and defaults. Keys ending in MS
 // (the connection string's names) take a duration (250ms) or a bare number of milliseconds.
 type Driver struct {
-	AppName                   string              `yaml:"appName"`                     // default: the group's name
-	RetryReads                bool                `yaml:"retryReads"`                  // default true
-	RetryWrites               bool                `yaml:"retryWrites"`                 // default true
-	Timeout                   time.Duration       `yaml:"timeoutMS,ms"`                // CSOT; 0 (default) = off
-	MaxPoolSize               int                 `yaml:"maxPoolSize"`                 // default 100; ≥ 1
-	MaxConnecting             int                 `yaml:"maxConnecting"`               // default 2; ≥ 1
-	ConnectTimeout            time.Duration       `yaml:"connectTimeoutMS,ms"`         // default 30s; > 0
-	ServerSelectionTimeout    time.Duration       `yaml:"serverSelectionTimeoutMS,ms"` // default 30s; > 0
-	WaitQueueTimeout          time.Duration       `yaml:"waitQueueTimeoutMS,ms"`       // default 0 = none
-	LocalThreshold            time.Duration       `yaml:"localThresholdMS,ms"`         // default 15ms; ≥ 0
-	HeartbeatFrequency        time.Duration       `yaml:"heartbeatFrequencyMS,ms"`     // default 10s; > 0
-	MinHeartbeatFrequency     time.Duration       `yaml:"minHeartbeatFrequencyMS,ms"`  // default 500ms; > 0
-	ReadPreference            selection.Mode      `yaml:"readPreference"`              // default primary
-	ReadPreferenceTags        []map[string]string `yaml:"readPreferenceTags"`          // tag sets, in order
-	RetryPolicy               string              `yaml:"retryPolicy"`                 // default mongodb-2026-03
-	AdaptiveRetries           bool                `yaml:"adaptiveRetries"`             // 2026-03 only; default false
-	MaxAdaptiveRetries        int                 `yaml:"maxAdaptiveRetries"`          // 2026-07 only; default 2
-	EnableOverloadRetargeting bool                `yaml:"enableOverloadRetargeting"`   // 2026-07 only; default false
+	AppName                string              `yaml:"appName"`                     // default: the group's name
+	RetryReads             bool                `yaml:"retryReads"`                  // default true
+	RetryWrites            bool                `yaml:"retryWrites"`                 // default true
+	Timeout                time.Duration       `yaml:"timeoutMS,ms"`                // CSOT; 0 (default) = off
+	MaxPoolSize            int                 `yaml:"maxPoolSize"`                 // default 100; ≥ 1
+	MaxConnecting          int                 `yaml:"maxConnecting"`               // default 2; ≥ 1
+	ConnectTimeout         time.Duration       `yaml:"connectTimeoutMS,ms"`         // default 30s; > 0
+	ServerSelectionTimeout time.Duration       `yaml:"serverSelectionTimeoutMS,ms"` // default 30s; > 0
+	WaitQueueTimeout       time.Duration       `yaml:"waitQueueTimeoutMS,ms"`       // default 0 = none
+	LocalThreshold         time.Duration       `yaml:"localThresholdMS,ms"`         // default 15ms; ≥ 0
+	HeartbeatFrequency     time.Duration       `yaml:"heartbeatFrequencyMS,ms"`     // default 10s; > 0
+	MinHeartbeatFrequency  time.Duration       `yaml:"minHeartbeatFrequencyMS,ms"`  // default 500ms; > 0
+	ReadPreference         selection.Mode      `yaml:"readPreference"`              // default primary
+	ReadPreferenceTags     []map[string]string `yaml:"readPreferenceTags"`          // tag sets, in order
+	RetryPolicy            string              `yaml:"retryPolicy"`                 // default mongodb-2026-03
+	AdaptiveRetries        bool                `yaml:"adaptiveRetries"`             // 2026-03 only; default false
+	// RetryTokenCapacity is the adaptive retry bucket's capacity and starting balance
+	// (adaptiveRetries only): 0 = the spec's 1000.
+	RetryTokenCapacity        float64 `yaml:"retryTokenCapacity,omitzero"`
+	MaxAdaptiveRetries        int     `yaml:"maxAdaptiveRetries"`        // 2026-07 only; default 2
+	EnableOverloadRetargeting bool    `yaml:"enableOverloadRetargeting"` // 2026-07 only; default false
 	// Couchbase SDK per-request timeouts (couchbase-* policies only): 0 = kvTimeout 2.5s,
 	// queryTimeout 75s, searchTimeout 75s.
 	KVTimeout     time.Duration `yaml:"kvTimeout,omitzero"`
@@ -261,6 +269,15 @@ type Driver struct {
 	// CircuitBreaker is a Couchbase SDK's per-endpoint circuit breaker (couchbase-* only): off
 	// when absent, as the SDK ships it; a block given starts from the breaker's own defaults.
 	CircuitBreaker *CircuitBreaker `yaml:"circuitBreaker"`
+	// The option blocks of the other stacks' policies, each only with its retryPolicy (grpc;
+	// aws for aws-standard and aws-adaptive; finagle; envoy; sre for sre-throttle; custom).
+	// Absent means the policy's defaults; a block given starts from them.
+	GRPC    *retry.GRPCOptions    `yaml:"grpc"`
+	AWS     *retry.AWSOptions     `yaml:"aws"`
+	Finagle *retry.FinagleOptions `yaml:"finagle"`
+	Envoy   *retry.EnvoyOptions   `yaml:"envoy"`
+	SRE     *retry.SREOptions     `yaml:"sre"`
+	Custom  *retry.CustomOptions  `yaml:"custom"`
 }
 
 // CircuitBreaker is client.CircuitBreaker with the SDK's names.
@@ -400,9 +417,12 @@ type FailData struct {
 	ErrorCode       int      `yaml:"errorCode,omitzero"`       // the code they fail with; 0 = none
 	ErrorLabels     []string `yaml:"errorLabels,omitzero"`     // given (even empty): replace the node's labels
 	CloseConnection bool     `yaml:"closeConnection,omitzero"` // close the connection instead of replying
-	BlockConnection bool     `yaml:"blockConnection,omitzero"` // delay the command by BlockTimeMS first
-	BlockTimeMS     int64    `yaml:"blockTimeMS,omitzero"`     // milliseconds; > 0 with BlockConnection
-	AppName         string   `yaml:"appName,omitzero"`         // only connections with this appName
+	// RetryPushbackMS is server pushback on the error: retry after this many milliseconds, or
+	// do not retry when negative (grpc, aws-*); needs errorCode.
+	RetryPushbackMS *int64 `yaml:"retryPushbackMS"`
+	BlockConnection bool   `yaml:"blockConnection,omitzero"` // delay the command by BlockTimeMS first
+	BlockTimeMS     int64  `yaml:"blockTimeMS,omitzero"`     // milliseconds; > 0 with BlockConnection
+	AppName         string `yaml:"appName,omitzero"`         // only connections with this appName
 	// FailInternalCommands lets the failpoint fail a mongos's commands to a shard member too
 	// (intra-cluster connections are exempt by default).
 	FailInternalCommands bool `yaml:"failInternalCommands,omitzero"`
@@ -651,6 +671,7 @@ func (n *Node) serverConfig() server.Config {
 		HandshakeCost:               n.HandshakeCost,
 		HandshakeWork:               n.HandshakeWork,
 		ExternalClientBaseBackoffMS: int64(n.ExternalClientBaseBackoff / time.Millisecond),
+		RetryPushbackMS:             n.RetryPushbackMS,
 		RequestLimiter:              n.RequestLimiter.config(),
 		ConnLimiter:                 n.ConnLimiter.config(),
 	}
@@ -692,9 +713,11 @@ func (d *Driver) options() client.Options {
 	o.ReadPreference = selection.ReadPreference{Mode: d.ReadPreference, TagSets: d.ReadPreferenceTags}
 	o.RetryPolicy = d.RetryPolicy
 	o.AdaptiveRetries = d.AdaptiveRetries
+	o.RetryTokenCapacity = d.RetryTokenCapacity
 	o.MaxAdaptiveRetries = d.MaxAdaptiveRetries
 	o.EnableOverloadRetargeting = d.EnableOverloadRetargeting
 	o.KVTimeout, o.QueryTimeout, o.SearchTimeout = d.KVTimeout, d.QueryTimeout, d.SearchTimeout
+	o.GRPC, o.AWS, o.Finagle, o.Envoy, o.SRE, o.Custom = d.GRPC, d.AWS, d.Finagle, d.Envoy, d.SRE, d.Custom
 	if cb := d.CircuitBreaker; cb != nil {
 		o.CircuitBreaker = client.CircuitBreaker{Enabled: cb.Enabled, VolumeThreshold: cb.VolumeThreshold,
 			ErrorThresholdPercentage: cb.ErrorThresholdPercentage, SleepWindow: cb.SleepWindow, RollingWindow: cb.RollingWindow}

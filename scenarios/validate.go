@@ -693,6 +693,9 @@ func (f *Fault) failPoint() failpoint.Config {
 		c.CloseConnection, c.BlockConnection, c.BlockTimeMS = d.CloseConnection, d.BlockConnection, d.BlockTimeMS
 		c.AppName = d.AppName
 		c.FailInternalCommands = d.FailInternalCommands
+		if d.RetryPushbackMS != nil {
+			c.RetryPushbackMS, c.HasRetryPushback = *d.RetryPushbackMS, true
+		}
 	}
 	return c
 }

@@ -106,12 +106,12 @@ func newCouchbaseFailFast(o Options) Policy {
 func (p *couchbase) Name() string { return p.name }
 
 // Begin starts a request with its deadline (now + RequestTimeout, which the client computes).
-func (p *couchbase) Begin(st *State, c Class, deadline sim.Time) {
+func (p *couchbase) Begin(st *State, c Class, _, deadline sim.Time) {
 	st.begin(c, deadline, false)
 }
 
 // Succeeded does nothing: Couchbase retry handling keeps no state across requests.
-func (p *couchbase) Succeeded(*State) {}
+func (p *couchbase) Succeeded(*State, sim.Time) {}
 
 // RequestTimeout is the per-request timeout of a request of class c: kvTimeout for the data
 // service, queryTimeout for query, searchTimeout for search, 75 s for views.

@@ -184,7 +184,7 @@ func TestCouchbaseBackoffSequences(t *testing.T) {
 	// Through the policy, each delay feeding the next retry's lastRetryDuration.
 	p := mustNew(t, NameCouchbaseBestEffort, DefaultOptions())
 	var st State
-	p.Begin(&st, kvUpsert, sim.Never)
+	p.Begin(&st, kvUpsert, 0, sim.Never)
 	var best []time.Duration
 	for range 14 {
 		best = append(best, p.Failed(&st, kvTempFail, 0, nil).Backoff)
@@ -196,7 +196,7 @@ func TestCouchbaseBackoffSequences(t *testing.T) {
 	// The previous-duration rule through the orchestrator: five not-my-vbuckets (1, 10, 50, 100,
 	// 500 ms) leave lastRetryDuration at 500ms, so the temporary failure that follows waits
 	// 500ms, not 2^4 = 16ms.
-	p.Begin(&st, kvUpsert, sim.Never)
+	p.Begin(&st, kvUpsert, 0, sim.Never)
 	for range 5 {
 		p.Failed(&st, kvNMVB, 0, nil)
 	}
@@ -246,7 +246,7 @@ func TestOrchestratorTable(t *testing.T) {
 		}{{NameCouchbaseBestEffort, tc.bestEffort}, {NameCouchbaseFailFast, tc.failFast}} {
 			pol := mustNew(t, p.name, DefaultOptions())
 			var st State
-			pol.Begin(&st, tc.c, sim.Time(time.Hour))
+			pol.Begin(&st, tc.c, 0, sim.Time(time.Hour))
 			d := pol.Failed(&st, tc.f, 0, nil)
 			if d.Retry != p.want {
 				t.Errorf("%s: %s retries = %v, want %v (%v)", tc.gloss, p.name, d.Retry, p.want, d)
@@ -278,12 +278,12 @@ func (f fixedStrategy) retryAfter(*State, Reason, time.Duration) (time.Duration,
 func TestCapping(t *testing.T) {
 	p := &couchbase{name: "test", strategy: fixedStrategy(time.Second), refused: NotRetryable}
 	var st State
-	p.Begin(&st, kvGet, sim.Time(2500*time.Millisecond))
+	p.Begin(&st, kvGet, 0, sim.Time(2500*time.Millisecond))
 	d := p.Failed(&st, kvTempFail, sim.Time(2*time.Second), nil)
 	if !d.Retry || d.Backoff != 500*time.Millisecond || !d.Cancel {
 		t.Errorf("2s into 2.5s, 1s asked: %+v, want a 500ms wait, then cancel", d)
 	}
-	p.Begin(&st, kvGet, sim.Time(2500*time.Millisecond))
+	p.Begin(&st, kvGet, 0, sim.Time(2500*time.Millisecond))
 	d = p.Failed(&st, kvTempFail, sim.Time(time.Second), nil)
 	if d.Backoff != time.Second || d.Cancel {
 		t.Errorf("1s into 2.5s, 1s asked: %+v, want the full 1s and a real retry", d)
@@ -291,7 +291,7 @@ func TestCapping(t *testing.T) {
 	// The controlled ladder is capped the same way: 1000ms asked at 2.2s of 2.5s.
 	var cb State
 	be := mustNew(t, NameCouchbaseBestEffort, DefaultOptions())
-	be.Begin(&cb, kvGet, sim.Time(2500*time.Millisecond))
+	be.Begin(&cb, kvGet, 0, sim.Time(2500*time.Millisecond))
 	cb.retries = 5
 	if d := be.Failed(&cb, kvNMVB, sim.Time(2200*time.Millisecond), nil); d.Backoff != 300*time.Millisecond || !d.Cancel {
 		t.Errorf("not-my-vbucket at 2.2s after 5 retries: %+v, want 300ms then cancel", d)
@@ -309,7 +309,7 @@ func TestWorstCaseAttemptsInKVTimeout(t *testing.T) {
 	}
 	var st State
 	deadline := sim.Time(timeout)
-	p.Begin(&st, kvGet, deadline)
+	p.Begin(&st, kvGet, 0, deadline)
 	now, attempts := sim.Time(0), 1
 	var starts []time.Duration
 	for {

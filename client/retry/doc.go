@@ -25,6 +25,14 @@
 //	couchbase-besteffort  Couchbase SDK3 (RFC 0049): the RetryOrchestrator with the BestEffort
 //	                 strategy; retries until the request's timeout (KV 2.5 s, query and search 75 s)
 //	couchbase-failfast    the orchestrator with a FailFast strategy: only always-retry reasons
+//	grpc             gRPC proposal A6: a retryPolicy (maxAttempts clamped to 5, delay
+//	                 U[0, min(initialBackoff·multiplier^(n−1), maxBackoff)], retryableStatusCodes)
+//	                 or a hedgingPolicy, with optional retryThrottling and server pushback
+//	aws-standard     the AWS SDKs' standard mode as botocore runs it: 3 attempts, delay
+//	                 U[0,1)·min(base·2^(attempt−1), 20 s), a client-wide retry quota of 500; the
+//	                 "2026" behaviour (the default) or the "legacy" one
+//	aws-adaptive     aws-standard plus botocore's client-side rate limiter (a Gate): a send token
+//	                 bucket enabled by the first throttling response, its rate set by CUBIC
 //
 // # Couchbase SDK3
 //
@@ -105,5 +113,66 @@
 // When a policy gives up, Decision.Err is the error the application receives, chosen as the
 // State documentation describes (Client Backpressure rule 6, which runCommand follows as a
 // write): reads return the latest server or network error, writes the latest one without
-// NoWritesPerformed, or the first if all carried it.
+// NoWritesPerformed, or the first if all carried it. The policies of other stacks (grpc, aws-*)
+// return the latest error: those stacks have no NoWritesPerformed rule.
+//
+// # gRPC (A6)
+//
+// grpc is a channel's retry support as gRPC proposal A6 specifies it
+// (grpc/proposal:A6-client-retries.md; docs/policies.md §2). Failures map to status codes:
+//
+//	overload reply (SystemOverloadedError, a limiter's 462)   RESOURCE_EXHAUSTED (HTTP 429's code)
+//	network error                                             UNAVAILABLE
+//	request never sent (no connection, node, breaker open)    UNAVAILABLE
+//	error reply with a transient code (IsRetryableRead:       UNAVAILABLE
+//	  not primary, shutting down, interrupted, ...)
+//	any other error reply                                     INTERNAL
+//	the client's own throttle (Failure.Throttled)             no status: never retried
+//
+// In retry mode a failure is retried when its code is in retryableStatusCodes, fewer than
+// maxAttempts (at most 5) attempts were made, the throttle allows, and the delay ends before
+// the call's deadline (the deadline given to Begin, CSOT or not). The delay before retry n is
+// j·min(initialBackoff·multiplier^(n−1), maxBackoff), or exactly N ms after a pushback of N ≥ 0
+// (grpc-retry-pushback-ms), after which the ceiling restarts from initialBackoff; a negative
+// pushback stops (PushbackStop). With retryThrottling the client keeps token_count, starting at
+// maxTokens, in thousandths of a token: each failure with a retryable code or a pushback not to
+// retry takes 1, each success adds tokenRatio, within [0, maxTokens]; a retry or hedge goes only
+// while token_count > maxTokens/2, judged after the failure's decrement, and a refused retry
+// returns at once (Budget). With a hedgingPolicy the policy is a Hedger: the driver sends a copy
+// every hedgingDelay up to maxAttempts (Hedge counts each and consults the throttle); a failed
+// copy with a non-fatal code sends the next at once (after a pushback of N ≥ 0 ms), deprioritizing
+// the servers tried; a fatal code ends the call (NotRetryable); a pushback not to retry stops
+// further copies (PushbackStop).
+//
+// # AWS SDKs
+//
+// aws-standard is the standard retry mode as botocore implements it (boto/botocore
+// botocore/retries/standard.py and quota.py; docs/policies.md §3). Failures map to its categories:
+//
+//	overload reply                              throttling error
+//	network error                               transient error (treated as a timeout: legacy cost 10)
+//	request never sent                          transient error
+//	error reply with a transient code           transient error (as 500/502/503/504 are)
+//	any other error reply                       not retryable
+//	the client's own throttle                   not retryable
+//
+// A retryable error on an attempt below maxAttempts is retried if the client's retry quota holds
+// the retry's cost, which it then pays (else Budget, at once): legacy 5, or 10 after a network
+// error; 2026 14, or 5 after a throttling error. The delay is j·min(base·2^(attempt−1), 20 s),
+// attempt 1-based, base 1 s (legacy; 2026 throttling errors) or 50 ms (2026 transient errors).
+// In 2026 a pushback of N ≥ 0 ms (x-amz-retry-after) makes the delay max(t, min(N ms, t + 5 s)),
+// t the computed delay; a negative pushback is ignored, and legacy ignores the header. A success
+// releases 1 token to the quota if the operation was never retried, else what its last retry
+// paid, up to the capacity. A deadline given to Begin is honoured, and a retry refused for it
+// pays nothing.
+//
+// aws-adaptive adds botocore's client-side rate limiter (adaptive.py, bucket.py, throttling.py)
+// as a Gate. Every response (a success, or a failure other than a request never sent) is counted
+// in 0.5 s buckets, the measured rate smoothed 0.8 new, 0.2 old. A throttling response enables
+// the limiter and sets W_max to the measured rate (once enabled, the smaller of it and the
+// bucket's fill rate), K = cbrt(W_max(1 − β)/C), the new rate β·W_max; any other response sets
+// the rate C(t − t_throttle − K)³ + W_max (C 0.4, β 0.7). The bucket's rate becomes that, at most
+// twice the measured rate: fill rate max(rate, 0.5/s), capacity max(rate, 1). Once enabled, each
+// attempt takes a token at Admit, waiting deficit / fill rate when there is none (reservations
+// queue in order).
 package retry

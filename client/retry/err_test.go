@@ -21,7 +21,7 @@ func TestStateErr(t *testing.T) {
 		t.Fatal(err)
 	}
 	var st State
-	p.Begin(&st, Class{Write: true, RetryableWrite: true}, sim.Never)
+	p.Begin(&st, Class{Write: true, RetryableWrite: true}, 0, sim.Never)
 	if _, ok := st.Err(); ok {
 		t.Fatal("Err() reports an error before any failure")
 	}

@@ -23,8 +23,8 @@ func Example() {
 		Labels: wire.SystemOverloadedError | wire.RetryableError | wire.NoWritesPerformed,
 	}
 	for _, name := range retry.Names() {
-		if retry.Couchbase(name) {
-			continue // Couchbase SDKs do not speak to MongoDB: see ExampleReasonOf
+		if !retry.MongoDBDriver(name) {
+			continue // Couchbase SDKs do not speak to MongoDB (see ExampleReasonOf); other stacks' policies have examples of their own
 		}
 		p, err := retry.New(name, retry.DefaultOptions())
 		if err != nil {
@@ -32,7 +32,7 @@ func Example() {
 			return
 		}
 		var st retry.State
-		p.Begin(&st, retry.Class{RetryableRead: true}, sim.Never)
+		p.Begin(&st, retry.Class{RetryableRead: true}, 0, sim.Never)
 		now := sim.Time(0)
 		var ladder []time.Duration
 		for {
@@ -74,7 +74,7 @@ func ExampleReasonOf() {
 		}{{"upsert", upsert}, {"get", get}} {
 			for _, fl := range failures {
 				var st retry.State
-				p.Begin(&st, c.class, sim.Time(2500*time.Millisecond))
+				p.Begin(&st, c.class, 0, sim.Time(2500*time.Millisecond))
 				d := p.Failed(&st, fl.f, 0, nil)
 				if !d.Retry {
 					fmt.Printf("%-20s %-6s %-6s %-29s fails\n", name, c.op, fl.name, d.Reason)

@@ -111,7 +111,7 @@ func run(t *testing.T, p Policy, c Class, s script, e env) transcript {
 	}
 	var st State
 	var tr transcript
-	p.Begin(&st, c, e.deadline)
+	p.Begin(&st, c, 0, e.deadline)
 	now := sim.Time(0)
 	for i := 0; ; i++ {
 		if i == 1000 {
@@ -121,7 +121,7 @@ func run(t *testing.T, p Policy, c Class, s script, e env) transcript {
 		now = now.Add(e.attempt)
 		f, ok := s(i)
 		if ok {
-			p.Succeeded(&st)
+			p.Succeeded(&st, 0)
 			tr.ok, tr.end = true, now
 			return tr
 		}
@@ -192,7 +192,7 @@ func ms(v ...int) []time.Duration {
 func mongoNames() []string {
 	var out []string
 	for _, n := range Names() {
-		if !Couchbase(n) {
+		if MongoDBDriver(n) {
 			out = append(out, n)
 		}
 	}

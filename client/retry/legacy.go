@@ -14,12 +14,12 @@ func newLegacy(o Options) Policy { return &legacy{opts: o} }
 
 func (p *legacy) Name() string { return NameLegacy }
 
-func (p *legacy) Begin(st *State, c Class, deadline sim.Time) {
+func (p *legacy) Begin(st *State, c Class, _, deadline sim.Time) {
 	st.begin(c, deadline, p.opts.CSOT)
 }
 
 // Succeeded does nothing.
-func (p *legacy) Succeeded(*State) {}
+func (p *legacy) Succeeded(*State, sim.Time) {}
 
 // Failed retries a retryable error at once: once without CSOT, until the deadline with it;
 // sharded clusters deprioritize the failed mongos.
@@ -28,12 +28,8 @@ func (p *legacy) Failed(st *State, f Failure, now sim.Time, _ Jitter) Decision {
 	if retryable, why := p.opts.eligible(st.class, f, false); !retryable {
 		return st.stop(why)
 	}
-	st.attempt++
-	if st.attempt > st.allowed {
-		return st.stop(MaxRetries)
-	}
-	if st.expired(now) {
-		return st.stop(Deadline)
+	if why := st.countRetry(now); why != Continue {
+		return st.stop(why)
 	}
 	return st.grant(Decision{Deprioritize: p.opts.Sharded})
 }

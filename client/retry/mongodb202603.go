@@ -25,13 +25,13 @@ func (p *mongodb202603) Name() string { return NameMongoDB202603 }
 
 func (p *mongodb202603) retryTokens() *ratelimiter.RetryTokenBucket { return p.bucket }
 
-func (p *mongodb202603) Begin(st *State, c Class, deadline sim.Time) {
+func (p *mongodb202603) Begin(st *State, c Class, _, deadline sim.Time) {
 	st.begin(c, deadline, p.opts.CSOT)
 }
 
 // Succeeded deposits RETRY_TOKEN_RETURN_RATE, plus 1 if the success came on a retry (adaptive
 // retry rules 1 and 2).
-func (p *mongodb202603) Succeeded(st *State) {
+func (p *mongodb202603) Succeeded(st *State, _ sim.Time) {
 	if p.bucket != nil {
 		tokens := ratelimiter.RetryTokenReturn
 		if st.attempt > 0 {

@@ -17,12 +17,12 @@ func newMongoDB202607(o Options) Policy { return &mongodb202607{opts: o} }
 
 func (p *mongodb202607) Name() string { return NameMongoDB202607 }
 
-func (p *mongodb202607) Begin(st *State, c Class, deadline sim.Time) {
+func (p *mongodb202607) Begin(st *State, c Class, _, deadline sim.Time) {
 	st.begin(c, deadline, p.opts.CSOT)
 }
 
 // Succeeded does nothing: there is no token bucket.
-func (p *mongodb202607) Succeeded(*State) {}
+func (p *mongodb202607) Succeeded(*State, sim.Time) {}
 
 // Failed is the 2026-03 order without the bucket steps, with the 2026-07 exponent and base and
 // deprioritization gated on enableOverloadRetargeting outside sharded clusters.

@@ -45,6 +45,50 @@ type Options struct {
 	// (kvTimeout 2.5 s, queryTimeout and searchTimeout 75 s); 0 means the default. Couchbase
 	// policies only.
 	KVTimeout, QueryTimeout, SearchTimeout time.Duration
+
+	// GRPC, AWS, Finagle, Envoy, SRE and Custom are the options of the policies of those
+	// names (AWS: aws-standard and aws-adaptive; SRE: sre-throttle); nil means the policy's
+	// defaults (each type's SetDefaults). A block given to another policy is an error.
+	GRPC    *GRPCOptions
+	AWS     *AWSOptions
+	Finagle *FinagleOptions
+	Envoy   *EnvoyOptions
+	SRE     *SREOptions
+	Custom  *CustomOptions
+}
+
+// block is one policy's option block: its name in a scenario, the registry bit of the
+// policies that read it, whether it is given, and its own rules.
+type block struct {
+	name     string
+	opt      option
+	given    bool
+	validate func(bad func(name, value, rule string))
+}
+
+// blocks lists o's policy option blocks.
+func (o *Options) blocks() []block {
+	return []block{
+		{"grpc", optGRPC, o.GRPC != nil, func(b func(n, v, r string)) { o.GRPC.validate(b) }},
+		{"aws", optAWS, o.AWS != nil, func(b func(n, v, r string)) { o.AWS.validate(b) }},
+		{"finagle", optFinagle, o.Finagle != nil, func(b func(n, v, r string)) { o.Finagle.validate(b) }},
+		{"envoy", optEnvoy, o.Envoy != nil, func(b func(n, v, r string)) { o.Envoy.validate(b) }},
+		{"sre", optSRE, o.SRE != nil, func(b func(n, v, r string)) { o.SRE.validate(b) }},
+		{"custom", optCustom, o.Custom != nil, func(b func(n, v, r string)) { o.Custom.validate(b) }},
+	}
+}
+
+// orDefault returns *p, or T's defaults when p is nil.
+func orDefault[T any, PT interface {
+	*T
+	SetDefaults()
+}](p *T) T {
+	if p != nil {
+		return *p
+	}
+	var v T
+	PT(&v).SetDefaults()
+	return v
 }
 
 // DefaultOptions returns the drivers' defaults: retryReads and retryWrites on, no CSOT, not
@@ -127,6 +171,9 @@ func (o *Options) validate(e *entry) error {
 	if o.EnableOverloadRetargeting && !e.reads(optRetargeting) {
 		bad("enableOverloadRetargeting", "true", onlyFor(optRetargeting))
 	}
+	if !MongoDBDriver(e.name) && !e.reads(optCouchbase) && (!o.RetryReads || !o.RetryWrites) {
+		bad("retryReads/retryWrites", "false", "MongoDB options that "+e.name+" ignores: its own rules decide what it retries")
+	}
 	if e.reads(optCouchbase) {
 		// MongoDB's options mean nothing to a Couchbase SDK: refuse a setting it would ignore.
 		if o.CSOT {
@@ -134,6 +181,21 @@ func (o *Options) validate(e *entry) error {
 		}
 		if !o.RetryReads || !o.RetryWrites {
 			bad("retryReads/retryWrites", "false", "MongoDB options that "+e.name+" ignores: idempotency decides what it retries")
+		}
+	}
+	for _, b := range o.blocks() {
+		switch {
+		case !b.given:
+		case !e.reads(b.opt):
+			rule := "options of " + strings.TrimPrefix(onlyFor(b.opt), "applies only to ") + ", not of this policy"
+			for _, own := range o.blocks() {
+				if e.reads(own.opt) {
+					rule += "; its options go in " + own.name
+				}
+			}
+			bad(b.name, "given", rule)
+		default:
+			b.validate(func(name, value, rule string) { bad(b.name+"."+name, value, rule) })
 		}
 	}
 	for _, t := range []struct {

@@ -28,9 +28,9 @@ func TestNew(t *testing.T) {
 		{"none", NameNone, nil, ""},
 		// Sad paths.
 		{"unknown name", "mongodb-2025-11", nil,
-			`retry: retryPolicy: "mongodb-2025-11": unknown policy; known: couchbase-besteffort, couchbase-failfast, mongodb-2026-03, mongodb-2026-07, mongodb-legacy, none`},
+			`retry: retryPolicy: "mongodb-2025-11": unknown policy; known: aws-adaptive, aws-standard, couchbase-besteffort, couchbase-failfast, custom, envoy, finagle, grpc, mongodb-2026-03, mongodb-2026-07, mongodb-legacy, none, sre-throttle`},
 		{"names are case-sensitive", "MongoDB-2026-03", nil,
-			`retry: retryPolicy: "MongoDB-2026-03": unknown policy; known: couchbase-besteffort, couchbase-failfast, mongodb-2026-03, mongodb-2026-07, mongodb-legacy, none`},
+			`retry: retryPolicy: "MongoDB-2026-03": unknown policy; known: aws-adaptive, aws-standard, couchbase-besteffort, couchbase-failfast, custom, envoy, finagle, grpc, mongodb-2026-03, mongodb-2026-07, mongodb-legacy, none, sre-throttle`},
 		{"negative maxAdaptiveRetries", NameMongoDB202607, func(o *Options) { o.MaxAdaptiveRetries = -1 },
 			"retry: maxAdaptiveRetries: -1: must be ≥ 0 (0 disables overload retries) (retryPolicy mongodb-2026-07)"},
 		{"NaN capacity", NameMongoDB202603, func(o *Options) { o.AdaptiveRetries, o.RetryTokenCapacity = true, math.NaN() },
@@ -94,13 +94,14 @@ func TestNew(t *testing.T) {
 }
 
 func TestNames(t *testing.T) {
-	want := []string{NameCouchbaseBestEffort, NameCouchbaseFailFast, NameMongoDB202603, NameMongoDB202607, NameLegacy, NameNone}
+	want := []string{NameAWSAdaptive, NameAWSStandard, NameCouchbaseBestEffort, NameCouchbaseFailFast, NameCustom, NameEnvoy,
+		NameFinagle, NameGRPC, NameMongoDB202603, NameMongoDB202607, NameLegacy, NameNone, NameSRE}
 	got := Names()
 	if !slices.Equal(got, want) || !slices.IsSorted(got) {
 		t.Errorf("Names() = %v, want %v (sorted)", got, want)
 	}
 	got[0] = "changed"
-	if Names()[0] != NameCouchbaseBestEffort {
+	if Names()[0] != NameAWSAdaptive {
 		t.Error("Names() shares its slice with the registry")
 	}
 }
@@ -119,7 +120,7 @@ func TestOptionsString(t *testing.T) {
 }
 
 func TestGiveUpString(t *testing.T) {
-	want := []string{"Continue", "NotRetryable", "Ineligible", "MaxRetries", "Deadline", "NoToken", "Disabled", "GiveUp(7)"}
+	want := []string{"Continue", "NotRetryable", "Ineligible", "MaxRetries", "Deadline", "NoToken", "Disabled", "Budget", "Breaker", "PushbackStop", "GiveUp(10)"}
 	for i, w := range want {
 		if got := GiveUp(i).String(); got != w {
 			t.Errorf("GiveUp(%d).String() = %q, want %q", i, got, w)

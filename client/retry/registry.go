@@ -1,6 +1,9 @@
 package retry
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // Names of the registered policies.
 const (
@@ -14,16 +17,36 @@ const (
 	// NameCouchbaseFailFast is the orchestrator with the FailFast strategy a user writes
 	// (always-retry reasons are still retried).
 	NameCouchbaseFailFast = "couchbase-failfast"
+	// NameGRPC is a gRPC channel's retry or hedging policy with optional throttling (A6).
+	NameGRPC = "grpc"
+	// NameAWSStandard and NameAWSAdaptive are the AWS SDKs' standard and adaptive retry modes.
+	NameAWSStandard = "aws-standard"
+	NameAWSAdaptive = "aws-adaptive"
+	// NameFinagle is Finagle's retry filter with its RetryBudget.
+	NameFinagle = "finagle"
+	// NameEnvoy is Envoy's router retries with the retry circuit breaker or retry budget.
+	NameEnvoy = "envoy"
+	// NameSRE is the SRE book's client-side adaptive throttling with its retry budgets.
+	NameSRE = "sre-throttle"
+	// NameCustom is the retry-policy kit: attempts, backoff, token bucket and breaker as
+	// given.
+	NameCustom = "custom"
 )
 
 // option is a set of the policy-specific options an entry reads.
-type option uint8
+type option uint16
 
 const (
 	optAdaptive    option = 1 << iota // AdaptiveRetries and RetryTokenCapacity
 	optMaxAdaptive                    // MaxAdaptiveRetries
 	optRetargeting                    // EnableOverloadRetargeting
 	optCouchbase                      // KVTimeout, QueryTimeout, SearchTimeout
+	optGRPC                           // GRPC
+	optAWS                            // AWS
+	optFinagle                        // Finagle
+	optEnvoy                          // Envoy
+	optSRE                            // SRE
+	optCustom                         // Custom
 )
 
 // entry registers one policy: its name, the policy-specific options it reads (the others must
@@ -44,6 +67,13 @@ var registry = []entry{
 	{NameNone, 0, newNone},
 	{NameCouchbaseBestEffort, optCouchbase, newCouchbaseBestEffort},
 	{NameCouchbaseFailFast, optCouchbase, newCouchbaseFailFast},
+	{NameGRPC, optGRPC, newGRPC},
+	{NameAWSStandard, optAWS, newAWSStandard},
+	{NameAWSAdaptive, optAWS, newAWSAdaptive},
+	{NameFinagle, optFinagle, newFinagle},
+	{NameEnvoy, optEnvoy, newEnvoy},
+	{NameSRE, optSRE, newSRE},
+	{NameCustom, optCustom, newCustom},
 }
 
 // Couchbase reports whether the policy called name is one of Couchbase SDK3's, whose requests go
@@ -51,6 +81,14 @@ var registry = []entry{
 func Couchbase(name string) bool {
 	e := lookup(name)
 	return e != nil && e.reads(optCouchbase)
+}
+
+// MongoDBDriver reports whether the policy called name is a MongoDB driver's (mongodb-*, none):
+// the policies the Client Backpressure, Retryable Reads and Retryable Writes rules and tests
+// apply to. The others are Couchbase SDK3's and those of other stacks (grpc, aws-*, finagle,
+// envoy, sre-throttle, custom).
+func MongoDBDriver(name string) bool {
+	return name == NameNone || strings.HasPrefix(name, "mongodb-") && lookup(name) != nil
 }
 
 func lookup(name string) *entry {

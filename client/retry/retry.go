@@ -104,6 +104,14 @@ type Failure struct {
 	// NoNode says no node could take the request: server selection found none usable (all down
 	// or unknown). Couchbase's NODE_NOT_AVAILABLE, at client dispatch.
 	NoNode bool
+	// Throttled says the policy's own Gate rejected the attempt before it was sent
+	// (client-side throttling); Dispatch is set too.
+	Throttled bool
+	// Pushback says the reply carried server pushback (gRPC's grpc-retry-pushback-ms, AWS's
+	// x-amz-retry-after): retry after PushbackMS milliseconds, or, when PushbackMS < 0, do not
+	// retry.
+	Pushback   bool
+	PushbackMS int64
 }
 
 // Overloaded reports whether f is an overload error: it carries SystemOverloadedError.
@@ -132,6 +140,8 @@ func (f Failure) String() string {
 	switch {
 	case f.PoolCleared:
 		s = "PoolClearedError"
+	case f.Throttled:
+		s = "throttled by the client (not sent)"
 	case f.NoNode:
 		s = "no node available (not sent)"
 	case f.CircuitOpen:
@@ -150,6 +160,9 @@ func (f Failure) String() string {
 	}
 	if f.BaseBackoffMS > 0 {
 		s += " baseBackoffMS=" + strconv.FormatInt(f.BaseBackoffMS, 10)
+	}
+	if f.Pushback {
+		s += " pushbackMS=" + strconv.FormatInt(f.PushbackMS, 10)
 	}
 	return s
 }
@@ -179,10 +192,22 @@ const (
 	NoToken
 	// Disabled: the policy never retries.
 	Disabled
+	// Budget: a retry budget, quota or throttle (not MongoDB's token bucket: NoToken) refused
+	// the retry.
+	Budget
+	// Breaker: the policy's circuit breaker is open and suppresses retries.
+	Breaker
+	// PushbackStop: the server's pushback said not to retry.
+	PushbackStop
 	numGiveUps
 )
 
-var giveUpNames = [numGiveUps]string{"Continue", "NotRetryable", "Ineligible", "MaxRetries", "Deadline", "NoToken", "Disabled"}
+var giveUpNames = [numGiveUps]string{"Continue", "NotRetryable", "Ineligible", "MaxRetries", "Deadline",
+	"NoToken", "Disabled", "Budget", "Breaker", "PushbackStop"}
+
+// Refused reports whether g is a retry a budget refused: a token bucket, a budget, a quota, a
+// throttle or a circuit breaker (the driver counts these together).
+func (g GiveUp) Refused() bool { return g == NoToken || g == Budget || g == Breaker }
 
 // String returns the constant's name.
 func (g GiveUp) String() string {
@@ -196,9 +221,9 @@ func (g GiveUp) String() string {
 type Decision struct {
 	// Retry says the operation runs another attempt.
 	Retry bool
-	// Backoff is how long to sleep before the retry's server selection; 0 means at once. It is
-	// non-zero only after an overload error (Client Backpressure, "Interaction with Other Retry
-	// Policies").
+	// Backoff is how long to sleep before the retry's server selection; 0 means at once. The
+	// MongoDB policies back off only after an overload error (Client Backpressure, "Interaction
+	// with Other Retry Policies").
 	Backoff time.Duration
 	// Deprioritize says to add the failed server's address to the deprioritized list of the
 	// retry's server selection.
@@ -242,9 +267,12 @@ type State struct {
 	kept     Failure
 	hasKept  bool
 	reasons  uint32 // Couchbase: the retry reasons seen so far, a set of 1<<Reason
-	// last is Couchbase's RequestContext.lastRetryDuration: the delay the latest retry was
-	// dispatched after, 0 before any.
+	// last is the policy's previous delay: Couchbase's RequestContext.lastRetryDuration (the
+	// delay the latest retry was dispatched after, 0 before any), gRPC's current backoff
+	// ceiling, the previous sleep of Finagle's and the custom kit's decorrelated jitter.
 	last time.Duration
+	// flags are per-operation flags a policy of another stack owns (opFlag); begin clears them.
+	flags opFlag
 }
 
 // Reasons returns the Couchbase retry reasons the operation was retried for so far (the RFC's
@@ -315,26 +343,90 @@ func (s *State) grant(d Decision) Decision {
 // spec's isExpired, which Retryable Reads 3c and Writes check before every retry).
 func (s *State) expired(now sim.Time) bool { return s.csot && now >= s.deadline }
 
+// countRetry starts a retry's checks as the policies of other stacks run them: it counts the
+// attempt, then refuses a retry past the allowed number (MaxRetries) or the deadline
+// (Deadline); Continue when both pass.
+func (s *State) countRetry(now sim.Time) GiveUp {
+	s.attempt++
+	switch {
+	case s.attempt > s.allowed:
+		return MaxRetries
+	case s.expired(now):
+		return Deadline
+	}
+	return Continue
+}
+
 // pastDeadline is the backoff check of the pseudocode: CSOT and now + backoff > deadline.
 func (s *State) pastDeadline(now sim.Time, backoff time.Duration) bool {
 	return s.csot && now.Add(backoff) > s.deadline
 }
 
 // Policy is one MongoClient's retry policy: a state machine fed attempt outcomes. Policies never
-// schedule anything; the driver carries out their decisions. Per-client state (the retry token
-// bucket) lives in the Policy, per-operation state in a State.
+// schedule anything; the driver carries out their decisions. Per-client state (a retry token
+// bucket, a budget, a throttle's counts) lives in the Policy, per-operation state in a State.
 type Policy interface {
 	// Name returns the name the policy is registered under.
 	Name() string
-	// Begin starts an operation of class c in st. deadline is the CSOT deadline, sim.Never
-	// without CSOT; it is used only when Options.CSOT is set.
-	Begin(st *State, c Class, deadline sim.Time)
-	// Succeeded ends the operation successfully on attempt st.Attempt() (token deposits).
-	Succeeded(st *State)
+	// Begin starts an operation of class c in st at virtual time now. deadline is the
+	// operation's deadline (CSOT, or a policy's own request timeout), sim.Never without one; the
+	// MongoDB policies use it only when Options.CSOT is set.
+	Begin(st *State, c Class, now, deadline sim.Time)
+	// Succeeded ends the operation successfully at now on attempt st.Attempt() (token
+	// deposits, budget and throttle counts).
+	Succeeded(st *State, now sim.Time)
 	// Failed decides what follows a failed attempt at virtual time now. j is drawn once per
-	// overload retry that passes the retry-count check, and only then (so it may be nil for an
-	// operation that cannot see an overload error); a value outside [0, 1] panics.
+	// retry that draws a backoff, and only then (so it may be nil for an operation that
+	// cannot draw one); a value outside [0, 1] panics.
 	Failed(st *State, f Failure, now sim.Time, j Jitter) Decision
+}
+
+// Gate is implemented by a policy that acts before each attempt is sent, first or retry: a
+// client-side rate limiter that holds attempts back, or a client-side throttle that rejects
+// them. The driver asks Admit before the attempt's server selection.
+type Gate interface {
+	// Admit decides whether the attempt about to start at now goes ahead: at once, after
+	// Admission.Delay, or not at all (Admission.Reject: the driver fails the attempt locally
+	// with Failure.Throttled, which the policy then sees in Failed). j is drawn at most once.
+	Admit(st *State, now sim.Time, j Jitter) Admission
+}
+
+// Withdrawer is implemented by a Gate whose delays are reservations (a rate limiter's tokens):
+// when an operation ends while one of its attempts is held back (its deadline passed during the
+// Admission's Delay), the driver calls Withdraw so that the reservation is returned.
+type Withdrawer interface {
+	Withdraw(st *State, now sim.Time)
+}
+
+// Admission is a Gate's answer for one attempt.
+type Admission struct {
+	// Delay holds the attempt back this long before it is sent.
+	Delay time.Duration
+	// Reject fails the attempt locally without sending it.
+	Reject bool
+}
+
+// Ender is implemented by a policy that keeps count of operations in progress (a concurrency
+// budget). The driver calls Ended exactly once per operation begun, however it ends: success,
+// failure, timeout, or no server to send it to.
+type Ender interface {
+	Ended(st *State, now sim.Time)
+}
+
+// Hedger is implemented by a policy that may hedge: send copies of a request without waiting
+// for the earlier ones to fail. When Hedging reports ok, the driver sends the first copy at
+// once and, while fewer than maxAttempts copies were sent and the operation is not over, asks
+// Hedge every delay for another. The first success wins and the driver cancels the copies
+// still outstanding. A copy that fails goes to Failed: Retry there means send the next copy
+// now (after Decision.Backoff, a server's pushback), without waiting for the delay; a refusal
+// with Why NotRetryable (a fatal error) cancels every outstanding copy and ends the operation;
+// any other refusal sends no new copy, and the operation fails once none is outstanding.
+type Hedger interface {
+	// Hedging returns the delay between copies and the most copies per operation; ok is
+	// false when the policy retries instead of hedging.
+	Hedging() (delay time.Duration, maxAttempts int, ok bool)
+	// Hedge asks at now whether the next copy may go (it counts the copy when it may).
+	Hedge(st *State, now sim.Time) bool
 }
 
 // TokenBucket returns the client's retry token bucket, or nil when the policy has none

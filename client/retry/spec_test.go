@@ -796,7 +796,7 @@ func TestEligibility(t *testing.T) {
 	for _, tc := range tests {
 		p := mustNew(t, NameMongoDB202603, opts(tc.mod))
 		var st State
-		p.Begin(&st, tc.class, sim.Never)
+		p.Begin(&st, tc.class, 0, sim.Never)
 		d := p.Failed(&st, tc.f, 0, constJitter(1))
 		if d.Retry != (tc.want == Continue) || d.Why != tc.want {
 			t.Errorf("%s: Failed(%v) = retry %v why %v, want %v", tc.gloss, tc.f, d.Retry, d.Why, tc.want)
@@ -841,10 +841,10 @@ func TestZeroAllocs(t *testing.T) {
 			}
 			var st State
 			allocs := testing.AllocsPerRun(100, func() {
-				p.Begin(&st, insert, sim.Never)
+				p.Begin(&st, insert, 0, sim.Never)
 				p.Failed(&st, rejected, 0, j)
 				p.Failed(&st, code(wire.ShutdownInProgress, wire.RetryableWriteError|wire.NoWritesPerformed), 0, j)
-				p.Succeeded(&st)
+				p.Succeeded(&st, 0)
 			})
 			if allocs != 0 {
 				t.Errorf("%s %v: %v allocations per operation, want 0", name, o, allocs)
@@ -883,7 +883,7 @@ func TestClassPanics(t *testing.T) {
 				}
 			}()
 			var st State
-			mustNew(t, NameMongoDB202603, DefaultOptions()).Begin(&st, c, sim.Never)
+			mustNew(t, NameMongoDB202603, DefaultOptions()).Begin(&st, c, 0, sim.Never)
 		}()
 	}
 }
@@ -893,7 +893,7 @@ func TestClassPanics(t *testing.T) {
 func TestStateReuse(t *testing.T) {
 	p := mustNew(t, NameMongoDB202603, DefaultOptions())
 	var st State
-	p.Begin(&st, find, sim.Never)
+	p.Begin(&st, find, 0, sim.Never)
 	for range 6 {
 		p.Failed(&st, rejected, 0, constJitter(0))
 	}
@@ -901,7 +901,7 @@ func TestStateReuse(t *testing.T) {
 		t.Errorf("after alwaysOn: Attempt() = %d, Retries() = %d, OverloadSeen() = %v; want 6, 5, true",
 			st.Attempt(), st.Retries(), st.OverloadSeen())
 	}
-	p.Begin(&st, find, sim.Never)
+	p.Begin(&st, find, 0, sim.Never)
 	ns := code(wire.ShutdownInProgress, 0)
 	if d := p.Failed(&st, ns, 0, nil); !d.Retry || st.Attempt() != 1 || st.OverloadSeen() {
 		t.Errorf("reused State: first failure retry=%v attempt %d", d.Retry, st.Attempt())

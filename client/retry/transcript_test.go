@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -54,6 +55,7 @@ var transcriptClasses = []struct {
 	{"query-readonly", "a read-only query (idempotent)", queryRO},
 	{"query-write", "a query that writes (not idempotent)", queryWrite},
 	{"search", "a search request (idempotent)", searchReq},
+	{"request", "a request (this stack's policy does not look at its class)", Class{}},
 }
 
 // transcriptDriver runs one client's policy and one operation at a time, as a driver would: it
@@ -63,31 +65,66 @@ type transcriptDriver struct {
 	p        Policy
 	st       State
 	op       string
-	started  int      // commands started for the current operation
-	now      sim.Time // the operation starts at 0
+	started  int      // commands (or, hedging, copies' results) reported for the current operation
+	sent     int      // hedging: copies sent for the current operation
+	now      sim.Time // the operation starts at 0 until an `at` command sets the clock
+	clocked  bool     // an `at` command was given since the policy: begin starts at the clock
 	deadline sim.Time
 	jitter   float64
-	ended    bool
+	ended    bool // the operation is over for the policy (it gave up, or one attempt succeeded)
+	endedOp  bool // Ender.Ended was called for the current operation
 }
 
 // do runs one command of a transcript:
 //
 //	policy NAME [adaptive] [capacity=N] [csot] [sharded] [retryReads=false] [retryWrites=false]
-//	       [maxAdaptiveRetries=N] [retargeting] [kvTimeout=D]
-//	                            a new client with that policy and those options
+//	       [maxAdaptiveRetries=N] [retargeting] [kvTimeout=D] [BLOCK.PATH=VALUE ...]
+//	                            a new client with that policy and those options, at time 0
 //	jitter V                    later backoffs draw V (default 1: every backoff is its ceiling)
-//	begin OP [deadline=D]       a new operation at time 0 (OP: see transcriptClasses); the
-//	                            deadline is CSOT's timeoutMS, or a Couchbase request's timeout
+//	at D                        set the clock to D (never back); from then on, begin starts the
+//	                            next operation at the clock instead of at 0
+//	begin OP [deadline=D]       a new operation (OP: see transcriptClasses) at 0, or at the
+//	                            clock once `at` was used; the deadline, D after the start, is
+//	                            CSOT's timeoutMS, a Couchbase request's timeout or a call's
+//	                            deadline
+//	admit                       the policy's Gate decides on the attempt about to be sent; a
+//	                            hold-back moves the clock (a rejection is then written as
+//	                            `fail throttled`)
+//	hedge                       the policy's Hedger is asked for another copy of the request
 //	fail FAILURE [took=D] [repeat=N]
-//	                            the next command fails after D (0 by default), N times
-//	succeed [took=D]            the next command succeeds
+//	                            the next command (hedging: an outstanding copy) fails
+//	                            after D (0 by default), N times
+//	succeed [took=D]            the next command (hedging: a copy) succeeds
+//	end                         the driver tells the policy's Ender that the operation ended
 //	tokens [set=N]              the retry token bucket (after setting it to N tokens)
+//
+// BLOCK.PATH=VALUE sets a field of a policy's option block (Options.GRPC, AWS, Finagle, Envoy,
+// SRE, Custom; BLOCK is the field's name in lower case) by the yaml names of its fields, as a
+// scenario spells them: grpc.maxAttempts=3, grpc.retryThrottling.maxTokens=10,
+// custom.retryOn=overload,network. A nil block or nested block on the way is allocated and given
+// its SetDefaults when its type has one, as a scenario's decoder gives them; VALUE is a
+// duration (100ms), a number, true/false, a comma-separated list, or, for a nested block itself,
+// none (nil) or default (its SetDefaults). For policies other than MongoDB's and Couchbase's,
+// policy prints the effective option block in the same syntax, and the hedging parameters when
+// the policy hedges.
 //
 // FAILURE is overload (code 2 with SystemOverloadedError and RetryableError, the spec tests'
 // failpoint), rejected (462 IngressRequestRateLimitExceeded with those labels and
-// NoWritesPerformed), network, pool-cleared, dispatch, circuit-open, no-node, or code=C with
-// C a name or number, optionally with labels=A,B and baseBackoffMS=N; for Couchbase,
-// status=kv:0x86, status=query:12004 or status=http:429.
+// NoWritesPerformed), network, pool-cleared, dispatch, circuit-open, no-node, throttled (the
+// policy's own Gate rejected the attempt), or code=C with C a name or number, optionally with
+// labels=A,B and baseBackoffMS=N; for Couchbase, status=kv:0x86, status=query:12004 or
+// status=http:429. pushback=N adds server pushback: retry after N ms, or not at all when N < 0.
+//
+// OP request is a request whose class other stacks' policies ignore. For a policy that hedges,
+// begin sends the first copy, hedge and a failure the policy answers with Retry send the
+// others, and the operation ends with a success, a fatal failure (NotRetryable), or another
+// refusal once no copy is outstanding.
+//
+// After every step a state line shows the spec's attempt, the retries granted, allowed
+// retries, the clock, and the policy's client-wide state: the retry token bucket, and whatever
+// a policy's clientState() string method returns (a throttle's token count, a quota, a budget).
+// A policy with a failureClass(Failure) string method has each failure's class in its own
+// vocabulary (a gRPC status code, an AWS error category) shown in brackets after the failure.
 func (d *transcriptDriver) do(t *testing.T, c golden.Command) string {
 	switch c.Name {
 	case "policy":
@@ -102,18 +139,44 @@ func (d *transcriptDriver) do(t *testing.T, c golden.Command) string {
 		}
 		d.jitter = v
 		return fmt.Sprintf("later backoffs are %v × their ceiling", v)
+	case "at":
+		if len(c.Args) != 1 {
+			t.Fatalf("%s: at takes one duration", c.Pos)
+		}
+		v, err := time.ParseDuration(c.Args[0])
+		if err != nil || sim.Time(v) < d.now {
+			t.Fatalf("%s: at %q: want a duration no earlier than the clock (%v)", c.Pos, c.Args[0], d.now)
+		}
+		d.now, d.clocked = sim.Time(v), true
+		return "the clock is at " + d.now.String()
 	case "begin":
 		return d.begin(t, c)
+	case "admit":
+		return d.admit(t, c)
+	case "hedge":
+		return d.hedge(t, c)
 	case "fail":
 		return d.fail(t, c)
 	case "succeed":
 		d.need(t, c)
 		d.advance(t, c)
 		d.started++
-		d.p.Succeeded(&d.st)
+		d.p.Succeeded(&d.st, d.now)
 		d.ended = true
+		if d.hedging() {
+			return fmt.Sprintf("copy result %d: success at %v (outstanding copies cancelled: %d)", d.started, d.now,
+				d.sent-d.started) + "\n" + d.state()
+		}
 		out := fmt.Sprintf("command %d succeeded at %v, after %s", d.started, d.now, plural(d.st.Retries(), "retry", "retries"))
 		return out + "\n" + d.state()
+	case "end":
+		e, ok := d.p.(Ender)
+		if !ok || d.op == "" || d.endedOp {
+			t.Fatalf("%s: end needs a policy that is an Ender and an operation not yet ended", c.Pos)
+		}
+		e.Ended(&d.st, d.now)
+		d.ended, d.endedOp = true, true
+		return "the operation ended at " + d.now.String() + "\n" + d.state()
 	case "tokens":
 		if d.p == nil || TokenBucket(d.p) == nil {
 			t.Fatalf("%s: the policy has no retry token bucket", c.Pos)
@@ -130,6 +193,53 @@ func (d *transcriptDriver) do(t *testing.T, c golden.Command) string {
 	}
 	t.Fatalf("%s: unknown command %q", c.Pos, c)
 	return ""
+}
+
+// hedging reports whether the policy hedges instead of retrying.
+func (d *transcriptDriver) hedging() bool {
+	h, ok := d.p.(Hedger)
+	if !ok {
+		return false
+	}
+	_, _, ok = h.Hedging()
+	return ok
+}
+
+// admit asks the policy's Gate about the attempt about to be sent.
+func (d *transcriptDriver) admit(t *testing.T, c golden.Command) string {
+	d.need(t, c)
+	g, ok := d.p.(Gate)
+	if !ok {
+		t.Fatalf("%s: %s has no Gate", c.Pos, d.p.Name())
+	}
+	a := g.Admit(&d.st, d.now, constJitter(d.jitter))
+	out := "admit at " + d.now.String() + ": "
+	switch {
+	case a.Reject:
+		out += "rejected: the attempt is not sent (the driver fails it locally as throttled)"
+	case a.Delay > 0:
+		d.now = d.now.Add(a.Delay)
+		out += "held back " + a.Delay.String() + ", sent at " + d.now.String()
+	default:
+		out += "sent at once"
+	}
+	return out + "\n" + d.state()
+}
+
+// hedge asks the policy's Hedger for another copy.
+func (d *transcriptDriver) hedge(t *testing.T, c golden.Command) string {
+	d.need(t, c)
+	if !d.hedging() {
+		t.Fatalf("%s: %s does not hedge", c.Pos, d.p.Name())
+	}
+	out := "hedge at " + d.now.String() + ": "
+	if d.p.(Hedger).Hedge(&d.st, d.now) {
+		d.sent++
+		out += fmt.Sprintf("copy %d sent", d.sent)
+	} else {
+		out += "no copy sent"
+	}
+	return out + "\n" + d.state()
 }
 
 // policy builds a new client's policy from the command's options.
@@ -161,7 +271,10 @@ func (d *transcriptDriver) policy(t *testing.T, c golden.Command) string {
 		case "kvTimeout":
 			o.KVTimeout, err = time.ParseDuration(v)
 		default:
-			t.Fatalf("%s: unknown option %q", c.Pos, a)
+			if !strings.Contains(k, ".") {
+				t.Fatalf("%s: unknown option %q", c.Pos, a)
+			}
+			err = setBlockOption(&o, k, v)
 		}
 		if err != nil {
 			t.Fatalf("%s: %s: %v", c.Pos, a, err)
@@ -171,15 +284,180 @@ func (d *transcriptDriver) policy(t *testing.T, c golden.Command) string {
 	if err != nil {
 		return "error: " + err.Error()
 	}
-	d.p, d.ended, d.started = p, true, 0
-	out := p.Name() + ": " + o.String()
-	if b := TokenBucket(p); b != nil {
-		out += "\ntokens " + formatFloat(b.Tokens())
+	d.p, d.ended, d.started, d.op, d.now, d.clocked = p, true, 0, "", 0, false
+	name := c.Args[0]
+	if MongoDBDriver(name) || Couchbase(name) {
+		out := p.Name() + ": " + o.String()
+		if b := TokenBucket(p); b != nil {
+			out += "\ntokens " + formatFloat(b.Tokens())
+		}
+		return out
+	}
+	// Another stack's policy: its option blocks, in the syntax that sets them.
+	var fields []string
+	e := lookup(name)
+	for _, b := range o.blocks() {
+		if e.reads(b.opt) {
+			describeBlock(effectiveBlock(&o, b.name), b.name+".", &fields)
+		}
+	}
+	out := p.Name() + ": " + strings.Join(fields, " ")
+	if h, ok := p.(Hedger); ok {
+		if delay, n, ok := h.Hedging(); ok {
+			out += fmt.Sprintf("\nhedging: up to %d copies, one every %v", n, delay)
+		}
+	}
+	if cs, ok := p.(interface{ clientState() string }); ok && cs.clientState() != "" {
+		out += "\n" + cs.clientState()
 	}
 	return out
 }
 
-// begin starts an operation at time 0.
+// optionBlock returns o's option block field called name (GRPC for grpc, ...), addressable.
+func optionBlock(o *Options, name string) (reflect.Value, bool) {
+	v := reflect.ValueOf(o).Elem()
+	for i := range v.NumField() {
+		f := v.Type().Field(i)
+		if f.Type.Kind() == reflect.Pointer && f.Type.Elem().Kind() == reflect.Struct && strings.ToLower(f.Name) == name {
+			return v.Field(i), true
+		}
+	}
+	return reflect.Value{}, false
+}
+
+// effectiveBlock returns the block called name as the policy sees it: the block given, or its
+// type's defaults.
+func effectiveBlock(o *Options, name string) reflect.Value {
+	v, _ := optionBlock(o, name)
+	if !v.IsNil() {
+		return v.Elem()
+	}
+	n := reflect.New(v.Type().Elem())
+	if d, ok := n.Interface().(interface{ SetDefaults() }); ok {
+		d.SetDefaults()
+	}
+	return n.Elem()
+}
+
+// setBlockOption sets the option block field at path (block.field[.field...], by yaml names)
+// to the text v.
+func setBlockOption(o *Options, path, v string) error {
+	name, rest, _ := strings.Cut(path, ".")
+	b, ok := optionBlock(o, name)
+	if !ok {
+		return fmt.Errorf("no option block %q", name)
+	}
+	return setPath(b, strings.Split(rest, "."), v)
+}
+
+// setPath sets the field at path under the addressable value v, allocating nil blocks on the
+// way with their SetDefaults.
+func setPath(v reflect.Value, path []string, text string) error {
+	if v.Kind() == reflect.Pointer && v.Type().Elem().Kind() == reflect.Struct {
+		if len(path) == 0 && text == "none" {
+			v.SetZero()
+			return nil
+		}
+		if v.IsNil() || len(path) == 0 && text == "default" {
+			v.Set(reflect.New(v.Type().Elem()))
+			if d, ok := v.Interface().(interface{ SetDefaults() }); ok {
+				d.SetDefaults()
+			}
+		}
+		if len(path) == 0 && text == "default" {
+			return nil
+		}
+		v = v.Elem()
+	}
+	if len(path) == 0 {
+		return setLeaf(v, text)
+	}
+	if v.Kind() != reflect.Struct || v.Type() == reflect.TypeFor[time.Duration]() {
+		return fmt.Errorf("%s: a %s has no fields", path[0], v.Type())
+	}
+	var known []string
+	for i := range v.NumField() {
+		tag, ok := v.Type().Field(i).Tag.Lookup("yaml")
+		name, _, _ := strings.Cut(tag, ",")
+		if !ok || name == "" {
+			continue
+		}
+		if name == path[0] {
+			return setPath(v.Field(i), path[1:], text)
+		}
+		known = append(known, name)
+	}
+	return fmt.Errorf("no field %q in %s (known: %s)", path[0], v.Type(), strings.Join(known, ", "))
+}
+
+// setLeaf sets v from text.
+func setLeaf(v reflect.Value, text string) error {
+	var err error
+	switch {
+	case v.Type() == reflect.TypeFor[time.Duration]():
+		var d time.Duration
+		d, err = time.ParseDuration(text)
+		v.SetInt(int64(d))
+	case v.Kind() == reflect.String:
+		v.SetString(text)
+	case v.Kind() == reflect.Bool:
+		var b bool
+		b, err = strconv.ParseBool(text)
+		v.SetBool(b)
+	case v.CanInt():
+		var n int64
+		n, err = strconv.ParseInt(text, 10, v.Type().Bits())
+		v.SetInt(n)
+	case v.CanUint():
+		var n uint64
+		n, err = strconv.ParseUint(text, 10, v.Type().Bits())
+		v.SetUint(n)
+	case v.CanFloat():
+		var f float64
+		f, err = strconv.ParseFloat(text, v.Type().Bits())
+		v.SetFloat(f)
+	case v.Kind() == reflect.Slice && v.Type().Elem().Kind() == reflect.String:
+		list := []string{}
+		if text != "" {
+			list = strings.Split(text, ",")
+		}
+		v.Set(reflect.ValueOf(list).Convert(v.Type()))
+	default:
+		return fmt.Errorf("cannot set a %s from text", v.Type())
+	}
+	return err
+}
+
+// describeBlock appends the fields of the block struct v as prefix+name=value, nested blocks
+// by their paths (none when nil).
+func describeBlock(v reflect.Value, prefix string, out *[]string) {
+	for i := range v.NumField() {
+		tag, ok := v.Type().Field(i).Tag.Lookup("yaml")
+		name, _, _ := strings.Cut(tag, ",")
+		if !ok || name == "" {
+			continue
+		}
+		f := v.Field(i)
+		switch {
+		case f.Kind() == reflect.Pointer && f.IsNil():
+			*out = append(*out, prefix+name+"=none")
+		case f.Kind() == reflect.Pointer:
+			describeBlock(f.Elem(), prefix+name+".", out)
+		case f.Kind() == reflect.Struct:
+			describeBlock(f, prefix+name+".", out)
+		case f.Type() == reflect.TypeFor[time.Duration]():
+			*out = append(*out, prefix+name+"="+time.Duration(f.Int()).String())
+		case f.CanFloat():
+			*out = append(*out, prefix+name+"="+formatFloat(f.Float()))
+		case f.Kind() == reflect.Slice && f.Type().Elem().Kind() == reflect.String:
+			*out = append(*out, prefix+name+"="+strings.Join(f.Interface().([]string), ","))
+		default:
+			*out = append(*out, prefix+name+"="+fmt.Sprint(f.Interface()))
+		}
+	}
+}
+
+// begin starts an operation at time 0, or at the clock once an `at` command has set it.
 func (d *transcriptDriver) begin(t *testing.T, c golden.Command) string {
 	if d.p == nil || len(c.Args) == 0 {
 		t.Fatalf("%s: begin needs a policy first and an operation", c.Pos)
@@ -188,22 +466,32 @@ func (d *transcriptDriver) begin(t *testing.T, c golden.Command) string {
 		if tc.name != c.Args[0] {
 			continue
 		}
-		d.op, d.started, d.now, d.ended, d.deadline = tc.name, 0, 0, false, sim.Never
+		if !d.clocked {
+			d.now = 0
+		}
+		d.op, d.started, d.sent, d.ended, d.endedOp, d.deadline = tc.name, 0, 1, false, false, sim.Never
 		if v, ok := c.Arg("deadline"); ok {
 			dl, err := time.ParseDuration(v)
 			if err != nil {
 				t.Fatalf("%s: deadline=%q: %v", c.Pos, v, err)
 			}
-			d.deadline = sim.Time(dl)
+			d.deadline = d.now.Add(dl)
 		} else if rt, ok := RequestTimeout(d.p, tc.class); ok {
-			d.deadline = sim.Time(rt)
+			d.deadline = d.now.Add(rt)
 		}
-		d.p.Begin(&d.st, tc.class, d.deadline)
+		d.p.Begin(&d.st, tc.class, d.now, d.deadline)
 		dl := "no deadline"
 		if d.deadline != sim.Never {
 			dl = "deadline " + d.deadline.String()
 		}
-		return fmt.Sprintf("%s: %s; %s", tc.name, tc.gloss, dl)
+		out := fmt.Sprintf("%s: %s; %s", tc.name, tc.gloss, dl)
+		if d.clocked {
+			out += "; starts at " + d.now.String()
+		}
+		if d.hedging() {
+			out += "; copy 1 sent"
+		}
+		return out
 	}
 	t.Fatalf("%s: unknown operation %q", c.Pos, c.Args[0])
 	return ""
@@ -221,18 +509,53 @@ func (d *transcriptDriver) fail(t *testing.T, c golden.Command) string {
 		}
 	}
 	var out []string
+	hedging := d.hedging()
 	for range n {
 		if d.ended {
 			t.Fatalf("%s: the operation has ended; begin another", c.Pos)
 		}
+		if hedging && d.started >= d.sent {
+			t.Fatalf("%s: no copy is outstanding", c.Pos)
+		}
 		d.advance(t, c)
 		d.started++
 		dec := d.p.Failed(&d.st, f, d.now, constJitter(d.jitter))
-		out = append(out, fmt.Sprintf("command %d failed at %v: %v", d.started, d.now, f))
-		if !dec.Retry {
+		what := f.String()
+		if fc, ok := d.p.(interface{ failureClass(Failure) string }); ok {
+			what += " [" + fc.failureClass(f) + "]"
+		}
+		if hedging {
+			out = append(out, fmt.Sprintf("copy result %d: failed at %v: %s", d.started, d.now, what))
+		} else {
+			out = append(out, fmt.Sprintf("command %d failed at %v: %s", d.started, d.now, what))
+		}
+		switch {
+		case hedging && !dec.Retry && dec.Why != NotRetryable && d.started < d.sent:
+			out = append(out, fmt.Sprintf("no further copy (%v); %s still outstanding", dec.Why,
+				plural(d.sent-d.started, "copy", "copies")))
+		case hedging && !dec.Retry:
+			d.ended = true
+			if d.started < d.sent {
+				out = append(out, fmt.Sprintf("a fatal error (outstanding copies cancelled: %d)", d.sent-d.started))
+			}
+			out = append(out, fmt.Sprintf("give up (%v): the application gets %v", dec.Why, dec.Err))
+		case hedging:
+			d.now = d.now.Add(dec.Backoff)
+			d.sent++
+			line := fmt.Sprintf("copy %d sent", d.sent)
+			if dec.Backoff > 0 {
+				line += " after " + dec.Backoff.String() + ", at " + d.now.String()
+			} else {
+				line += " at once"
+			}
+			if dec.Deprioritize {
+				line += ", deprioritizing the servers tried"
+			}
+			out = append(out, line)
+		case !dec.Retry:
 			d.ended = true
 			out = append(out, fmt.Sprintf("give up (%v): the application gets %v", dec.Why, dec.Err))
-		} else {
+		default:
 			line := "retry"
 			if dec.Backoff > 0 {
 				line += " after " + dec.Backoff.String()
@@ -283,7 +606,7 @@ func (d *transcriptDriver) advance(t *testing.T, c golden.Command) {
 }
 
 // state is the line after every step: the spec's attempt and allowed retries, whether an
-// overload error was seen, and the token bucket.
+// overload error was seen, the token bucket, and the policy's clientState when it has one.
 func (d *transcriptDriver) state() string {
 	s := fmt.Sprintf("state: attempt=%d retries=%d", d.st.Attempt(), d.st.Retries())
 	if Couchbase(d.p.Name()) {
@@ -306,6 +629,9 @@ func (d *transcriptDriver) state() string {
 			names[i] = x.String()
 		}
 		s += " reasons=" + strings.Join(names, ",")
+	}
+	if cs, ok := d.p.(interface{ clientState() string }); ok && cs.clientState() != "" {
+		s += " " + cs.clientState()
 	}
 	return s
 }
@@ -331,6 +657,14 @@ func (d *transcriptDriver) failure(t *testing.T, c golden.Command) Failure {
 			f.CircuitOpen, f.Dispatch, set = true, true, true
 		case "no-node":
 			f.NoNode, f.Dispatch, set = true, true, true
+		case "throttled":
+			f.Throttled, f.Dispatch, set = true, true, true
+		case "pushback":
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				t.Fatalf("%s: %s", c.Pos, a)
+			}
+			f.Pushback, f.PushbackMS = true, n
 		case "code":
 			f.Code, set = parseCode(t, c, v), true
 		case "status":
@@ -355,7 +689,7 @@ func (d *transcriptDriver) failure(t *testing.T, c golden.Command) Failure {
 		}
 	}
 	if !set {
-		t.Fatalf("%s: fail needs a failure (overload, rejected, network, pool-cleared, code=…, status=…)", c.Pos)
+		t.Fatalf("%s: fail needs a failure (overload, rejected, network, pool-cleared, dispatch, throttled, code=…, status=…)", c.Pos)
 	}
 	return f
 }
@@ -401,5 +735,58 @@ func TestTranscriptsCoverEveryPolicy(t *testing.T) {
 		if _, err := os.Stat(filepath.Join("testdata", "transcripts", name+".txt")); err != nil {
 			t.Errorf("policy %s has no transcript: write testdata/transcripts/%s.txt (%v)", name, name, err)
 		}
+	}
+}
+
+// TestSetBlockOption checks the transcripts' generic option setter: fields by their yaml names,
+// nested blocks allocated with their SetDefaults, none and default for a nested block, and
+// errors that name what is known.
+func TestSetBlockOption(t *testing.T) {
+	tests := []struct {
+		path, value string
+		check       func(o *Options) bool
+		err         string
+	}{
+		{"grpc.maxAttempts", "3", func(o *Options) bool { return o.GRPC.MaxAttempts == 3 && o.GRPC.MaxBackoff == time.Second }, ""},
+		{"grpc.initialBackoff", "250ms", func(o *Options) bool { return o.GRPC.InitialBackoff == 250*time.Millisecond }, ""},
+		{"grpc.backoffMultiplier", "1.5", func(o *Options) bool { return o.GRPC.BackoffMultiplier == 1.5 }, ""},
+		{"grpc.retryableStatusCodes", "ABORTED,INTERNAL", func(o *Options) bool {
+			return strings.Join(o.GRPC.RetryableStatusCodes, " ") == "ABORTED INTERNAL"
+		}, ""},
+		{"grpc.retryThrottling.maxTokens", "4", func(o *Options) bool {
+			return *o.GRPC.RetryThrottling == GRPCThrottling{MaxTokens: 4, TokenRatio: 0.1}
+		}, ""},
+		{"grpc.hedgingPolicy", "default", func(o *Options) bool { return o.GRPC.HedgingPolicy.MaxAttempts == 4 }, ""},
+		{"grpc.hedgingPolicy", "none", func(o *Options) bool { return o.GRPC != nil && o.GRPC.HedgingPolicy == nil }, ""},
+		{"aws.behavior", "legacy", func(o *Options) bool {
+			return *o.AWS == AWSOptions{Behavior: "legacy", MaxAttempts: 3, RetryQuota: 500}
+		}, ""},
+		{"aws.retryQuota", "x", nil, `strconv.ParseInt: parsing "x": invalid syntax`},
+		{"aws.quota", "1", nil, `no field "quota" in retry.AWSOptions (known: behavior, maxAttempts, retryQuota)`},
+		{"nope.x", "1", nil, `no option block "nope"`},
+		{"grpc.maxAttempts.x", "1", nil, "x: a int has no fields"},
+	}
+	for _, tc := range tests {
+		o := DefaultOptions()
+		err := setBlockOption(&o, tc.path, tc.value)
+		switch {
+		case tc.err != "" && (err == nil || err.Error() != tc.err):
+			t.Errorf("%s=%s: error %v, want %q", tc.path, tc.value, err, tc.err)
+		case tc.err == "" && (err != nil || !tc.check(&o)):
+			t.Errorf("%s=%s: error %v, options %+v", tc.path, tc.value, err, o)
+		}
+	}
+	// describeBlock writes the block back in the same syntax.
+	o := DefaultOptions()
+	if err := setBlockOption(&o, "grpc.retryThrottling.tokenRatio", "0.5"); err != nil {
+		t.Fatal(err)
+	}
+	var fields []string
+	describeBlock(effectiveBlock(&o, "grpc"), "grpc.", &fields)
+	want := "grpc.maxAttempts=4 grpc.initialBackoff=100ms grpc.maxBackoff=1s grpc.backoffMultiplier=2 " +
+		"grpc.retryableStatusCodes=UNAVAILABLE,RESOURCE_EXHAUSTED grpc.retryThrottling.maxTokens=10 " +
+		"grpc.retryThrottling.tokenRatio=0.5 grpc.hedgingPolicy=none"
+	if got := strings.Join(fields, " "); got != want {
+		t.Errorf("describeBlock:\n got %s\nwant %s", got, want)
 	}
 }

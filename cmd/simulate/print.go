@@ -58,6 +58,21 @@ func printSummary(w io.Writer, run *results.Run) {
 	if len(reasons) > 0 {
 		fmt.Fprintf(w, "\nretry reasons (Couchbase)\n  %s\n", strings.Join(reasons, "\n  "))
 	}
+	var gates []string
+	for _, g := range s.Groups {
+		if g.LocallyRejected > 0 {
+			gates = append(gates, fmt.Sprintf("%s: %d attempts rejected by the client's own throttle (never sent)", g.Name, g.LocallyRejected))
+		}
+		if d := g.AdmitDelaySeconds; d != nil {
+			gates = append(gates, fmt.Sprintf("%s: attempts held back %.3g s in all by the client-side rate limiter", g.Name, *d))
+		}
+		if g.HedgedCopies > 0 {
+			gates = append(gates, fmt.Sprintf("%s: %d hedged copies sent, %d cancelled on the wire", g.Name, g.HedgedCopies, g.AttemptsCancelled))
+		}
+	}
+	if len(gates) > 0 {
+		fmt.Fprintf(w, "\nclient-side limits\n  %s\n", strings.Join(gates, "\n  "))
+	}
 	if len(s.Recoveries) > 0 {
 		fmt.Fprintln(w)
 		for _, r := range s.Recoveries {

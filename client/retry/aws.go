@@ -1,0 +1,425 @@
+package retry
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/overloadsim/overloadsim/sim"
+)
+
+// The aws-standard and aws-adaptive policies are the AWS SDKs' standard and adaptive retry
+// modes as botocore implements them (boto/botocore botocore/retries/standard.py, quota.py,
+// adaptive.py, throttling.py and bucket.py; the SDKs' shared description is
+// https://docs.aws.amazon.com/sdkref/latest/guide/feature-retry-behavior.html). Two behaviours
+// of the standard mode exist: the one before November 2026 ("legacy") and the one that becomes
+// the default then ("2026"; botocore's STANDARD_RETRY_MODE_VERSION 2.1, opt-in with
+// AWS_NEW_RETRIES_2026=true). The package documentation and docs/policies.md map the
+// simulator's failures to AWS error categories.
+
+// AWS standard-mode behaviours, the values of AWSOptions.Behavior.
+const (
+	// AWSBehavior2026 is the standard mode that becomes the SDKs' default in November 2026:
+	// backoff base 1 s for throttling errors and 50 ms for other transient ones, retry cost 14
+	// (5 for throttling errors), x-amz-retry-after honoured.
+	AWSBehavior2026 = "2026"
+	// AWSBehaviorLegacy is the standard mode before it: backoff base 1 s, retry cost 5 (10 after
+	// a timeout), no x-amz-retry-after.
+	AWSBehaviorLegacy = "legacy"
+)
+
+// Constants of the standard mode (botocore standard.py and quota.py).
+const (
+	// awsDefaultMaxAttempts is DEFAULT_MAX_ATTEMPTS.
+	awsDefaultMaxAttempts = 3
+	// awsDefaultQuota is RetryQuota.INITIAL_CAPACITY: the quota's capacity and start.
+	awsDefaultQuota = 500
+	// awsMaxBackoff is ExponentialBackoff's max_backoff (20 s), applied before the jitter.
+	awsMaxBackoff = 20 * time.Second
+	// awsLegacyBase is the legacy backoff base: rand × min(2^(attempt−1) s, 20 s).
+	awsLegacyBase = time.Second
+	// awsThrottlingBase and awsTransientBase are the 2026 bases (_THROTTLING_BASE_SCALE 1,
+	// _NON_THROTTLING_BASE_SCALE 0.05).
+	awsThrottlingBase = time.Second
+	awsTransientBase  = 50 * time.Millisecond
+	// awsRetryAfterMaxExtra bounds x-amz-retry-after: the delay is clamped to [t, t + 5 s]
+	// with t the computed delay (_RETRY_AFTER_MAX_ADDITIONAL).
+	awsRetryAfterMaxExtra = 5 * time.Second
+	// Retry costs: legacy _RETRY_COST 5 and _TIMEOUT_RETRY_REQUEST 10; 2026 _RETRY_COST_V2 14
+	// and _THROTTLING_RETRY_COST 5.
+	awsLegacyCost           = 5
+	awsLegacyTimeoutCost    = 10
+	awsCost2026             = 14
+	awsThrottlingCost2026   = 5
+	awsNoRetryIncrement     = 1 // _NO_RETRY_INCREMENT: added by a success on the first attempt
+	awsDefaultBehavior      = AWSBehavior2026
+	awsMaxRateAdjustScale   = 2.0 // ClientRateLimiter._MAX_RATE_ADJUST_SCALE
+	awsMinFillRate          = 0.5 // TokenBucket._MIN_RATE, tokens per second
+	awsClockerSmoothing     = 0.8 // RateClocker._DEFAULT_SMOOTHING
+	awsClockerBucketsPerSec = 2   // 1 / RateClocker._TIME_BUCKET_RANGE (0.5 s)
+	awsCubicC               = 0.4 // CubicCalculator._SCALE_CONSTANT
+	awsCubicBeta            = 0.7 // CubicCalculator._BETA
+)
+
+// AWSOptions are the aws-standard and aws-adaptive policies' options.
+type AWSOptions struct {
+	// Behavior selects the standard mode's rules: "2026" (the default from November 2026) or
+	// "legacy" (before it).
+	Behavior string `yaml:"behavior"`
+	// MaxAttempts is max_attempts, the first attempt included (default 3); ≥ 1, and 1 means no
+	// retries.
+	MaxAttempts int `yaml:"maxAttempts"`
+	// RetryQuota is the client's retry quota in tokens: its capacity and starting balance
+	// (default 500); ≥ 0, and 0 means no retries.
+	RetryQuota int `yaml:"retryQuota"`
+}
+
+// SetDefaults sets the SDKs' defaults: the 2026 behaviour, 3 attempts, a quota of 500.
+func (a *AWSOptions) SetDefaults() {
+	*a = AWSOptions{Behavior: awsDefaultBehavior, MaxAttempts: awsDefaultMaxAttempts, RetryQuota: awsDefaultQuota}
+}
+
+func (a *AWSOptions) validate(bad func(name, value, rule string)) {
+	if a.Behavior != AWSBehavior2026 && a.Behavior != AWSBehaviorLegacy {
+		bad("behavior", strconv.Quote(a.Behavior), `must be "2026" or "legacy"`)
+	}
+	if a.MaxAttempts < 1 {
+		bad("maxAttempts", strconv.Itoa(a.MaxAttempts), "must be ≥ 1, the first attempt included (1 = no retries)")
+	}
+	if a.RetryQuota < 0 {
+		bad("retryQuota", strconv.Itoa(a.RetryQuota), "must be ≥ 0 (0 = no retries)")
+	}
+}
+
+// awsStandard is an AWS SDK client's standard retry mode: the retry conditions, the backoff
+// and the client-wide retry quota. Per operation it keeps, in State: attempt (failed attempts
+// so far: botocore's 1-based attempt_number of the failed attempt), retries, allowed
+// (max_attempts − 1) and the latest error, whose cost is the one the last retry acquired.
+type awsStandard struct {
+	name     string
+	legacy   bool
+	attempts int
+	capacity int
+	quota    int // available capacity
+}
+
+func newAWSStandardPolicy(name string, o Options) awsStandard {
+	a := orDefault(o.AWS)
+	return awsStandard{name: name, legacy: a.Behavior == AWSBehaviorLegacy, attempts: a.MaxAttempts,
+		capacity: a.RetryQuota, quota: a.RetryQuota}
+}
+
+func newAWSStandard(o Options) Policy {
+	p := newAWSStandardPolicy(NameAWSStandard, o)
+	return &p
+}
+
+func (p *awsStandard) Name() string { return p.name }
+
+// Begin starts an operation. A deadline other than sim.Never (the operation's timeout) is
+// honoured: no retry starts after it.
+func (p *awsStandard) Begin(st *State, c Class, _, deadline sim.Time) {
+	st.begin(c, deadline, true)
+	st.allowed = p.attempts - 1
+}
+
+// Succeeded releases quota (botocore quota.py via RetryQuotaChecker.release_retry_quota): 1
+// token when the operation was never retried, else what its last retry acquired; never above
+// the capacity.
+func (p *awsStandard) Succeeded(st *State, _ sim.Time) {
+	n := awsNoRetryIncrement
+	if st.retries > 0 {
+		n = p.cost(st.kept)
+	}
+	p.quota = min(p.quota+n, p.capacity)
+}
+
+// awsRetryable reports whether f is retryable in the standard mode, and whether it is a
+// throttling error: throttling errors (KindOverload), and transient ones: network errors and
+// timeouts, failures before the request was sent, and error replies whose code is transient
+// (wire.Code.IsRetryableRead, the analogue of 500/502/503/504 and RequestTimeout).
+func awsRetryable(f Failure) (retryable, throttling bool) {
+	switch Kind(f) {
+	case KindOverload:
+		return true, true
+	case KindNetwork, KindDispatch:
+		return true, false
+	case KindServer:
+		return f.Code.IsRetryableRead(), false
+	}
+	return false, false // KindThrottled: no AWS SDK throttles its own retries this way
+}
+
+// cost is what a retry after f acquires from the quota: legacy 5, or 10 after a timeout (a
+// network error here: the simulator's network errors are connections that timed out or closed
+// in flight, and botocore charges 10 for ConnectTimeoutError and ReadTimeoutError); 2026 14, or
+// 5 after a throttling error.
+func (p *awsStandard) cost(f Failure) int {
+	k := Kind(f)
+	switch {
+	case p.legacy && k == KindNetwork:
+		return awsLegacyTimeoutCost
+	case p.legacy:
+		return awsLegacyCost
+	case k == KindOverload:
+		return awsThrottlingCost2026
+	}
+	return awsCost2026
+}
+
+// Failed runs botocore's RetryHandler.needs_retry: a retryable error (NotRetryable otherwise)
+// on an attempt below max_attempts (MaxRetries otherwise) is retried if the quota has the
+// retry's cost (Budget otherwise: the error is returned at once), after the backoff. The quota
+// is charged last, so that a retry the deadline refuses costs nothing.
+func (p *awsStandard) Failed(st *State, f Failure, now sim.Time, j Jitter) Decision {
+	st.kept, st.hasKept = f, true // the application gets the latest error
+	retryable, throttling := awsRetryable(f)
+	if !retryable {
+		return st.stop(NotRetryable)
+	}
+	st.attempt++
+	cost := p.cost(f)
+	switch {
+	case st.attempt > st.allowed:
+		return st.stop(MaxRetries)
+	case cost > p.quota:
+		return st.stop(Budget)
+	case st.expired(now):
+		return st.stop(Deadline)
+	}
+	d := Decision{Backoff: p.delay(st.attempt, throttling, f, j)}
+	if st.pastDeadline(now, d.Backoff) {
+		return st.stop(Deadline)
+	}
+	p.quota -= cost
+	return st.grant(d)
+}
+
+// delay is ExponentialBackoff.delay_amount for the retry after the attempt-th attempt failed
+// (attempt is 1-based): t = j × min(base × 2^(attempt−1), 20 s), base 1 s in legacy, 1 s for a
+// throttling error and 50 ms otherwise in 2026. In 2026 a pushback of N ≥ 0 ms
+// (x-amz-retry-after) makes it max(t, min(N ms, t + 5 s)); a negative one, like botocore's
+// parse of a negative header, changes nothing, and legacy ignores the header.
+func (p *awsStandard) delay(attempt int, throttling bool, f Failure, j Jitter) time.Duration {
+	base := awsLegacyBase
+	if !p.legacy && !throttling {
+		base = awsTransientBase
+	}
+	t := time.Duration(awsJitter(j) * float64(awsCeiling(base, attempt-1)))
+	if !p.legacy && f.Pushback && f.PushbackMS >= 0 {
+		ra := time.Duration(min(f.PushbackMS, math.MaxInt64/int64(time.Millisecond))) * time.Millisecond
+		return max(t, min(ra, t+awsRetryAfterMaxExtra))
+	}
+	return t
+}
+
+// awsCeiling is min(base × 2^exp, 20 s).
+func awsCeiling(base time.Duration, exp int) time.Duration {
+	c := base
+	for i := 0; i < exp && c < awsMaxBackoff; i++ {
+		c *= 2
+	}
+	return min(c, awsMaxBackoff)
+}
+
+// awsJitter draws one jitter value, which must be in [0, 1].
+func awsJitter(j Jitter) float64 {
+	x := j.Float64()
+	if !(x >= 0 && x <= 1) {
+		panic(fmt.Sprintf(panicJitter, x))
+	}
+	return x
+}
+
+// failureClass names f's error category and retry cost for transcripts.
+func (p *awsStandard) failureClass(f Failure) string {
+	switch retryable, throttling := awsRetryable(f); {
+	case !retryable:
+		return "not retryable"
+	case throttling:
+		return "throttling error, retry cost " + strconv.Itoa(p.cost(f))
+	}
+	return "transient error, retry cost " + strconv.Itoa(p.cost(f))
+}
+
+// clientState describes the quota for transcripts.
+func (p *awsStandard) clientState() string {
+	return "quota=" + strconv.Itoa(p.quota) + "/" + strconv.Itoa(p.capacity)
+}
+
+// awsAdaptive is the adaptive mode: the standard mode plus botocore's ClientRateLimiter, a
+// Gate that holds each attempt back until the client-side send token bucket has a token, once
+// a throttling response has enabled it.
+type awsAdaptive struct {
+	awsStandard
+	lim awsLimiter
+}
+
+func newAWSAdaptive(o Options) Policy {
+	return &awsAdaptive{awsStandard: newAWSStandardPolicy(NameAWSAdaptive, o), lim: newAWSLimiter()}
+}
+
+// Succeeded feeds the response to the rate limiter, then releases quota as the standard mode.
+func (p *awsAdaptive) Succeeded(st *State, now sim.Time) {
+	p.lim.response(now, false)
+	p.awsStandard.Succeeded(st, now)
+}
+
+// Failed feeds the response to the rate limiter (a throttling error lowers the rate), then
+// decides as the standard mode. A failure before the request was sent (KindDispatch, and
+// KindThrottled, which this policy never causes) is no response and does not reach the limiter;
+// network errors do, as botocore's needs-retry event fires for them too.
+func (p *awsAdaptive) Failed(st *State, f Failure, now sim.Time, j Jitter) Decision {
+	if k := Kind(f); k != KindDispatch && k != KindThrottled {
+		p.lim.response(now, k == KindOverload)
+	}
+	return p.awsStandard.Failed(st, f, now, j)
+}
+
+// Admit holds the attempt back until a send token is available, once the limiter is enabled
+// (ClientRateLimiter.on_sending_request). It never rejects.
+func (p *awsAdaptive) Admit(_ *State, now sim.Time, _ Jitter) Admission {
+	return Admission{Delay: p.lim.acquire(now)}
+}
+
+// Withdraw returns the token an attempt reserved in Admit when its operation ends before the
+// attempt's turn (the application's deadline): the reservation leaves the queue, as a
+// cancelled call's would. botocore's acquire blocks a thread that cannot be cancelled, so a
+// Python client would send the attempt late instead; an SDK whose waits can be cancelled
+// behaves as modelled here (docs/policies.md, "Where the model departs").
+func (p *awsAdaptive) Withdraw(_ *State, _ sim.Time) {
+	if p.lim.enabled {
+		p.lim.tokens++
+	}
+}
+
+// clientState describes the quota and the limiter for transcripts.
+func (p *awsAdaptive) clientState() string {
+	return p.awsStandard.clientState() + " " + p.lim.String()
+}
+
+// awsLimiter is botocore's ClientRateLimiter with its TokenBucket, RateClocker and
+// CubicCalculator, on virtual time in seconds; the client starts at time 0.
+type awsLimiter struct {
+	enabled bool
+	// The send token bucket (bucket.py): fill rate max(rate, 0.5) per second, capacity
+	// max(rate, 1), starting empty. Acquisition is a FIFO reservation: tokens may go negative,
+	// and an attempt waits until its reservation is paid.
+	fill, capacity, tokens, last float64
+	// The rate clocker (adaptive.py): responses counted in 0.5 s buckets, the rate smoothed.
+	measured, lastBucket, count float64
+	// The CUBIC calculator (throttling.py): W_max, K and the time of the last throttle.
+	wMax, k, lastFail float64
+}
+
+// newAWSLimiter is register_retry_handler's set-up at time 0: TokenBucket(max_rate=1),
+// CubicCalculator(starting_max_rate=0, start_time=0), RateClocker with its last bucket at 0.
+func newAWSLimiter() awsLimiter {
+	var l awsLimiter
+	l.setRate(1, 0)
+	l.k = l.cubicK()
+	return l
+}
+
+// setRate is TokenBucket's max_rate setter: refill at the old rate, then fill rate max(v,
+// 0.5), capacity max(v, 1), and no more tokens than the capacity.
+func (l *awsLimiter) setRate(v, t float64) {
+	l.refill(t)
+	l.fill = max(v, awsMinFillRate)
+	l.capacity = max(v, 1)
+	l.tokens = min(l.tokens, l.capacity)
+}
+
+// refill adds the tokens earned since the last refill, up to the capacity.
+func (l *awsLimiter) refill(t float64) {
+	if t > l.last {
+		l.tokens = min(l.capacity, l.tokens+(t-l.last)*l.fill)
+		l.last = t
+	}
+}
+
+// acquire takes one token at now when the limiter is enabled and returns how long the attempt
+// waits for it: the deficit over the fill rate.
+func (l *awsLimiter) acquire(now sim.Time) time.Duration {
+	if !l.enabled {
+		return 0
+	}
+	l.refill(now.Seconds())
+	l.tokens--
+	if l.tokens >= 0 {
+		return 0
+	}
+	return time.Duration(math.Ceil(-l.tokens / l.fill * float64(time.Second)))
+}
+
+// record is RateClocker.record: count the response; when it falls in a later 0.5 s bucket than
+// the last update, the rate is the count over the buckets' distance, smoothed 0.8 new, 0.2 old.
+func (l *awsLimiter) record(t float64) float64 {
+	bucket := math.Floor(t*awsClockerBucketsPerSec) / awsClockerBucketsPerSec
+	l.count++
+	if bucket > l.lastBucket {
+		rate := l.count / (bucket - l.lastBucket)
+		l.measured = rate*awsClockerSmoothing + l.measured*(1-awsClockerSmoothing)
+		l.count, l.lastBucket = 0, bucket
+	}
+	return l.measured
+}
+
+// cubicK is K = cbrt(W_max (1 − β) / C): the time after a throttle at which the rate is back
+// at W_max.
+func (l *awsLimiter) cubicK() float64 { return math.Cbrt(l.wMax * (1 - awsCubicBeta) / awsCubicC) }
+
+// cubicSuccess is CubicCalculator.success_received: C (t − last_fail − K)^3 + W_max.
+func (l *awsLimiter) cubicSuccess(t float64) float64 {
+	x := t - l.lastFail - l.k
+	return awsCubicC*x*x*x + l.wMax
+}
+
+// cubicThrottle is CubicCalculator.error_received: W_max = rate, K recomputed, last_fail = t;
+// the new rate is β × rate.
+func (l *awsLimiter) cubicThrottle(rate, t float64) float64 {
+	l.wMax, l.lastFail = rate, t
+	l.k = l.cubicK()
+	return rate * awsCubicBeta
+}
+
+// response is ClientRateLimiter.on_receiving_response: measure the send rate; on a throttling
+// response take W_max from the measured rate (before the limiter is enabled) or the smaller of
+// it and the bucket's fill rate, compute β × it and enable the limiter; on any other response
+// take the CUBIC rate at now; the bucket's new rate is the result, at most twice the measured
+// rate.
+func (l *awsLimiter) response(now sim.Time, throttling bool) {
+	t := now.Seconds()
+	measured := l.record(t)
+	var rate float64
+	if !throttling {
+		rate = l.cubicSuccess(t)
+	} else {
+		use := measured
+		if l.enabled {
+			use = min(measured, l.fill)
+		}
+		rate = l.cubicThrottle(use, t)
+		l.enabled = true
+	}
+	l.setRate(min(rate, awsMaxRateAdjustScale*measured), t)
+}
+
+// String describes the limiter for transcripts.
+func (l *awsLimiter) String() string {
+	g := func(v float64) string {
+		if math.Abs(v) < 1e-9 {
+			v = 0 // a reservation repaid to the nanosecond, give or take rounding
+		}
+		return strconv.FormatFloat(v, 'g', 4, 64)
+	}
+	s := "limiter="
+	if l.enabled {
+		s += "on"
+	} else {
+		s += "off"
+	}
+	return s + " fill=" + g(l.fill) + "/s capacity=" + g(l.capacity) + " tokens=" + g(l.tokens) +
+		" measured=" + g(l.measured) + "/s wMax=" + g(l.wMax) + " K=" + g(l.k) + " lastFail=" + g(l.lastFail) + "s"
+}

@@ -1,0 +1,308 @@
+package retry
+
+import (
+	"math"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/overloadsim/overloadsim/sim"
+	"github.com/overloadsim/overloadsim/wire"
+)
+
+// withFinagle returns the default Options with the finagle block mod makes from its defaults.
+func withFinagle(mod func(*FinagleOptions)) Options {
+	o := DefaultOptions()
+	var f FinagleOptions
+	f.SetDefaults()
+	if mod != nil {
+		mod(&f)
+	}
+	o.Finagle = &f
+	return o
+}
+
+// TestFinagleValidate checks RetryBudget.apply's requirements (ttl in [1 s, 60 s],
+// minRetriesPerSec ≥ 0, percentCanRetry in [0, 1000]) and those of RetryPolicy.tries and
+// Backoff.decorrelatedJittered, each reported with its path, value and rule.
+func TestFinagleValidate(t *testing.T) {
+	const tail = " (retryPolicy finagle)"
+	tests := []struct {
+		gloss string
+		mod   func(*FinagleOptions)
+		want  []string
+	}{
+		// Happy paths.
+		{"defaults", nil, nil},
+		{"bounds of ttl and percentCanRetry", func(f *FinagleOptions) { f.TTL, f.PercentCanRetry = time.Minute, 1000 }, nil},
+		{"ttl 1 s, no reserve", func(f *FinagleOptions) { f.TTL, f.MinRetriesPerSec = time.Second, 0 }, nil},
+		{"both zero: never retries", func(f *FinagleOptions) { f.MinRetriesPerSec, f.PercentCanRetry = 0, 0 }, nil},
+		{"one try, start equal to max", func(f *FinagleOptions) { f.Tries, f.BackoffStart = 1, f.BackoffMax }, nil},
+		// Sad paths.
+		{"ttl below 1 s", func(f *FinagleOptions) { f.TTL = 999 * time.Millisecond },
+			[]string{"retry: finagle.ttl: 999ms: must be in [1s, 60s] (RetryBudget's bounds)" + tail}},
+		{"ttl above 60 s", func(f *FinagleOptions) { f.TTL = 61 * time.Second },
+			[]string{"retry: finagle.ttl: 1m1s: must be in [1s, 60s] (RetryBudget's bounds)" + tail}},
+		{"negative minimum, percentage above 1000", func(f *FinagleOptions) { f.MinRetriesPerSec, f.PercentCanRetry = -1, 1000.5 },
+			[]string{
+				"retry: finagle.minRetriesPerSec: -1: must be ≥ 0" + tail,
+				"retry: finagle.percentCanRetry: 1000.5: must be in [0, 1000]" + tail,
+			}},
+		{"NaN percentage", func(f *FinagleOptions) { f.PercentCanRetry = math.NaN() },
+			[]string{"retry: finagle.percentCanRetry: NaN: must be in [0, 1000]" + tail}},
+		{"zero tries, zero backoffs", func(f *FinagleOptions) { f.Tries, f.BackoffStart, f.BackoffMax = 0, 0, 0 },
+			[]string{
+				"retry: finagle.tries: 0: must be ≥ 1 (the first attempt included)" + tail,
+				"retry: finagle.backoffStart: 0s: must be > 0" + tail,
+				"retry: finagle.backoffMax: 0s: must be > 0" + tail,
+			}},
+		{"max below start", func(f *FinagleOptions) { f.BackoffMax = time.Millisecond },
+			[]string{"retry: finagle.backoffMax: 1ms: must be ≥ backoffStart (5ms)" + tail}},
+	}
+	for _, tc := range tests {
+		wantErrors(t, tc.gloss, NameFinagle, withFinagle(tc.mod), tc.want...)
+	}
+}
+
+// TestFinagleBudgetSetup checks RetryBudget.apply's arithmetic: 1000 tokens deposited per
+// request (0 at percentCanRetry 0), floor(1000 / percentCanRetry) withdrawn per retry (1 at 0),
+// a reserve of minRetriesPerSec × ttl in whole seconds × the withdrawal, Empty when both are 0;
+// and the balance a new budget gives: (deposit + reserve) / withdrawal retries after the first
+// request's deposit.
+func TestFinagleBudgetSetup(t *testing.T) {
+	tests := []struct {
+		gloss                      string
+		mod                        func(*FinagleOptions)
+		empty                      bool
+		deposit, withdraw, reserve int64
+		balance                    int64 // after one deposit
+	}{
+		{"defaults: 20 % on top of 10/s over 10 s", nil, false, 1000, 5000, 500_000, 100},
+		{"10 % and 5/s (the user guide's example)", func(f *FinagleOptions) { f.MinRetriesPerSec, f.PercentCanRetry = 5, 0.1 },
+			false, 1000, 10_000, 500_000, 50},
+		{"two retries per request", func(f *FinagleOptions) { f.PercentCanRetry, f.MinRetriesPerSec = 2, 0 }, false, 1000, 500, 0, 2},
+		{"percentCanRetry 0.3: the withdrawal truncates", func(f *FinagleOptions) { f.PercentCanRetry, f.MinRetriesPerSec = 0.3, 0 },
+			false, 1000, 3333, 0, 0},
+		{"only the minimum: all credit from the reserve", func(f *FinagleOptions) { f.PercentCanRetry = 0 }, false, 0, 1, 100, 100},
+		{"ttl 1.9 s counts 1 s in the reserve", func(f *FinagleOptions) { f.TTL = 1900 * time.Millisecond }, false, 1000, 5000, 50_000, 10},
+		{"both zero: Empty", func(f *FinagleOptions) { f.MinRetriesPerSec, f.PercentCanRetry = 0, 0 }, true, 0, 0, 0, 0},
+	}
+	for _, tc := range tests {
+		p := mustNew(t, NameFinagle, withFinagle(tc.mod)).(*finagle)
+		b := p.budget
+		if b.empty != tc.empty || b.deposit != tc.deposit || b.withdraw != tc.withdraw || b.reserve != tc.reserve {
+			t.Errorf("%s: empty %v deposit %d withdraw %d reserve %d; want %v %d %d %d",
+				tc.gloss, b.empty, b.deposit, b.withdraw, b.reserve, tc.empty, tc.deposit, tc.withdraw, tc.reserve)
+		}
+		var st State
+		p.Begin(&st, find, 0, sim.Never)
+		if got, _ := FinagleBalance(p, 0); got != tc.balance {
+			t.Errorf("%s: balance after one request %d, want %d", tc.gloss, got, tc.balance)
+		}
+	}
+}
+
+// TestFinagleBudgetExpiry checks the leaky bucket (TokenBucket.newLeakyBucket over a
+// WindowedAdder of 10 slices): with activity every 10 ms, a deposit made at 0.5 s and one made
+// at 0.95 s both leave at 10 s (after 0.95 and 0.905 of the TTL), and a withdrawal of the
+// reserve comes back as its slice expires.
+func TestFinagleBudgetExpiry(t *testing.T) {
+	// percentCanRetry 1, no reserve: one deposit is one retry.
+	p := mustNew(t, NameFinagle, withFinagle(func(f *FinagleOptions) { f.MinRetriesPerSec, f.PercentCanRetry = 0, 1 })).(*finagle)
+	step := 10 * time.Millisecond
+	var gone []sim.Time
+	want := 0
+	for now := sim.Time(0); now < sim.Time(12*time.Second); now = now.Add(step) {
+		if now == sim.Time(500*time.Millisecond) || now == sim.Time(950*time.Millisecond) {
+			p.budget.depositAt(now)
+			want++
+		}
+		if b := p.budget.balance(now); b < int64(want) {
+			gone = append(gone, now)
+			want = int(b)
+		}
+	}
+	if want := []sim.Time{sim.Time(10 * time.Second)}; !slices.Equal(gone, want) {
+		t.Errorf("deposits at 0.5 s and 0.95 s left at %v, want both at %v", gone, want)
+	}
+	// Reserve only: 2 retries/s over 5 s, withdrawal 1: 10 retries, which come back after the TTL.
+	p = mustNew(t, NameFinagle, withFinagle(func(f *FinagleOptions) {
+		f.TTL, f.MinRetriesPerSec, f.PercentCanRetry = 5*time.Second, 2, 0
+	})).(*finagle)
+	n := 0
+	for p.budget.tryWithdraw(0) {
+		n++
+	}
+	if n != 10 || p.budget.tryWithdraw(sim.Time(4*time.Second)) || !p.budget.tryWithdraw(sim.Time(5*time.Second)) {
+		t.Errorf("reserve of 10: %d withdrawals at t=0; want 10, none more before 5 s, and one at 5 s", n)
+	}
+}
+
+// TestFinagleErrorMapping checks what each kind of failure gets: an overload reply (a NACK) and
+// a dispatch failure are requeued at once (RequeueFilter); a network error is retried by the
+// retry policy after its first backoff, 5 ms; a dispatch failure for want of any usable node
+// (the stack is not Open), a server error reply and a local rejection are not retried.
+func TestFinagleErrorMapping(t *testing.T) {
+	tests := []struct {
+		gloss   string
+		f       Failure
+		retried bool
+		backoff time.Duration
+	}{
+		{"overload reply: requeued", rejected, true, 0},
+		{"overload labels on another code: requeued", code(wire.HostUnreachable, wire.SystemOverloadedError), true, 0},
+		{"no connection: requeued", Failure{Dispatch: true}, true, 0},
+		{"pool cleared: requeued", cleared, true, 0},
+		{"endpoint breaker open: requeued", Failure{Dispatch: true, CircuitOpen: true}, true, 0},
+		{"network error: retry policy", netErr, true, 5 * time.Millisecond},
+		{"no usable node: not requeued", Failure{Dispatch: true, NoNode: true}, false, 0},
+		{"server error reply", code(wire.BadValue, 0), false, 0},
+		{"local rejection", localReject, false, 0},
+	}
+	for _, tc := range tests {
+		p := mustNew(t, NameFinagle, DefaultOptions())
+		tr := run(t, p, find, times(1, tc.f), env{jitter: constJitter(0.5)})
+		if tr.ok != tc.retried || (tc.retried && tr.backoffs[0] != tc.backoff) || (!tc.retried && (tr.why != NotRetryable || tr.err != tc.f)) {
+			t.Errorf("%s: ok=%v backoffs %v %v; want retried=%v after %v, else NotRetryable with the failure",
+				tc.gloss, tr.ok, tr.backoffs, tr.why, tc.retried, tc.backoff)
+		}
+	}
+}
+
+// TestFinagleRequeueLimit checks RequeueFilter's per-request limit, ceil(0.2 × balance) as the
+// attempt enters it: with the default budget the first request sees a balance of 100 and may
+// requeue 20 times; those withdrawals leave 80 for the next (16), then 64 (13).
+func TestFinagleRequeueLimit(t *testing.T) {
+	p := mustNew(t, NameFinagle, DefaultOptions())
+	for i, want := range []int{21, 17, 14} {
+		if tr := run(t, p, find, alwaysOn(rejected), env{}); tr.attempts != want || tr.why != MaxRetries {
+			t.Errorf("request %d: %d attempts (%v), want %d (MaxRetries)", i+1, tr.attempts, tr.why, want)
+		}
+	}
+}
+
+// TestFinagleTries checks RetryPolicy.tries(3): network errors are retried twice, then
+// MaxRetries; requeues do not count against the tries (MethodBuilder filters requeueable
+// failures out of the retry policy), and each retry policy attempt gets a fresh requeue limit.
+func TestFinagleTries(t *testing.T) {
+	p := mustNew(t, NameFinagle, DefaultOptions())
+	if tr := run(t, p, find, alwaysOn(netErr), env{jitter: constJitter(0)}); tr.attempts != 3 || tr.why != MaxRetries ||
+		!slices.Equal(tr.backoffs, ms(5, 5)) {
+		t.Errorf("network errors: %d attempts (%v) backoffs %v, want 3 (MaxRetries) after 5 ms, 5 ms", tr.attempts, tr.why, tr.backoffs)
+	}
+	seq := []Failure{rejected, netErr, rejected, rejected, netErr, rejected, netErr}
+	s := func(i int) (Failure, bool) { return seq[min(i, len(seq)-1)], false }
+	tr := run(t, mustNew(t, NameFinagle, DefaultOptions()), find, s, env{})
+	if tr.attempts != 7 || tr.why != MaxRetries || tr.err != netErr {
+		t.Errorf("requeues between network errors: %d attempts (%v, %v), want 7 (MaxRetries, network error)", tr.attempts, tr.why, tr.err)
+	}
+	if tr := run(t, mustNew(t, NameFinagle, withFinagle(func(f *FinagleOptions) { f.Tries = 1 })), find, alwaysOn(netErr), env{}); tr.attempts != 1 {
+		t.Errorf("tries 1: %d attempts, want 1", tr.attempts)
+	}
+}
+
+// TestFinagleBackoff checks Backoff.decorrelatedJittered(5 ms, 200 ms), the backoff of
+// RetryPolicy.tries: the first retry waits 5 ms exactly, each later one prev + a draw from
+// [0, min(3·prev, 200 ms) − prev).
+func TestFinagleBackoff(t *testing.T) {
+	tests := []struct {
+		jitter float64
+		want   []time.Duration
+	}{
+		{0, ms(5, 5, 5, 5)},
+		{0.5, ms(5, 10, 20, 40, 80, 140, 170, 185)},
+		{0.25, msf(5, 7.5, 11.25)},
+	}
+	for _, tc := range tests {
+		p := mustNew(t, NameFinagle, withFinagle(func(f *FinagleOptions) { f.Tries = len(tc.want) + 1 }))
+		tr := run(t, p, find, alwaysOn(netErr), env{jitter: constJitter(tc.jitter)})
+		if !slices.Equal(tr.backoffs, tc.want) {
+			t.Errorf("jitter %v: backoffs %v, want %v", tc.jitter, tr.backoffs, tc.want)
+		}
+	}
+	// A draw of 1 stays below the range's end, as nextLong(range) does.
+	p := mustNew(t, NameFinagle, DefaultOptions()).(*finagle)
+	if got := p.backoff(5*time.Millisecond, constJitter(1)); got != 15*time.Millisecond-1 {
+		t.Errorf("jitter 1 after 5 ms: %v, want 15ms − 1ns", got)
+	}
+	if got := p.backoff(200*time.Millisecond, constJitter(1)); got != 200*time.Millisecond {
+		t.Errorf("jitter 1 at the maximum: %v, want 200ms", got)
+	}
+}
+
+// TestFinagleEmptyBudget checks RetryBudget.Empty: with minRetriesPerSec and percentCanRetry
+// both 0 nothing is retried, requeue or retry policy alike.
+func TestFinagleEmptyBudget(t *testing.T) {
+	p := mustNew(t, NameFinagle, withFinagle(func(f *FinagleOptions) { f.MinRetriesPerSec, f.PercentCanRetry = 0, 0 }))
+	for _, f := range []Failure{rejected, netErr} {
+		if tr := run(t, p, find, alwaysOn(f), env{}); tr.attempts != 1 {
+			t.Errorf("%v: %d attempts (%v), want 1", f, tr.attempts, tr.why)
+		}
+	}
+}
+
+// TestFinagleDeadline checks that a deadline stops retries before they withdraw: once it has
+// passed, and when the backoff would end past it.
+func TestFinagleDeadline(t *testing.T) {
+	p := mustNew(t, NameFinagle, DefaultOptions())
+	before, _ := FinagleBalance(p, 0)
+	tr := run(t, p, find, alwaysOn(netErr), env{deadline: sim.Time(12 * time.Millisecond), attempt: 5 * time.Millisecond})
+	// Attempt 1 ends at 5 ms, the retry waits 5 ms and ends at 15 ms > 12 ms.
+	if tr.attempts != 2 || tr.why != Deadline {
+		t.Errorf("deadline 12 ms: %d attempts (%v), want 2 (Deadline)", tr.attempts, tr.why)
+	}
+	tr = run(t, p, find, alwaysOn(netErr), env{deadline: sim.Time(8 * time.Millisecond), attempt: 5 * time.Millisecond, jitter: constJitter(0)})
+	if tr.attempts != 1 || tr.why != Deadline {
+		t.Errorf("deadline 8 ms: %d attempts (%v), want 1 (Deadline: 5 ms + 5 ms backoff > 8 ms)", tr.attempts, tr.why)
+	}
+	tr = run(t, p, find, alwaysOn(rejected), env{deadline: sim.Time(3 * time.Millisecond), attempt: 5 * time.Millisecond})
+	if tr.attempts != 1 || tr.why != Deadline {
+		t.Errorf("requeue past the deadline: %d attempts (%v), want 1 (Deadline)", tr.attempts, tr.why)
+	}
+	// Three requests deposited 3 (scaled: 3000 / 5000 = 0.6 retries) and one retry withdrew one.
+	if after, _ := FinagleBalance(p, 0); after != before-1 {
+		t.Errorf("balance %d after, %d before; want one withdrawal only", after, before)
+	}
+}
+
+// TestFinagleRetryRate checks the budget's steady state (Finagle's user guide: "about 20% of
+// the total requests … on top of 10 retries per second"): when every attempt is NACKed, retries
+// per second come to 0.2 × the request rate + 10. With requests spaced evenly the bucket's
+// slices move exactly once per slice width and the rate is the bound; with Poisson arrivals a
+// withdrawal may leave the window up to a tenth of the TTL early, hence the 2 % allowance above
+// it; at low rates the per-request requeue limit keeps the rate below the bound.
+func TestFinagleRetryRate(t *testing.T) {
+	const dur = 600 * time.Second
+	for _, lambda := range []float64{10, 100, 1000} {
+		bound := 0.2*lambda + 10
+		// Evenly spaced.
+		p := mustNew(t, NameFinagle, DefaultOptions())
+		gap := time.Duration(float64(time.Second) / lambda)
+		s := closedLoop(t, p, int(dur/gap), gap, 1, func(sim.Time) (Failure, bool) { return rejected, true })
+		rate := float64(s.attempts-s.ops) / dur.Seconds()
+		if rate > bound || rate < 0.97*bound {
+			t.Errorf("λ=%v/s evenly spaced: %.3f retries/s, want within [0.97, 1] × %.1f", lambda, rate, bound)
+		}
+		// Poisson arrivals.
+		p = mustNew(t, NameFinagle, DefaultOptions())
+		rng := sim.NewStream(2, "arrivals")
+		var st State
+		retries := 0
+		for now := sim.Time(0); now < sim.Time(dur); {
+			now = now.Add(time.Duration(rng.ExpFloat64() / lambda * float64(time.Second)))
+			p.Begin(&st, find, now, sim.Never)
+			for p.Failed(&st, rejected, now, rng).Retry {
+				retries++
+			}
+		}
+		lo := 0.97
+		if lambda < 50 {
+			lo = 0.9
+		}
+		prate := float64(retries) / dur.Seconds()
+		if prate > 1.02*bound || prate < lo*bound {
+			t.Errorf("λ=%v/s Poisson: %.3f retries/s, want within [%v, 1.02] × %.1f", lambda, prate, lo, bound)
+		}
+		t.Logf("λ=%v/s: %.3f retries/s evenly spaced, %.3f Poisson; 0.2λ + 10 = %.1f", lambda, rate, prate, bound)
+	}
+}

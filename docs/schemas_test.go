@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -14,12 +15,12 @@ import (
 )
 
 // TestSchemas checks the JSON Schemas in schemas/ against real output files: a run, a load sweep
-// with answers and verdicts, a metastability map and a comparison, each written by the writers
-// the CLI uses from runs of a library scenario, and every folder's manifest.
+// with answers and verdicts, a metastability map, a comparison and a tuning, each written by the
+// writers the CLI uses from runs of a library scenario, and every folder's manifest.
 func TestSchemas(t *testing.T) {
 	c := jsonschema.NewCompiler()
 	schemas := map[string]*jsonschema.Schema{}
-	for _, name := range []string{"summary", "sweep", "manifest", "compare", "map"} {
+	for _, name := range []string{"summary", "sweep", "manifest", "compare", "map", "tune"} {
 		path := filepath.Join("schemas", name+".schema.json")
 		f, err := os.Open(path)
 		if err != nil {
@@ -162,6 +163,54 @@ func TestSchemas(t *testing.T) {
 	}
 	validate("compare", filepath.Join(cmpDir, results.CompareFile))
 	validate("manifest", filepath.Join(cmpDir, results.ManifestFile))
+
+	// A tuning of the node's workers, with a refinement round: its grid and its recommendation.
+	p, err := results.ParseTuneParam("topology.nodes[0].workers=4:8:2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Integer = true
+	bound, err := results.ParseTuneConstraint("total.amplification<=10", 10*time.Second, 15*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tu := results.NewTuning(hdr, []results.TuneParam{p}, results.TuneObjective{Metric: "total.goodput", Sense: "maximize"},
+		[]results.TuneConstraint{bound}, 2, 1)
+	err = tu.Search(func(_ int, cands []results.TuneCandidate) ([][][]float64, []bool, error) {
+		exps := make([]results.Expectation, len(tu.Measures))
+		for i, m := range tu.Measures {
+			exps[i] = m.Expectation()
+		}
+		values := make([][][]float64, len(cands))
+		done := make([]bool, len(cands))
+		for i, cand := range cands {
+			sc := spike(cand.Params[0].Path + "=" + cand.Params[0].Value)
+			values[i] = make([][]float64, len(exps))
+			for r := range tu.Replications {
+				run, err := scenarios.Run(sc, 1, r)
+				if err != nil {
+					return nil, nil, err
+				}
+				for m, v := range results.Measure(exps, &run.Summary, run.Series) {
+					values[i][m] = append(values[i][m], v.Value)
+				}
+			}
+			done[i] = true
+		}
+		return values, done, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tu.Candidates) != 3 || tu.Recommendation == nil {
+		t.Fatalf("the tuning ran %d candidates, recommendation %v; want 3 and one", len(tu.Candidates), tu.Recommendation)
+	}
+	tuneDir := filepath.Join(base, "tune")
+	if err := results.WriteTuneDir(tuneDir, tu); err != nil {
+		t.Fatal(err)
+	}
+	validate("tune", filepath.Join(tuneDir, results.TuneFile))
+	validate("manifest", filepath.Join(tuneDir, results.ManifestFile))
 
 	// A schema that is wrong is caught: summary.json without its header.
 	var doc map[string]any

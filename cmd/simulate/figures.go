@@ -28,11 +28,13 @@ func writeFiguresX(dir, x string, stderr io.Writer) error {
 		names, err = plot.WriteSweepFigures(dir, plot.SweepOptions{X: x})
 	case results.KindRun:
 		names, err = plot.WriteRunFigures(dir)
+	case results.KindTune:
+		names, err = plot.WriteTuneFigures(dir)
 	default:
 		if x != "" {
 			return usageErrorf("--x %s: %s holds a %s: --x is for sweeps", x, dir, m.Kind)
 		}
-		return fmt.Errorf("%s holds a %s, which has no figures (run, sweep or map)%s", dir, m.Kind, results.MergeHint(m.Kind))
+		return fmt.Errorf("%s holds a %s, which has no figures (run, sweep, map or tune)%s", dir, m.Kind, results.MergeHint(m.Kind))
 	}
 	if err != nil {
 		return err

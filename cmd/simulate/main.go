@@ -22,6 +22,7 @@
 //	show       print a library scenario's YAML
 //	sweep      vary parameters over replications and write points with confidence intervals
 //	tip        find the tipping point: the value of one parameter where runs flip from recovering to sticking
+//	tune       search parameters for the setting that optimises a metric under constraints, with evidence
 //	validate   check scenario files and report every problem
 //	version    print the version
 //
@@ -94,6 +95,7 @@ func init() {
 		"show":     showCommand,
 		"sweep":    sweepCommand,
 		"tip":      tipCommand,
+		"tune":     tuneCommand,
 		"validate": validateCommand,
 		"version":  versionCommand,
 	}

@@ -184,6 +184,8 @@ func sustainedBy(t *testing.T, runs []*results.Run, fault string, what ...string
 // Couchbase SDK retried for, what a mongos did per shard, and a ratio between two sweep points.
 // Each would fail if the mechanism the scenario demonstrates were missing.
 var mechanismChecks = map[string]func(t *testing.T, lr *libraryRuns){
+	// Each tier at every failure probability against its closed form (closedform_test.go).
+	"retry-budgets": checkClosedForms,
 	// Stuck seeds sit well below the pre-trigger goodput: no middle state.
 	"spike-collapse": func(t *testing.T, lr *libraryRuns) {
 		for _, r := range lr.Runs[0] {

@@ -161,7 +161,9 @@ func TestValidateRejects(t *testing.T) {
 		},
 		{
 			"pushback with nothing to carry it",
-			func(c *Config) { c.ErrorCode, c.CloseConnection, c.RetryPushbackMS, c.HasRetryPushback = 0, true, 50, true },
+			func(c *Config) {
+				c.ErrorCode, c.CloseConnection, c.RetryPushbackMS, c.HasRetryPushback = 0, true, 50, true
+			},
 			[]string{"failpoint: data.retryPushbackMS: 50: needs an errorCode to travel on (and no closeConnection): pushback is part of an error reply"},
 		},
 		{

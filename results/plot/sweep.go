@@ -119,6 +119,10 @@ func (a *xAxis) isLoad() bool {
 	return a.kind == axisRate && strings.Contains(a.path, "workload")
 }
 
+// categorySlack is the part of a figure's width that is not the x axis: the y axis and its
+// label, and the legend beside the plot.
+const categorySlack = 3.5 * vg.Inch
+
 // apply labels p's x axis and sets its range to cover every value, whether or not a metric
 // has a value there.
 func (a *xAxis) apply(p *plot.Plot) {
@@ -126,6 +130,16 @@ func (a *xAxis) apply(p *plot.Plot) {
 	if a.ticks != nil {
 		p.X.Tick.Marker = a.ticks
 		p.X.Min, p.X.Max = -0.5, float64(len(a.values))-0.5
+		// Category names wider than their share of the axis would run into each other:
+		// slant them so that each ends under its own category.
+		slot := (figWidth - categorySlack) / vg.Length(len(a.values))
+		for _, v := range a.values {
+			if p.X.Tick.Label.Width(v) > 0.9*slot {
+				p.X.Tick.Label.Rotation = math.Pi / 6
+				p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = draw.XRight, draw.YTop
+				break
+			}
+		}
 		return
 	}
 	for _, v := range a.values {

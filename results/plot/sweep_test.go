@@ -1,0 +1,24 @@
+package plot
+
+import (
+	"testing"
+
+	"gonum.org/v1/plot"
+)
+
+// TestCategoryLabelsSlant: category names wider than their share of the axis are slanted so
+// that they do not run into each other; short ones stay level.
+func TestCategoryLabelsSlant(t *testing.T) {
+	long := []string{"none", "mongodb-legacy", "mongodb-2026-03", "mongodb-2026-07", "grpc", "aws-standard",
+		"aws-adaptive", "finagle", "envoy", "sre-throttle", "custom"}
+	for _, tc := range []struct {
+		values []string
+		slant  bool
+	}{{long, true}, {[]string{"none", "grpc", "custom"}, false}} {
+		p := plot.New()
+		newXAxis("clients[0].driver.retryPolicy", tc.values).apply(p)
+		if got := p.X.Tick.Label.Rotation != 0; got != tc.slant {
+			t.Errorf("%d categories: slanted %v, want %v", len(tc.values), got, tc.slant)
+		}
+	}
+}

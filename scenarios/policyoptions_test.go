@@ -1,0 +1,69 @@
+package scenarios
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestRetryTokenCapacity: driver.retryTokenCapacity sizes mongodb-2026-03's retry token bucket
+// (its capacity and starting balance): a bucket of 3 never holds more than 3 tokens, and one of
+// the spec's 1000 starts full.
+func TestRetryTokenCapacity(t *testing.T) {
+	const text = `
+name: capacity
+duration: 5s
+topology:
+  nodes:
+    - {name: db, workers: 4, service: const(1ms)}
+clients:
+  - name: small
+    driver: {adaptiveRetries: true, retryTokenCapacity: 3}
+    workload: {rate: 100/s}
+  - name: spec
+    driver: {adaptiveRetries: true}
+    workload: {rate: 100/s}
+`
+	sc, err := Parse("capacity.yaml", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Run(sc, 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		group string
+		max   float64
+	}{{"small", 3}, {"spec", 1000}} {
+		g := group(t, &r.Summary, c.group)
+		if g.TokensMin != c.max || g.TokensMean != c.max {
+			t.Errorf("%s: tokens min %v, mean %v; want a full bucket of %v throughout", c.group, g.TokensMin, g.TokensMean, c.max)
+		}
+	}
+}
+
+// TestPolicyOptionBlocks: each policy's block is read only with its retryPolicy, and a block
+// given to another policy says where that policy's options go.
+func TestPolicyOptionBlocks(t *testing.T) {
+	for _, tc := range []struct {
+		driver, want string
+	}{
+		{`{retryPolicy: envoy, grpc: {maxAttempts: 3}}`, "clients[0].driver.grpc: given: options of grpc, not of this policy; its options go in envoy (retryPolicy envoy)"},
+		{`{retryPolicy: mongodb-2026-03, custom: {maxAttempts: 2}}`, "clients[0].driver.custom: given: options of custom, not of this policy (retryPolicy mongodb-2026-03)"},
+		{`{retryPolicy: aws-adaptive, aws: {behavior: "2025"}}`, "clients[0].driver.aws.behavior"},
+		{`{retryPolicy: custom, custom: {bucket: {capacity: 0}}}`, "clients[0].driver.custom.bucket.capacity: 0: must be a finite number > 0"},
+		{`{retryPolicy: grpc, grpc: {maxAttemps: 3}}`, "clients[0].driver.grpc: maxAttemps: unknown field; did you mean maxAttempts?"},
+		{`{retryPolicy: sre-throttle, retryReads: false}`, "retryReads/retryWrites: false: MongoDB options that sre-throttle ignores"},
+		{`{retryPolicy: mongodb-2026-03, retryTokenCapacity: 5}`, "clients[0].driver.retryTokenCapacity: 5: applies only with adaptiveRetries=true"},
+	} {
+		text := "name: b\nduration: 5s\ntopology:\n  nodes: [{name: db}]\nclients:\n  - name: a\n    driver: " + tc.driver + "\n    workload: {rate: 10/s}\n"
+		_, err := Parse("b.yaml", []byte(text))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("driver %s: error %v, want one containing %q", tc.driver, err, tc.want)
+		}
+	}
+	ok := "name: b\nduration: 5s\ntopology:\n  nodes: [{name: db}]\nclients:\n  - name: a\n    driver: {retryPolicy: grpc, grpc: {retryThrottling: {maxTokens: 10, tokenRatio: 0.1}, hedgingPolicy: {maxAttempts: 3, hedgingDelay: 20ms}}}\n    workload: {rate: 10/s}\n"
+	if _, err := Parse("ok.yaml", []byte(ok)); err != nil {
+		t.Errorf("a grpc block with throttling and hedging: %v", err)
+	}
+}

@@ -28,7 +28,9 @@ import (
 func (o *op) startHedging(now sim.Time) {
 	o.phase = phHedging
 	o.sendCopy(now)
-	o.armHedge(now)
+	if o.phase == phHedging { // the copy may have ended the operation at once
+		o.armHedge(now)
+	}
 }
 
 // armHedge schedules the next copy a hedging delay from now, or sends the copies at once when
@@ -74,7 +76,9 @@ func (o *op) hedge(now sim.Time) {
 	}
 }
 
-// sendCopy sends one more copy of the operation.
+// sendCopy sends one more copy of the operation. A copy can end at once (its checkout fails
+// without waiting), and with it the operation, whose record is then retired: callers check
+// that the operation is still hedging before they touch it again.
 func (o *op) sendCopy(now sim.Time) {
 	c := o.c
 	k := c.newOp()
@@ -119,7 +123,9 @@ func (o *op) copyDone(now sim.Time, k *op, ok bool, f retry.Failure) {
 			return
 		}
 		o.sendCopy(now)
-		o.armHedge(now)
+		if o.phase == phHedging {
+			o.armHedge(now)
+		}
 	case d.Why == retry.NotRetryable:
 		c.loop.Cancel(o.timer)
 		o.timer = sim.Timer{}

@@ -20,7 +20,7 @@ func TestRandomAssign(t *testing.T) {
 	mix, kinds := finds()
 	node := server.Config{Address: "db", Workers: 8, Service: dist.Const(time.Millisecond), RejectCost: server.DefaultRejectCost, HandshakeCost: server.DefaultHandshakeCost}
 	run := func(a Assign) *world {
-		w := newWorld(t, node, DefaultOptions(), 4, Workload{Arrivals: workload.Poisson(p), Assign: a, Mix: mix, Kinds: kinds,
+		w := newWorld(t, node, DefaultOptions(), 4, Workload{ClientStats: true, Arrivals: workload.Poisson(p), Assign: a, Mix: mix, Kinds: kinds,
 			Stop: sim.Time(60 * time.Second)}, 500*time.Microsecond)
 		w.loop.RunUntil(sim.Time(61 * time.Second))
 		return w

@@ -48,7 +48,11 @@ type Client struct {
 
 	selWaiters opList   // operations waiting for a suitable server
 	recs       *records // where finished ops and attempts wait for reuse: the group's, once in one
-	stats      Stats
+	// stats are the client's own counters, which Snapshot reads: a record of its own, kept
+	// when it joins a group only if the group keeps them (Workload.ClientStats); otherwise its
+	// group's sink, counted into and never read, so that 100 000 clients do not carry 100 000
+	// records nobody reads.
+	stats *Stats
 	// total is the running total the client also counts every event into: its group's
 	// (Group.DriverStats), so that reading a group's counters costs the same for 10 clients as
 	// for 100 000; before the client joins a group, a total of its own that nobody reads.
@@ -98,7 +102,7 @@ func New(loop *sim.Loop, opts Options, kind selection.TopologyKind, nodes []Node
 	policy, _ := retry.New(opts.RetryPolicy, opts.retryOptions(kind)) // validated above
 	c := &Client{
 		loop: loop, opts: &opts, kind: kind, policy: policy, name: name,
-		rng: loop.NewStream(seed, name), total: new(Stats), recs: new(records),
+		rng: loop.NewStream(seed, name), stats: new(Stats), total: new(Stats), recs: new(records),
 	}
 	c.jitter = c.rng
 	c.setPolicy(policy)

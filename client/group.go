@@ -113,6 +113,9 @@ type Workload struct {
 	Retry   AppRetry
 	// Stop ends the arrivals (open loop) or the threads' next operations (closed loop).
 	Stop sim.Time
+	// ClientStats keeps each client's own counters, for Client.Snapshot; off, the clients count
+	// only into the group's totals (DriverStats), which is all a run reads.
+	ClientStats bool
 }
 
 // Validate reports every problem at once, each as a *field.Error (fields threads, mix, timeout,
@@ -201,8 +204,11 @@ type Group struct {
 	pick    *rand.Rand // AssignRandom: the clients' draws, (seed, "group/<name>/assign")
 	free    []*appOp
 	stats   GroupStats
-	driver  Stats   // every client's driver counters, added as they count (Client.total)
-	recs    records // the op and attempt records its clients reuse
+	driver  Stats // every client's driver counters, added as they count (Client.total)
+	// sink is what clients count into as their own counters when the group does not keep them
+	// (Workload.ClientStats): written, never read.
+	sink Stats
+	recs records // the op and attempt records its clients reuse
 	// buckets are the clients' retry token buckets, in client order, those without one left
 	// out: a dense list, so that reading every level at an interval's end chases one pointer
 	// per client rather than two.
@@ -243,7 +249,10 @@ func NewGroup(loop *sim.Loop, name string, clients []*Client, w Workload, seed u
 		g.pick = loop.NewStream(seed, "group/"+name+"/assign")
 	}
 	for _, c := range clients {
-		g.driver.Add(&c.stats) // anything counted before it joined
+		g.driver.Add(c.stats) // anything counted before it joined
+		if !w.ClientStats {
+			c.stats = &g.sink
+		}
 		c.total, c.group, c.recs = &g.driver, g, &g.recs
 		if reflect.DeepEqual(c.opts, clients[0].opts) { // one copy for the group, not one each
 			c.opts = clients[0].opts

@@ -2,6 +2,7 @@ package client
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -67,12 +68,7 @@ func finds() (*workload.Mix, []OpKind) {
 	return m, []OpKind{Find}
 }
 
-func (w *world) attempts() (started uint64) {
-	for _, c := range w.clients {
-		started += c.Snapshot().AttemptsStarted
-	}
-	return started
-}
+func (w *world) attempts() uint64 { return w.group.DriverStats().AttemptsStarted }
 
 // TestOpenLoopHealthy: below capacity every operation succeeds with one attempt (amplification
 // 1), and the offered count matches the Poisson process's integrated rate within 4σ.
@@ -80,7 +76,7 @@ func TestOpenLoopHealthy(t *testing.T) {
 	p, _ := workload.Constant(200)
 	mix, kinds := finds()
 	w := newWorld(t, server.Config{Address: "db", Workers: 8, Service: dist.Const(time.Millisecond), RejectCost: server.DefaultRejectCost, HandshakeCost: server.DefaultHandshakeCost},
-		DefaultOptions(), 4, Workload{Arrivals: workload.Poisson(p), Mix: mix, Kinds: kinds, Stop: sim.Time(60 * time.Second)}, 500*time.Microsecond)
+		DefaultOptions(), 4, Workload{ClientStats: true, Arrivals: workload.Poisson(p), Mix: mix, Kinds: kinds, Stop: sim.Time(60 * time.Second)}, 500*time.Microsecond)
 	w.loop.RunUntil(sim.Time(61 * time.Second))
 	st := w.group.Stats()
 	if math.Abs(float64(st.Issued)-12000) > 4*math.Sqrt(12000) {
@@ -102,7 +98,7 @@ func TestOpenLoopHealthy(t *testing.T) {
 func TestClosedLoop(t *testing.T) {
 	mix, kinds := finds()
 	w := newWorld(t, server.Config{Address: "db", Workers: 64, Service: dist.Const(4 * time.Millisecond), RejectCost: server.DefaultRejectCost, HandshakeCost: server.DefaultHandshakeCost},
-		DefaultOptions(), 2, Workload{Threads: 5, Think: dist.Const(5 * time.Millisecond), Mix: mix, Kinds: kinds,
+		DefaultOptions(), 2, Workload{ClientStats: true, Threads: 5, Think: dist.Const(5 * time.Millisecond), Mix: mix, Kinds: kinds,
 			Stop: sim.Time(10 * time.Second)}, 500*time.Microsecond)
 	w.loop.RunUntil(sim.Time(11 * time.Second))
 	got := float64(w.group.Stats().Succeeded) / 10
@@ -118,7 +114,7 @@ func TestClosedLoop(t *testing.T) {
 func TestAppRetryWrapper(t *testing.T) {
 	mix, kinds := finds()
 	node := server.Config{Address: "db", Workers: 8, Service: dist.Const(time.Millisecond), RejectCost: server.DefaultRejectCost, HandshakeCost: server.DefaultHandshakeCost}
-	w := newWorld(t, node, DefaultOptions(), 1, Workload{Threads: 1, Mix: mix, Kinds: kinds, Stop: 1,
+	w := newWorld(t, node, DefaultOptions(), 1, Workload{ClientStats: true, Threads: 1, Mix: mix, Kinds: kinds, Stop: 1,
 		Retry: AppRetry{Attempts: 3, Backoff: BackoffExponential, Base: 10 * time.Millisecond}}, 0)
 	fp, _ := failpoint.New(failpoint.Config{Mode: failpoint.AlwaysOn(), FailCommands: []string{"find"}, ErrorCode: 2})
 	w.cluster.Node("db").SetFailPoint(0, fp)
@@ -142,7 +138,7 @@ func TestAppRetryWrapper(t *testing.T) {
 func TestTimeoutRetryCollapse(t *testing.T) {
 	mix, kinds := finds()
 	node := server.Config{Address: "db", Workers: 64, Service: dist.Const(200 * time.Millisecond), RejectCost: server.DefaultRejectCost, HandshakeCost: server.DefaultHandshakeCost}
-	w := newWorld(t, node, DefaultOptions(), 1, Workload{Threads: 1, Mix: mix, Kinds: kinds, Stop: 1,
+	w := newWorld(t, node, DefaultOptions(), 1, Workload{ClientStats: true, Threads: 1, Mix: mix, Kinds: kinds, Stop: 1,
 		Retry: AppRetry{Attempts: 3, PerAttemptTimeout: 50 * time.Millisecond}}, 0)
 	w.loop.RunUntil(sim.Time(2 * time.Second))
 	st := w.cluster.Node("db").Snapshot(w.loop.Now())
@@ -171,7 +167,7 @@ func TestCSOT(t *testing.T) {
 	node := server.Config{Address: "db", Workers: 64, Service: dist.Const(200 * time.Millisecond), RejectCost: server.DefaultRejectCost, HandshakeCost: server.DefaultHandshakeCost}
 	o := DefaultOptions()
 	o.Timeout = 50 * time.Millisecond
-	w := newWorld(t, node, o, 1, Workload{Threads: 1, Mix: mix, Kinds: kinds, Stop: 1}, 0)
+	w := newWorld(t, node, o, 1, Workload{ClientStats: true, Threads: 1, Mix: mix, Kinds: kinds, Stop: 1}, 0)
 	w.loop.RunUntil(sim.Time(2 * time.Second))
 	st := w.cluster.Node("db").Snapshot(w.loop.Now())
 	if len(w.done) != 1 || w.done[0].Class != ErrTimeout || st.MaxTimeExpired != 1 || st.WastedBusyTime != 0 {
@@ -218,7 +214,7 @@ func TestGroupDriverStatsAddUp(t *testing.T) {
 	node := server.Config{Address: "db", Workers: 4, Service: dist.Const(time.Millisecond),
 		RejectCost: server.DefaultRejectCost, HandshakeCost: server.DefaultHandshakeCost,
 		RequestLimiter: server.RequestLimiterConfig{Enabled: true, AdmissionRatePerSec: 1000, AdmissionBurstCapacitySecs: 0.1}}
-	w := newWorld(t, node, o, 5, Workload{Arrivals: workload.Poisson(p), Mix: mix, Kinds: kinds, Stop: sim.Time(4 * time.Second)}, 500*time.Microsecond)
+	w := newWorld(t, node, o, 5, Workload{ClientStats: true, Arrivals: workload.Poisson(p), Mix: mix, Kinds: kinds, Stop: sim.Time(4 * time.Second)}, 500*time.Microsecond)
 	for _, at := range []time.Duration{0, 500 * time.Millisecond, 2 * time.Second, 5 * time.Second} {
 		w.loop.RunUntil(sim.Time(at))
 		var sum Stats
@@ -254,5 +250,40 @@ func TestGroupDriverStatsAddUp(t *testing.T) {
 	}
 	if _, err := NewGroup(w.loop, "again", w.clients[:1], w.group.w, 1); err == nil || !strings.Contains(err.Error(), "already belongs to group app") {
 		t.Errorf("NewGroup with a client of another group: %v, want a refusal", err)
+	}
+}
+
+// TestClientStatsKept: a group keeps its clients' own counters only when asked
+// (Workload.ClientStats); otherwise they count into the group's totals alone, Snapshot refuses
+// to answer for one of them, and KeepStats gives it counters from then on.
+func TestClientStatsKept(t *testing.T) {
+	p, _ := workload.Constant(200)
+	mix, kinds := finds()
+	node := server.Config{Address: "db", Workers: 8, Service: dist.Const(time.Millisecond), RejectCost: server.DefaultRejectCost, HandshakeCost: server.DefaultHandshakeCost}
+	for _, keep := range []bool{true, false} {
+		w := newWorld(t, node, DefaultOptions(), 2, Workload{ClientStats: keep, Arrivals: workload.Poisson(p), Mix: mix, Kinds: kinds,
+			Stop: sim.Time(2 * time.Second)}, 0)
+		w.loop.RunUntil(sim.Time(time.Second))
+		c := w.clients[0]
+		if !keep {
+			func() {
+				defer func() {
+					if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "Workload.ClientStats") {
+						t.Errorf("Snapshot without kept counters: recovered %v, want a panic naming Workload.ClientStats", r)
+					}
+				}()
+				c.Snapshot()
+			}()
+			c.KeepStats()
+		}
+		before := c.Snapshot().OpsIssued
+		w.loop.RunUntil(sim.Time(3 * time.Second))
+		total := w.group.DriverStats()
+		if n := c.Snapshot().OpsIssued - before; n == 0 || n >= total.OpsIssued {
+			t.Errorf("keep=%v: the client counted %d operations in the second half of %d in all", keep, n, total.OpsIssued)
+		}
+		if total.OpsIssued != w.group.Stats().Issued {
+			t.Errorf("keep=%v: the group's driver totals count %d operations, the application issued %d", keep, total.OpsIssued, w.group.Stats().Issued)
+		}
 	}
 }

@@ -30,7 +30,7 @@ func TestPacedClosedLoop(t *testing.T) {
 		{"think time longer than the pace: end + think", 20 * time.Millisecond, 30 * time.Millisecond, 35e-3},
 		{"no pacing", 0, 5 * time.Millisecond, 10e-3},
 	} {
-		wl := Workload{Threads: 5, Pace: c.pace, Mix: mix, Kinds: kinds, Stop: sim.Time(10 * time.Second)}
+		wl := Workload{ClientStats: true, Threads: 5, Pace: c.pace, Mix: mix, Kinds: kinds, Stop: sim.Time(10 * time.Second)}
 		if c.think > 0 {
 			wl.Think = dist.Const(c.think)
 		}

@@ -47,9 +47,23 @@ type Stats struct {
 	RetryTokens float64 `counter:"gauge"` // the retry token bucket's level, NaN without a bucket
 }
 
-// Snapshot returns the client's statistics.
+// KeepStats gives a client whose group does not keep its clients' counters (Workload.ClientStats)
+// counters of its own, counting from now on, for Snapshot: for a tool or a test that looks at
+// one client of a large group. It does nothing for a client that has them.
+func (c *Client) KeepStats() {
+	if g := c.group; g != nil && c.stats == &g.sink {
+		c.stats = new(Stats)
+	}
+}
+
+// Snapshot returns the client's statistics. A client in a group that does not keep its clients'
+// counters (Workload.ClientStats) has none unless KeepStats gave it some: Snapshot panics, and
+// its group's DriverStats holds the sum.
 func (c *Client) Snapshot() Stats {
-	st := c.stats
+	if g := c.group; g != nil && c.stats == &g.sink {
+		panic("client " + c.name + ": its own counters are not kept (Workload.ClientStats is off): read its group's DriverStats")
+	}
+	st := *c.stats
 	st.RetryTokens = math.NaN()
 	if c.bucket != nil {
 		st.RetryTokens = c.bucket.Tokens()

@@ -69,7 +69,7 @@ func newTinyWorld(t testing.TB) *tinyWorld {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.group, err = client.NewGroup(loop, "app", w.clients, client.Workload{Arrivals: workload.Poisson(profile),
+	w.group, err = client.NewGroup(loop, "app", w.clients, client.Workload{ClientStats: true, Arrivals: workload.Poisson(profile),
 		Mix: mix, Kinds: []client.OpKind{client.Find}, Stop: sim.Time(tinyStop)}, tinySeed)
 	if err != nil {
 		t.Fatal(err)

@@ -75,14 +75,11 @@ func TestLayeredRetriesClosedForm(t *testing.T) {
 				t.Fatal(err)
 			}
 			loop.RunUntil(sim.Time(sc.Duration))
-			var ops, failed, driverAttempts uint64
-			for _, c := range w.Clients[0] {
-				st := c.Snapshot()
-				if st.OpsIssued != st.OpsSucceeded+st.OpsFailed {
-					t.Fatalf("%d operations still running at the end", st.OpsIssued-st.OpsSucceeded-st.OpsFailed)
-				}
-				ops, failed, driverAttempts = ops+st.OpsIssued, failed+st.OpsFailed, driverAttempts+st.AttemptsStarted
+			st := w.Clients[0][0].Group().DriverStats()
+			if st.OpsIssued != st.OpsSucceeded+st.OpsFailed {
+				t.Fatalf("%d operations still running at the end", st.OpsIssued-st.OpsSucceeded-st.OpsFailed)
 			}
+			ops, failed, driverAttempts := st.OpsIssued, st.OpsFailed, st.AttemptsStarted
 			shard := w.Cluster.Node("a").Snapshot(loop.Now())
 			shardAttempts := shard.Completed + shard.FailPointErrors
 			q := math.Pow(tc.p, 4)

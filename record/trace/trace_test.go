@@ -69,6 +69,7 @@ func traceSpike(t testing.TB, cfg trace.Config) *run {
 	}
 	w.Attach(world.Groups...)
 	w.AddMetadata("scenario", sc.Name)
+	keepStats(world)
 	r := &run{world: world, w: w, before: map[*client.Client]client.Stats{}, after: map[*client.Client]client.Stats{}}
 	snap := func(m map[*client.Client]client.Stats) sim.Handler {
 		return sim.HandlerFunc(func(sim.Time, int, any) {
@@ -88,6 +89,15 @@ func traceSpike(t testing.TB, cfg trace.Config) *run {
 	}
 	r.out = buf.Bytes()
 	return r
+}
+
+// keepStats gives every client of world counters of its own, which a run's groups do not keep.
+func keepStats(world *scenarios.World) {
+	for _, cs := range world.Clients {
+		for _, c := range cs {
+			c.KeepStats()
+		}
+	}
 }
 
 // traceFile is the file's shape; unknown fields are errors.
@@ -554,6 +564,7 @@ func TestTracingDoesNotChangeTheRun(t *testing.T) {
 			w, _ := trace.New(trace.Config{Clients: 3, From: from, To: to})
 			w.Attach(world.Groups...)
 		}
+		keepStats(world)
 		loop.RunUntil(horizon)
 		var out []string
 		for _, cs := range world.Clients {

@@ -91,6 +91,9 @@ type ShardInfo struct {
 	Context *LoadContext `json:"context,omitempty"`
 	// Expect is the scenario's expectations, judged when the shards are merged.
 	Expect []Expectation `json:"expect,omitempty"`
+	// Tune is a tuning's search, for Work KindTune: its units are the coarse grid's runs, each
+	// keeping the tuning's measures in its summary's Expected.
+	Tune *TuneShard `json:"tune,omitempty"`
 }
 
 // Shard returns the shard the info describes.
@@ -117,10 +120,10 @@ func ParamsText(ps []Param) string {
 }
 
 // unitsKey is the key of the units a shard keeps: the work's, the shard's place in it, and the
-// work's kind and trigger.
+// work's kind, trigger and, for a tuning, what its units measure.
 func (si *ShardInfo) unitsKey() string {
 	return ScenarioDigest(strings.Join([]string{UnitsKey(si.Header, si.Replications), si.Work, si.Trigger,
-		si.Shard().String()}, "\x00"))
+		si.Shard().String(), si.Tune.key()}, "\x00"))
 }
 
 // unitFile names unit u's file inside a units folder.
@@ -192,7 +195,8 @@ func ReadShard(dir string) (ShardResult, error) {
 		return ShardResult{}, fmt.Errorf("%s is not a shard folder: %w", dir, err)
 	}
 	if info.Count < 1 || info.Index < 0 || info.Index >= info.Count || info.Replications < 1 ||
-		info.Units != len(info.Points)*info.Replications || (info.Work != KindSweep && info.Work != KindMap) {
+		info.Units != len(info.Points)*info.Replications || (info.Work != KindSweep && info.Work != KindMap && info.Work != KindTune) ||
+		(info.Work == KindTune) != (info.Tune != nil) {
 		return ShardResult{}, fmt.Errorf("%s: %s describes no valid shard (shard %d/%d of a %q of %d units)", dir, ShardFile, info.Index, info.Count, info.Work, info.Units)
 	}
 	sh := info.Shard()
@@ -292,6 +296,9 @@ func Merge(shards []ShardResult) (ShardInfo, []Summary, error) {
 			return ShardInfo{}, nil, differ("kind", a.Work, b.Work)
 		case a.Trigger != b.Trigger:
 			return ShardInfo{}, nil, differ("trigger", a.Trigger, b.Trigger)
+		case a.Tune.key() != b.Tune.key():
+			return ShardInfo{}, nil, differ("tuning (its parameters, objective or constraints)",
+				ScenarioDigest(a.Tune.key())[:12], ScenarioDigest(b.Tune.key())[:12])
 		case a.Replications != b.Replications:
 			return ShardInfo{}, nil, differ("replications", strconv.Itoa(a.Replications), strconv.Itoa(b.Replications))
 		case a.Count != b.Count:

@@ -3,6 +3,7 @@ package results
 import (
 	"cmp"
 	"encoding/csv"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -453,6 +454,24 @@ func FormatMetricCI(metric string, m MetricStats) string {
 		return FormatMetric(metric, m.Mean)
 	}
 	return FormatMetric(metric, m.Mean) + " ± " + formatMetric(metric, m.CI95, 2)
+}
+
+// TuneShard is a tuning as its shards carry it (ShardInfo.Tune): what to search and what to
+// measure. Sharded, a tuning runs its coarse grid only, since each refinement round depends on
+// the results of the one before; Merge's caller finishes it with Search on the units' measures.
+type TuneShard struct {
+	Params      []TuneParam      `json:"params"`
+	Objective   TuneObjective    `json:"objective"`
+	Constraints []TuneConstraint `json:"constraints"`
+}
+
+// key is the text that tells two shards' tunings apart ("" for none).
+func (ts *TuneShard) key() string {
+	if ts == nil {
+		return ""
+	}
+	b, _ := json.Marshal(ts) // plain data: it always encodes
+	return string(b)
 }
 
 // TuneCandidate is one setting a tuning ran: its parameters' values and what its replications

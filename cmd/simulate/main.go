@@ -13,9 +13,9 @@
 //	help       print a command's help, or the list of commands
 //	list       list the library's scenarios and what each demonstrates
 //	map        map where an overload sticks: P(stuck) over a grid of two or three parameters
-//	merge      merge the shards of a sweep or map run with --shard into the one-machine result
+//	merge      merge the shards of a sweep, map or tuning run with --shard into the one-machine result
 //	mmc        run the built-in M/M/c queue and compare it with Erlang C
-//	plot       draw the figures of a run, sweep or map (SVG and PNG) next to its files
+//	plot       draw the figures of a run, sweep, map or tuning (SVG and PNG) next to its files
 //	rare       estimate a rare probability of sticking by multilevel splitting
 //	report     write a self-contained report.html of a run, sweep or map
 //	run        run a scenario, print a summary and write its result files

@@ -108,7 +108,7 @@ Examples:
 				}
 				info := shardInfo(results.KindMap, sweepHeader(sc, base), *shard, points, *reps)
 				info.Trigger, info.Axes = name, axes
-				return runShard(info, points, base, *workers, dir, stderr)
+				return runShard(info, points, base, *workers, dir, nil, stderr)
 			}
 			ctx, stop := interruptible(stderr, func() string { return "the runs in progress" }, "")
 			defer stop()

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 
 	"github.com/spf13/pflag"
@@ -11,11 +13,11 @@ import (
 )
 
 var mergeCommand = command{
-	summary: "merge the shards of a sweep or map run with --shard into the one-machine result",
+	summary: "merge the shards of a sweep, map or tuning run with --shard into the one-machine result",
 	usage: `Usage: simulate merge SHARD-DIR... [options]
 
-Reads the folders written by 'simulate sweep … --shard i/n' or 'simulate map … --shard i/n'
-for every i of n, checks that they are the n shards of one piece of work (same scenario
+Reads the folders written by 'simulate sweep … --shard i/n', 'simulate map … --shard i/n' or
+'simulate tune … --shard i/n' (a tuning's coarse grid: it cannot refine) for every i of n, checks that they are the n shards of one piece of work (same scenario
 digest, seed, replications, simulator version; each shard once, each finished and intact,
 every unit present once) and writes the same files, byte for byte, as the command without
 --shard on one machine. On any problem it names the shard and the unit, and writes nothing.
@@ -27,7 +29,7 @@ Examples:
   simulate sweep spike --vary 'clients[0].workload.rate=1000/s:4000/s:500/s' --shard 1/2 --out shards/1
   simulate merge shards/0 shards/1 --out spike-sweep --plot`,
 	flags: func(fs *pflag.FlagSet) func([]string, io.Writer, io.Writer) error {
-		out := fs.String("out", "", "output folder (default: out/<scenario>-sweep or out/<scenario>-map)")
+		out := fs.String("out", "", "output folder (default: out/<scenario>-sweep, -map or -tune)")
 		plotToo := fs.Bool("plot", false, "also draw the figures next to the results")
 		return func(args []string, stdout, stderr io.Writer) error {
 			if len(args) == 0 {
@@ -57,6 +59,8 @@ Examples:
 					return usageErrorf("--out %s: it is inside shard %s's folder %s; write the merged result elsewhere", dir, s.Info.Shard(), s.Dir)
 				}
 			}
+			_, statErr := os.Stat(dir)
+			created := errors.Is(statErr, os.ErrNotExist) // a tuning with no feasible candidate writes nothing
 			if err := checkWritable(dir, true); err != nil {
 				return err
 			}
@@ -84,6 +88,10 @@ Examples:
 				}
 				m := buildMap(info.Header, info.Trigger, info.Axes, info.Points, outcomes, done, info.Replications)
 				return writeMap(dir, m, *plotToo, stdout, stderr)
+			case results.KindTune:
+				ts := info.Tune
+				t := results.NewTuning(info.Header, ts.Params, ts.Objective, ts.Constraints, info.Replications, 0)
+				return finishTune(t, t.Search(mergedTuneEval(info, runs)), dir, created, *plotToo, "text", stdout, stderr)
 			}
 			return fmt.Errorf("shards of a %q cannot be merged", info.Work)
 		}

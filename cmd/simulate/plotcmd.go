@@ -7,13 +7,15 @@ import (
 )
 
 var plotCommand = command{
-	summary: "draw the figures of a run, sweep or map (SVG and PNG) next to its files",
+	summary: "draw the figures of a run, sweep, map or tuning (SVG and PNG) next to its files",
 	usage: `Usage: simulate plot RESULT_DIR [--x PATH]
 
 For a run: timeseries, amplification, latency and servers. For a sweep: sweep-goodput (with the
 95 % band, the ideal line and the knee), sweep-amplification and sweep-p99, with the first
 numeric parameter on x (or --x) and one line per value of the other. For a map: the heat map of
-P(stuck) with the 50 % boundary and the median recovery times.
+P(stuck) with the 50 % boundary and the median recovery times. For a tuning: tune-pareto, the
+candidates' goodput against amplification with the feasible ones filled and the recommendation
+ringed.
 
 Examples:
   simulate run spike --out out/spike && simulate plot out/spike

@@ -18,7 +18,7 @@ func shardFlag(fs *pflag.FlagSet) *string {
 }
 
 // parseShard parses --shard when it was given (nil when not), and checks the options that go
-// with it: --format, and --plot, which a shard cannot honour (what: "sweep" or "map").
+// with it: --format, and --plot, which a shard cannot honour (what: "sweep", "map" or "tuning").
 func parseShard(fs *pflag.FlagSet, s, format string, plot bool, what string) (*results.Shard, error) {
 	if err := checkFormat(format); err != nil {
 		return nil, err
@@ -41,7 +41,7 @@ func shardDir(out string, sc *scenarios.Scenario, suffix string, sh results.Shar
 	return outDir(out, sc, fmt.Sprintf("%s-shard-%d-of-%d", suffix, sh.Index, sh.Count))
 }
 
-// shardInfo describes shard sh of the work of kind work (a sweep or a map) over points.
+// shardInfo describes shard sh of the work of kind work (a sweep, a map or a tuning) over points.
 func shardInfo(work string, hdr results.Header, sh results.Shard, points []scenarios.SweepPoint, reps int) results.ShardInfo {
 	info := results.ShardInfo{Header: hdr, Work: work, Index: sh.Index, Count: sh.Count,
 		Replications: reps, Units: len(points) * reps}
@@ -55,7 +55,11 @@ func shardInfo(work string, hdr results.Header, sh results.Shard, points []scena
 // summary in dir at once (results.OpenShard), so that a shard stopped in any way and run again
 // runs only what it had not finished. When every unit is done it writes the shard's manifest;
 // interrupted, it leaves the folder unfinished and says how far it got.
-func runShard(info results.ShardInfo, points []scenarios.SweepPoint, seed uint64, workers int, dir string, stderr io.Writer) error {
+//
+// measures, for a tuning's shard, are what each run keeps in its summary's Expected instead of
+// the scenario's expectations: the tuning's objective and constraints (nil otherwise).
+func runShard(info results.ShardInfo, points []scenarios.SweepPoint, seed uint64, workers int, dir string,
+	measures []results.Expectation, stderr io.Writer) error {
 	units, kept, err := results.OpenShard(dir, info)
 	if err != nil {
 		return err
@@ -81,6 +85,9 @@ func runShard(info results.ShardInfo, points []scenarios.SweepPoint, seed uint64
 		r, err := scenarios.RunWith(points[u/reps].Scenario, seed, u%reps, runOptions())
 		if err != nil {
 			return struct{}{}, fmt.Errorf("%s: %w", info.UnitName(u), err)
+		}
+		if measures != nil {
+			r.Summary.Expected = results.Measure(measures, &r.Summary, r.Series)
 		}
 		return struct{}{}, units.Put(u, r.Summary)
 	}, bar.update)

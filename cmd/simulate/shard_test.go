@@ -28,6 +28,13 @@ func shardMapArgs(dir string, extra ...string) []string {
 		"--replications", "3", "--out", dir}, extra...)
 }
 
+// shardTuneArgs is a small tuning's coarse grid of 3 candidates × 2 replications = 6 units.
+func shardTuneArgs(dir string, extra ...string) []string {
+	return append([]string{"tune", "healthy", "--set", "duration=3s", "--set", "warmup=1s",
+		"--tune", "clients[0].workload.rate=200/s:600/s:3", "--maximize", "total.goodput",
+		"--subject-to", "total.amplification<=1.5", "--replications", "2", "--refine", "0", "--out", dir}, extra...)
+}
+
 // sameFolders fails unless folders a and b hold the same files with the same bytes.
 func sameFolders(t *testing.T, a, b string) {
 	t.Helper()
@@ -67,14 +74,14 @@ func runShards(t *testing.T, args func(dir string, extra ...string) []string, ba
 	return dirs
 }
 
-// TestMergeEqualsOneMachine: merging the n shards of a sweep or a map writes the same bytes, and
-// prints the same table, as the command run on one machine, for any n (more shards than units
+// TestMergeEqualsOneMachine: merging the n shards of a sweep, a map or a tuning's coarse grid
+// writes the same bytes, and prints the same table, as the command run on one machine, for any n (more shards than units
 // included) and any worker count, whatever order the shard folders are given in.
 func TestMergeEqualsOneMachine(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		args func(dir string, extra ...string) []string
-	}{{"sweep", shardSweepArgs}, {"map", shardMapArgs}} {
+	}{{"sweep", shardSweepArgs}, {"map", shardMapArgs}, {"tune", shardTuneArgs}} {
 		t.Run(tc.name, func(t *testing.T) {
 			base := t.TempDir()
 			direct := filepath.Join(base, "direct")
@@ -302,5 +309,38 @@ func TestShardFlagRefuses(t *testing.T) {
 	var errb bytes.Buffer
 	if s := run(shardSweepArgs(t.TempDir(), "--shard", "0/2", "--plot"), io.Discard, &errb); s != exitUsage || !strings.Contains(errb.String(), "a shard has no figures") {
 		t.Errorf("--plot with --shard: exit %d, %s", s, errb.String())
+	}
+	// A refinement round needs the whole grid's results: a sharded tuning is its coarse grid.
+	errb.Reset()
+	dir := filepath.Join(t.TempDir(), "out")
+	if s := run(shardTuneArgs(dir, "--shard", "0/2", "--refine", "2"), io.Discard, &errb); s != exitUsage || !strings.Contains(errb.String(), "--refine 2 with --shard") {
+		t.Errorf("tune --shard --refine 2: exit %d, %s", s, errb.String())
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("tune --shard --refine 2 wrote %s", dir)
+	}
+}
+
+// TestMergeRefusesOtherTunings: the shards of two tunings of one scenario with other objectives
+// are different work, whose units measure different things.
+func TestMergeRefusesOtherTunings(t *testing.T) {
+	base := t.TempDir()
+	a := filepath.Join(base, "a")
+	b := filepath.Join(base, "b")
+	runOK(t, shardTuneArgs(a, "--shard", "0/2")...)
+	args := shardTuneArgs(b, "--shard", "1/2")
+	for i, x := range args {
+		if x == "total.goodput" {
+			args[i] = "total.attempts"
+		}
+	}
+	runOK(t, args...)
+	var errb bytes.Buffer
+	out := filepath.Join(base, "merged")
+	if s := run([]string{"merge", a, b, "--out", out}, io.Discard, &errb); s == exitOK || !strings.Contains(errb.String(), "tuning (its parameters, objective or constraints)") {
+		t.Errorf("merging two tunings' shards: exit %d, %s", s, errb.String())
+	}
+	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the refused merge wrote %s", out)
 	}
 }

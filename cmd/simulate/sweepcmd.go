@@ -122,7 +122,7 @@ Examples:
 				info := shardInfo(results.KindSweep, sweepHeader(sc, base), *shard, points, sc.Sweep.Replications)
 				ctx := sc.SweepLoadContext(points, *slo)
 				info.Context, info.Expect = &ctx, judged(sc, len(*sets) > 0 || len(*vary) > 0, stderr)
-				return runShard(info, points, base, *workers, dir, stderr)
+				return runShard(info, points, base, *workers, dir, nil, stderr)
 			}
 			exps := judged(sc, len(*sets) > 0 || len(*vary) > 0, stderr)
 			err = runSweep(sc, exps, base, *workers, *slo, dir, textOr(*format, stdout), stderr)

@@ -69,6 +69,7 @@ Examples:
 		maxCands := fs.Int("max-candidates", defaultMaxCandidates, "refuse a coarse grid of more candidates than this")
 		out := fs.String("out", "", "output folder (default: out/<scenario>-tune)")
 		plotToo := fs.Bool("plot", false, "also draw the Pareto figure next to the results")
+		shardSpec := shardFlag(fs)
 		format := jsonFormat(fs, "tune.json")
 		return func(args []string, stdout, stderr io.Writer) error {
 			ref, err := scenarioArg(args)
@@ -112,6 +113,18 @@ Examples:
 			if err != nil {
 				return err
 			}
+			shard, err := parseShard(fs, *shardSpec, *format, *plotToo, "tuning")
+			if err != nil {
+				return err
+			}
+			if shard != nil {
+				// Each refinement round depends on the results of the one before, which no
+				// shard has: a sharded tuning is its coarse grid, finished by the merge.
+				if fs.Changed("refine") && *refine != 0 {
+					return usageErrorf("--refine %d with --shard: a refinement round needs the whole grid's results, which no shard has; shard the coarse grid (--refine 0), merge, then tune a narrower range", *refine)
+				}
+				*refine = 0
+			}
 			base := seedOf(fs, *seed, sc)
 			t := results.NewTuning(sweepHeader(sc, base), spec.params, spec.objective, spec.constraints,
 				sc.Sweep.Replications, *refine)
@@ -123,6 +136,19 @@ Examples:
 				if _, err := tuneScenario(sc, c); err != nil {
 					return usageErrorf("--tune: the candidate %s: %v", c.Label(), problemText(err))
 				}
+			}
+			if shard != nil {
+				points, err := tuneShardPoints(sc, grid)
+				if err != nil {
+					return err
+				}
+				dir := shardDir(*out, sc, "-tune", *shard)
+				if err := checkWritable(dir, true); err != nil {
+					return err
+				}
+				info := shardInfo(results.KindTune, t.Header, *shard, points, t.Replications)
+				info.Tune = &results.TuneShard{Params: t.Params, Objective: t.Objective, Constraints: t.Constraints}
+				return runShard(info, points, base, *workers, dir, tuneExpectations(t), stderr)
 			}
 			dir := outDir(*out, sc, "-tune")
 			_, statErr := os.Stat(dir)
@@ -136,37 +162,95 @@ Examples:
 			fmt.Fprintf(stderr, "tuning %s: %d candidates on the coarse grid × %d replications, then up to %d refinement round%s\n",
 				paramPaths(t), len(grid), t.Replications, t.Refine, plural(t.Refine))
 			eval := tuneEval(ctx, sc, t, base, *workers, &running, stderr)
-			err = t.Search(eval)
-			interrupted := err != nil && (errors.Is(err, errInterrupted) || signalled.Load())
-			if err != nil && !interrupted {
-				removeIfEmpty(dir, created)
-				return err
-			}
-			if len(t.Candidates) == 0 { // interrupted before any candidate finished
-				removeIfEmpty(dir, created)
-				return fmt.Errorf("%w: no candidate finished all its replications; nothing written", errInterrupted)
-			}
-			if t.Recommendation == nil && !interrupted {
-				removeIfEmpty(dir, created)
-				return fmt.Errorf("%s (%d candidates × %d replications; loosen a --subject-to or widen a --tune range); nothing written",
-					t.Infeasible(), len(t.Candidates), t.Replications)
-			}
-			if werr := results.WriteTuneDir(dir, t); werr != nil {
-				return werr
-			}
-			fmt.Fprintf(stderr, "wrote %s\n", dir)
-			if *plotToo {
-				if perr := writeFigures(dir, stderr); perr != nil {
-					return perr
-				}
-			}
-			printTune(textOr(*format, stdout), t)
-			if interrupted {
-				err = fmt.Errorf("%w: the tuning is partial (%s); %s is marked partial", errInterrupted, t.Partial, dir)
-			}
-			return printJSONFile(*format, stdout, filepath.Join(dir, results.TuneFile), err)
+			return finishTune(t, t.Search(eval), dir, created, *plotToo, *format, stdout, stderr)
 		}
 	},
+}
+
+// finishTune writes what the search of t found into dir and prints it, as the unsharded command
+// and a merge of a tuning's shards both do: err is the search's error. An interrupted search
+// writes the candidates that finished, marked partial; a search that found no feasible
+// candidate, or failed, writes nothing (dir is removed if the command created it).
+func finishTune(t *results.Tuning, err error, dir string, created, plotToo bool, format string, stdout, stderr io.Writer) error {
+	interrupted := err != nil && (errors.Is(err, errInterrupted) || signalled.Load())
+	if err != nil && !interrupted {
+		removeIfEmpty(dir, created)
+		return err
+	}
+	if len(t.Candidates) == 0 { // interrupted before any candidate finished
+		removeIfEmpty(dir, created)
+		return fmt.Errorf("%w: no candidate finished all its replications; nothing written", errInterrupted)
+	}
+	if t.Recommendation == nil && !interrupted {
+		removeIfEmpty(dir, created)
+		return fmt.Errorf("%s (%d candidates × %d replications; loosen a --subject-to or widen a --tune range); nothing written",
+			t.Infeasible(), len(t.Candidates), t.Replications)
+	}
+	if werr := results.WriteTuneDir(dir, t); werr != nil {
+		return werr
+	}
+	fmt.Fprintf(stderr, "wrote %s\n", dir)
+	if plotToo {
+		if perr := writeFigures(dir, stderr); perr != nil {
+			return perr
+		}
+	}
+	printTune(textOr(format, stdout), t)
+	if interrupted {
+		err = fmt.Errorf("%w: the tuning is partial (%s); %s is marked partial", errInterrupted, t.Partial, dir)
+	}
+	return printJSONFile(format, stdout, filepath.Join(dir, results.TuneFile), err)
+}
+
+// tuneShardPoints are a tuning's coarse grid as a sharded command's points.
+func tuneShardPoints(sc *scenarios.Scenario, grid []results.TuneCandidate) ([]scenarios.SweepPoint, error) {
+	points := make([]scenarios.SweepPoint, len(grid))
+	for i, c := range grid {
+		s, err := tuneScenario(sc, c)
+		if err != nil {
+			return nil, usageErrorf("--tune: the candidate %s: %v", c.Label(), problemText(err))
+		}
+		points[i] = scenarios.SweepPoint{Params: c.Params, Scenario: s}
+	}
+	return points, nil
+}
+
+// tuneExpectations are the measures of t as expectations without bounds, for Measure.
+func tuneExpectations(t *results.Tuning) []results.Expectation {
+	exps := make([]results.Expectation, len(t.Measures))
+	for i, m := range t.Measures {
+		exps[i] = m.Expectation()
+	}
+	return exps
+}
+
+// mergedTuneEval is the TuneEval of a merged tuning: the coarse grid's measures, read from the
+// units' summaries (runs, in unit order), for the one round a sharded tuning runs.
+func mergedTuneEval(info results.ShardInfo, runs []results.Summary) results.TuneEval {
+	return func(round int, cands []results.TuneCandidate) ([][][]float64, []bool, error) {
+		reps := info.Replications
+		if round > 0 || len(cands) != len(info.Points) {
+			return nil, nil, fmt.Errorf("the shards ran %d candidates, the tuning asks for %d in round %d", len(info.Points), len(cands), round)
+		}
+		values := make([][][]float64, len(cands))
+		done := make([]bool, len(cands))
+		for c, cand := range cands {
+			if results.ParamsText(cand.Params) != results.ParamsText(info.Points[c]) {
+				return nil, nil, fmt.Errorf("candidate %d: the shards ran %s, the tuning's grid has %s", c, results.ParamsText(info.Points[c]), cand.Label())
+			}
+			done[c] = true
+			for r := 0; r < reps; r++ {
+				ms := runs[c*reps+r].Expected
+				if values[c] == nil {
+					values[c] = make([][]float64, len(ms))
+				}
+				for m := range ms {
+					values[c][m] = append(values[c][m], ms[m].Value)
+				}
+			}
+		}
+		return values, done, nil
+	}
 }
 
 // tuneSpec is what a tuning's flags ask for, checked against the scenario.
@@ -376,10 +460,7 @@ func tuneScenario(sc *scenarios.Scenario, c results.TuneCandidate) (*scenarios.S
 // measures t's measures on each run. Results are kept by index, so they do not depend on the
 // workers; once ctx is cancelled no new run starts, and the round ends interrupted.
 func tuneEval(ctx context.Context, sc *scenarios.Scenario, t *results.Tuning, base uint64, workers int, running *atomic.Int64, stderr io.Writer) results.TuneEval {
-	exps := make([]results.Expectation, len(t.Measures))
-	for i, m := range t.Measures {
-		exps[i] = m.Expectation()
-	}
+	exps := tuneExpectations(t)
 	reps := t.Replications
 	return func(round int, cands []results.TuneCandidate) ([][][]float64, []bool, error) {
 		scs := make([]*scenarios.Scenario, len(cands))

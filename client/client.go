@@ -43,8 +43,6 @@ type Client struct {
 	name       string
 
 	servers []*serverView
-	sel     selection.Selector
-	selBuf  []selection.Server
 
 	selWaiters opList   // operations waiting for a suitable server
 	recs       *records // where finished ops and attempts wait for reuse: the group's, once in one
@@ -115,7 +113,6 @@ func New(loop *sim.Loop, opts Options, kind selection.TopologyKind, nodes []Node
 		sv.mon = newMonitor(sv)
 		c.servers = append(c.servers, sv)
 	}
-	c.selBuf = make([]selection.Server, len(nodes))
 	for _, sv := range c.servers {
 		sv.mon.start(loop.Now())
 	}
@@ -249,13 +246,17 @@ func (c *Client) pick(o *op) *serverView {
 		}
 		return sv
 	}
-	for i, sv := range c.servers {
-		c.selBuf[i] = selection.Server{Address: sv.node.Address, Role: sv.role, InFlight: sv.inFlight}
+	r := c.recs
+	buf := r.servers[:0]
+	for _, sv := range c.servers {
+		s := selection.Server{Address: sv.node.Address, Role: sv.role, InFlight: sv.inFlight}
 		if rtt, ok := sv.rtt.Value(); ok {
-			c.selBuf[i].RTT = rtt
+			s.RTT = rtt
 		}
+		buf = append(buf, s)
 	}
-	i := c.sel.Select(c.kind, c.selBuf, c.opts.ReadPreference, o.kind.IsWrite(), o.deprio, c.opts.LocalThreshold, c.rng)
+	r.servers = buf
+	i := r.sel.Select(c.kind, buf, c.opts.ReadPreference, o.kind.IsWrite(), o.deprio, c.opts.LocalThreshold, c.rng)
 	if i < 0 {
 		return nil
 	}
@@ -316,12 +317,37 @@ func (sv *serverView) handleError(now sim.Time, f retry.Failure) {
 	}
 }
 
-// records are the op and attempt records that finished and wait for reuse. The clients of a
-// group share one set, so the records a run holds follow the group's peak concurrency, not the
-// sum of every client's.
+// records are the op, attempt and request records that finished and wait for reuse, and the
+// scratch space of server selection. The clients of a group share one set, so the records a run
+// holds follow the group's peak concurrency, not the sum of every client's.
 type records struct {
 	ops  []*op
 	atts []*attempt
+	// reqs are requests for monitor checks and connection establishment. A connection needs
+	// its Connect request only for a round trip; a monitor needs one per check.
+	reqs []*wire.Request
+	// servers and sel are server selection's working space; selection runs within one event
+	// and never re-enters, so one copy serves every client of the group.
+	servers []selection.Server
+	sel     selection.Selector
+}
+
+// newRequest returns a zeroed request record.
+func (c *Client) newRequest() *wire.Request {
+	r := c.recs
+	if n := len(r.reqs); n > 0 {
+		q := r.reqs[n-1]
+		r.reqs = r.reqs[:n-1]
+		return q
+	}
+	return new(wire.Request)
+}
+
+// freeRequest keeps q for reuse. Only a request the node has answered may be freed: until its
+// reply event, the node owns it (package wire).
+func (c *Client) freeRequest(q *wire.Request) {
+	*q = wire.Request{}
+	c.recs.reqs = append(c.recs.reqs, q)
 }
 
 func (c *Client) newOp() *op {

@@ -18,9 +18,12 @@ const (
 // exempt from the ingress request limiter) on which it runs a hello every heartbeatFrequencyMS,
 // learning the server's role and measuring RTT. The RTT pinger is folded into the same hellos.
 type monitor struct {
-	sv        *serverView
-	conn      *wire.Conn
-	req       *wire.Request // the check on the wire; replaced when a check times out
+	sv   *serverView
+	conn *wire.Conn
+	// req is the check on the wire, nil between checks: it comes from the group's pool and
+	// goes back once answered, so that idle monitors hold no request. A check that timed out
+	// leaves its request to the server.
+	req       *wire.Request
 	connected bool
 	pending   bool // a check is on the wire
 	lastCheck sim.Time
@@ -55,10 +58,15 @@ func (m *monitor) HandleEvent(now sim.Time, kind int, arg any) {
 			}
 			return
 		}
-		m.sv.c.loop.Cancel(m.timeout)
+		c := m.sv.c
+		c.loop.Cancel(m.timeout)
 		m.timeout = sim.Timer{}
 		m.pending = false
 		m.reply(now, req)
+		if !m.pending { // not reused at once for the handshake's hello
+			m.req = nil
+			c.freeRequest(req)
+		}
 	}
 }
 
@@ -70,7 +78,7 @@ func (m *monitor) check(now sim.Time) {
 	}
 	m.lastCheck = now
 	if m.req == nil {
-		m.req = &wire.Request{}
+		m.req = c.newRequest()
 	}
 	cmd := wire.Hello
 	if !m.connected {

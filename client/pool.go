@@ -31,8 +31,10 @@ type pconn struct {
 	// conn is the connection as the node knows it. It is a record of its own so that a request
 	// the node still holds after the client closed the connection (a timeout) keeps only it
 	// alive, not the whole pconn.
-	conn  *wire.Conn
-	req   wire.Request // the Connect request, later the Disconnect
+	conn *wire.Conn
+	// req is the Connect request while the connection is being established, then nil (the
+	// record goes back to the group's pool), and the Disconnect request once it closes.
+	req   *wire.Request
 	gen   uint64
 	owner *op // the checkout waiting for this connection while it is being established
 	timer sim.Timer
@@ -77,7 +79,8 @@ func (p *pool) open(now sim.Time, owner *op) {
 	pc := &pconn{p: p, gen: p.generation, owner: owner}
 	owner.conn = pc
 	pc.conn = &wire.Conn{AppName: c.opts.AppName, Authenticated: true, Link: p.sv.node.Link}
-	pc.req = wire.Request{
+	pc.req = c.newRequest()
+	*pc.req = wire.Request{
 		Cmd: wire.Connect, Conn: pc.conn, ConnectTimeout: c.opts.ConnectTimeout,
 		GiveUpAt: now.Add(c.opts.ConnectTimeout), ReplyTo: pc, ReplyKind: evConnReply, SentAt: now,
 	}
@@ -85,7 +88,7 @@ func (p *pool) open(now sim.Time, owner *op) {
 	p.connecting++
 	c.stats.ConnectionsOpened++
 	c.total.ConnectionsOpened++
-	c.loop.At(now.Add(pc.conn.Link.Delay()), p.sv.node.Handler, wire.EvRequest, &pc.req)
+	c.loop.At(now.Add(pc.conn.Link.Delay()), p.sv.node.Handler, wire.EvRequest, pc.req)
 	pc.timer = c.loop.After(c.opts.ConnectTimeout, pc, evConnTimeout, nil)
 }
 
@@ -117,6 +120,8 @@ func (pc *pconn) HandleEvent(now sim.Time, kind int, _ any) {
 		}
 	case !pc.req.Reply.OK():
 		c.loop.Cancel(pc.timer)
+		c.freeRequest(pc.req)
+		pc.req = nil
 		p.total--
 		c.stats.ConnectionEstablishFailed++
 		c.total.ConnectionEstablishFailed++
@@ -132,6 +137,8 @@ func (pc *pconn) HandleEvent(now sim.Time, kind int, _ any) {
 		}
 	default:
 		c.loop.Cancel(pc.timer)
+		c.freeRequest(pc.req)
+		pc.req = nil
 		c.stats.ConnectionsCreated++
 		c.total.ConnectionsCreated++
 		if owner != nil {
@@ -185,9 +192,12 @@ func (pc *pconn) disconnect(now sim.Time) {
 	if pc.conn.Closed {
 		return
 	}
-	pc.req = wire.Request{Cmd: wire.Disconnect, Conn: pc.conn, SentAt: now}
 	c := pc.p.sv.c
-	c.loop.At(now.Add(pc.conn.Link.Delay()), pc.p.sv.node.Handler, wire.EvRequest, &pc.req)
+	if pc.req == nil {
+		pc.req = c.newRequest()
+	}
+	*pc.req = wire.Request{Cmd: wire.Disconnect, Conn: pc.conn, SentAt: now}
+	c.loop.At(now.Add(pc.conn.Link.Delay()), pc.p.sv.node.Handler, wire.EvRequest, pc.req)
 }
 
 // pump opens connections for waiters while the limits allow.

@@ -34,9 +34,15 @@ type Timer struct {
 type record struct {
 	h    Handler // nil once fired or cancelled: a record is live iff h != nil
 	arg  any
-	kind int
+	kind int32
 	gen  uint32
 	far  bool // its entry waits in a far bucket or the overflow, not in the heap
+	// inRing says the entry is in ring[ring] at index pos: cancelling it removes it at once,
+	// so that a cancelled timeout (30 s ahead, cancelled a round trip after it was set) frees
+	// its record then rather than when its bucket comes due.
+	inRing bool
+	ring   uint8
+	pos    int32
 }
 
 // entry is one heap element. The ordering key is stored inline so that sifting never touches the
@@ -139,14 +145,14 @@ func (l *Loop) At(at Time, h Handler, kind int, arg any) Timer {
 		l.recs = append(l.recs, record{})
 	}
 	r := &l.recs[slot]
-	r.h, r.arg, r.kind = h, arg, kind
+	r.h, r.arg, r.kind = h, arg, int32(kind)
 	l.seq++
 	e := entry{at: at, seq: l.seq, slot: slot}
 	if b := int64(at) >> farShift; b >= l.next {
 		r.far = true
 		l.placeFar(b, e)
 	} else {
-		r.far = false
+		r.far, r.inRing = false, false
 		l.heap = append(l.heap, e)
 		l.siftUp(len(l.heap) - 1)
 	}
@@ -159,6 +165,7 @@ func (l *Loop) placeFar(b int64, e entry) {
 		l.toRing(b, e)
 		return
 	}
+	l.recs[e.slot].inRing = false
 	l.over = append(l.over, e)
 	siftUpIn(l.over, len(l.over)-1)
 }
@@ -179,9 +186,25 @@ func (l *Loop) Cancel(t Timer) bool {
 		return false
 	}
 	r.h, r.arg = nil, nil
+	if r.inRing {
+		// Swap-remove: a bucket is unsorted, and the heap orders it by (at, seq) when it comes
+		// due, so the firing order does not depend on where an entry sits in it.
+		b := l.ring[r.ring]
+		n := len(b) - 1
+		if int(r.pos) != n {
+			b[r.pos] = b[n]
+			l.recs[b[r.pos].slot].pos = r.pos
+		}
+		b[n] = entry{}
+		l.ring[r.ring] = b[:n]
+		l.ringN--
+		r.inRing = false
+		l.release(int32(t.slot - 1))
+		return true
+	}
 	if r.far {
 		l.farDead++
-		if n := l.ringN + len(l.over); l.farDead > compactMin && l.farDead > n/2 {
+		if l.farDead > compactMin && l.farDead > len(l.over)/2 {
 			l.compactFar()
 		}
 		return true
@@ -226,7 +249,7 @@ func (l *Loop) Step() bool {
 	l.free = append(l.free, e.slot)
 	l.now = e.at
 	l.fired++
-	h.HandleEvent(e.at, kind, arg)
+	h.HandleEvent(e.at, int(kind), arg)
 	return true
 }
 
@@ -280,27 +303,24 @@ func (l *Loop) peek() (Time, bool) {
 // refilling the ring's new last bucket from the overflow. It reports false when no far event is
 // left. The bucket's entries go in in any order: the heap sorts them by (at, seq).
 func (l *Loop) advance() bool {
-	if l.ringN == 0 {
-		if len(l.over) == 0 {
-			return false
-		}
-		// Nothing in the ring: jump to the overflow's first bucket and refill the ring from there.
-		l.next = int64(l.over[0].at) >> farShift
-		l.refill()
-	}
 	for {
+		if l.ringN == 0 {
+			if len(l.over) == 0 {
+				return false
+			}
+			// Nothing in the ring: jump to the overflow's first bucket and refill the ring from
+			// there (which drops the overflow's cancelled entries, and may leave it empty again).
+			l.next = int64(l.over[0].at) >> farShift
+			l.refill()
+			continue
+		}
 		i := l.next % farRing
 		bucket := l.ring[i]
 		l.next++
 		l.ringN -= len(bucket)
-		for _, e := range bucket {
+		for _, e := range bucket { // all live: a cancelled entry leaves its bucket at once
 			r := &l.recs[e.slot]
-			if r.h == nil {
-				l.farDead--
-				l.release(e.slot)
-				continue
-			}
-			r.far = false
+			r.far, r.inRing = false, false
 			l.heap = append(l.heap, e)
 			l.siftUp(len(l.heap) - 1)
 		}
@@ -331,6 +351,11 @@ func (l *Loop) refill() {
 		if n > 1 {
 			siftDownIn(l.over, 0)
 		}
+		if l.recs[e.slot].h == nil { // cancelled while in the overflow
+			l.farDead--
+			l.release(e.slot)
+			continue
+		}
 		l.toRing(b, e)
 	}
 }
@@ -344,30 +369,24 @@ func (l *Loop) toRing(b int64, e entry) {
 		l.spareN--
 		l.ring[i], l.spare[l.spareN] = l.spare[l.spareN], nil
 	}
+	r := &l.recs[e.slot]
+	r.inRing, r.ring, r.pos = true, uint8(i), int32(len(l.ring[i]))
 	l.ring[i] = append(l.ring[i], e)
 	l.ringN++
 }
 
-// compactFar drops the dead entries of the ring and the overflow.
+// compactFar drops the dead entries of the overflow (the ring has none: see Cancel).
 func (l *Loop) compactFar() {
-	keep := func(es []entry) []entry {
-		out := es[:0]
-		for _, e := range es {
-			if l.recs[e.slot].h != nil {
-				out = append(out, e)
-			} else {
-				l.release(e.slot)
-			}
+	out := l.over[:0]
+	for _, e := range l.over {
+		if l.recs[e.slot].h != nil {
+			out = append(out, e)
+		} else {
+			l.release(e.slot)
 		}
-		clear(es[len(out):])
-		return out
 	}
-	l.ringN = 0
-	for i := range l.ring {
-		l.ring[i] = keep(l.ring[i])
-		l.ringN += len(l.ring[i])
-	}
-	l.over = keep(l.over)
+	clear(l.over[len(out):])
+	l.over = out
 	heapify(l.over)
 	l.farDead = 0
 }

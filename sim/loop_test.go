@@ -408,3 +408,45 @@ func TestTimeArithmetic(t *testing.T) {
 		t.Errorf("String: %q %q", Never, Time(1500*time.Millisecond))
 	}
 }
+
+// TestCancelFarFreesAtOnce: a cancelled event in a far bucket leaves it at once and its record
+// is reused by the next event scheduled, so a model that sets a 30 s timeout per round trip and
+// cancels it a moment later holds records for its live events only; one in the overflow stays
+// until compaction. The survivors still fire in (time, seq) order.
+func TestCancelFarFreesAtOnce(t *testing.T) {
+	l := NewLoop()
+	rec := &recorder{}
+	const n = 1000
+	var live []Time
+	for round := 0; round < 5; round++ {
+		var ts []Timer
+		for i := 0; i < n; i++ {
+			at := Time(30*time.Second) + Time(round*n+i)
+			ts = append(ts, l.At(at, rec, round*n+i, nil))
+		}
+		for i, tm := range ts {
+			if i%100 == 0 {
+				live = append(live, Time(30*time.Second)+Time(round*n+i))
+				continue
+			}
+			if !l.Cancel(tm) {
+				t.Fatalf("round %d: Cancel(%d) = false for a pending event", round, i)
+			}
+		}
+	}
+	if got, want := l.ringN, len(live); got != want {
+		t.Errorf("ring holds %d entries, want the %d live ones", got, want)
+	}
+	if len(l.recs) > n+len(live) {
+		t.Errorf("%d records for %d live events: cancelled far events kept theirs", len(l.recs), len(live))
+	}
+	beyond := l.At(Time(10*time.Minute), rec, -1, nil) // past the ring: the overflow
+	l.Cancel(beyond)
+	if l.Len() != len(live) {
+		t.Fatalf("Len() = %d, want %d", l.Len(), len(live))
+	}
+	l.Run()
+	if !slices.Equal(rec.times, live) {
+		t.Fatalf("fired at %v, want %v", rec.times, live)
+	}
+}

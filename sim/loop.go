@@ -42,7 +42,9 @@ type record struct {
 	// its record then rather than when its bucket comes due.
 	inRing bool
 	ring   uint8
-	pos    int32
+	// now: the entry waits in the queue of events due at the current instant (see Loop.now).
+	now bool
+	pos int32
 }
 
 // entry is one heap element. The ordering key is stored inline so that sifting never touches the
@@ -108,7 +110,15 @@ type Loop struct {
 	spare   [maxSpare][]entry // emptied bucket arrays, for the next buckets that start empty
 	spareN  int
 	over    []entry
-	farDead int // cancelled entries in the ring and the overflow
+	farDead int // cancelled entries in the overflow
+	// Events due at the current instant (scheduled for Now, from a handler running now: a
+	// zero-delay hop, a check run at once) skip the heap and wait in nowQ, first in first out
+	// from nowHead, which is their (at, seq) order: they share at, and their seq grows. An event
+	// in the heap due at the same instant was scheduled before the clock got there, so its seq
+	// is smaller and it runs first. Time never moves on with nowQ non-empty.
+	nowQ    []entry
+	nowHead int
+	nowDead int // cancelled entries in nowQ
 	fired   uint64
 	stopped bool
 	streams []namedSource // the streams handed out by NewStream, for Branch
@@ -122,7 +132,9 @@ func NewLoop() *Loop { return &Loop{next: 1} }
 func (l *Loop) Now() Time { return l.now }
 
 // Len returns the number of pending (scheduled, not cancelled) events.
-func (l *Loop) Len() int { return len(l.heap) - l.dead + l.ringN + len(l.over) - l.farDead }
+func (l *Loop) Len() int {
+	return len(l.heap) - l.dead + l.ringN + len(l.over) - l.farDead + len(l.nowQ) - l.nowHead - l.nowDead
+}
 
 // Fired returns the number of events handled so far.
 func (l *Loop) Fired() uint64 { return l.fired }
@@ -148,7 +160,11 @@ func (l *Loop) At(at Time, h Handler, kind int, arg any) Timer {
 	r.h, r.arg, r.kind = h, arg, int32(kind)
 	l.seq++
 	e := entry{at: at, seq: l.seq, slot: slot}
-	if b := int64(at) >> farShift; b >= l.next {
+	r.now = at == l.now
+	if r.now {
+		r.far, r.inRing = false, false
+		l.nowQ = append(l.nowQ, e)
+	} else if b := int64(at) >> farShift; b >= l.next {
 		r.far = true
 		l.placeFar(b, e)
 	} else {
@@ -186,6 +202,10 @@ func (l *Loop) Cancel(t Timer) bool {
 		return false
 	}
 	r.h, r.arg = nil, nil
+	if r.now {
+		l.nowDead++
+		return true
+	}
 	if r.inRing {
 		// Swap-remove: a bucket is unsorted, and the heap orders it by (at, seq) when it comes
 		// due, so the firing order does not depend on where an entry sits in it.
@@ -241,7 +261,12 @@ func (l *Loop) Step() bool {
 	if _, ok := l.peek(); !ok {
 		return false
 	}
-	e := l.popMin() // live: peek dropped the dead ones
+	var e entry // live: peek dropped the dead ones
+	if l.nowHead < len(l.nowQ) && (len(l.heap) == 0 || l.heap[0].at != l.now) {
+		e = l.popNow()
+	} else {
+		e = l.popMin()
+	}
 	r := &l.recs[e.slot]
 	h, kind, arg := r.h, r.kind, r.arg
 	r.h, r.arg = nil, nil
@@ -286,17 +311,40 @@ func (l *Loop) peek() (Time, bool) {
 		for len(l.heap) > 0 {
 			e := &l.heap[0]
 			if l.recs[e.slot].h != nil {
-				return e.at, true
+				if e.at == l.now { // before nowQ's events: see Loop.nowQ
+					return e.at, true
+				}
+				break
 			}
 			slot := e.slot
 			l.popMin()
 			l.dead--
 			l.release(slot)
 		}
+		for l.nowHead < len(l.nowQ) {
+			if l.recs[l.nowQ[l.nowHead].slot].h != nil {
+				return l.now, true
+			}
+			l.nowDead--
+			l.release(l.popNow().slot)
+		}
+		if len(l.heap) > 0 {
+			return l.heap[0].at, true
+		}
 		if !l.advance() {
 			return 0, false
 		}
 	}
+}
+
+// popNow takes the first entry of nowQ, and empties the queue for reuse once it is drained.
+func (l *Loop) popNow() entry {
+	e := l.nowQ[l.nowHead]
+	l.nowHead++
+	if l.nowHead == len(l.nowQ) {
+		l.nowQ, l.nowHead = l.nowQ[:0], 0
+	}
+	return e
 }
 
 // advance moves the next non-empty far bucket into the (empty) heap and slides the ring past it,

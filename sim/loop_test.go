@@ -450,3 +450,41 @@ func TestCancelFarFreesAtOnce(t *testing.T) {
 		t.Fatalf("fired at %v, want %v", rec.times, live)
 	}
 }
+
+// TestEventsAtNow: an event scheduled for the current instant runs after every event already
+// due at that instant (scheduled earlier, so with a smaller seq), and those scheduled for the
+// current instant run in the order they were scheduled — the (time, seq) rule of the package doc,
+// kept by the queue of events due now that bypasses the heap. A cancelled one does not run.
+func TestEventsAtNow(t *testing.T) {
+	l := NewLoop()
+	rec := &recorder{}
+	var cancelMe Timer
+	chain := HandlerFunc(func(now Time, kind int, _ any) {
+		rec.HandleEvent(now, kind, nil)
+		if kind == 1 { // at t=10: three events for now, one of them cancelled
+			l.At(now, rec, 4, nil)
+			cancelMe = l.At(now, rec, 99, nil)
+			l.At(now, rec, 5, nil)
+			l.Cancel(cancelMe)
+			if got := l.Len(); got != 5 { // 2, 3 (in the heap, due now), 4, 5 and 6
+				t.Errorf("Len() = %d at t=10, want 5", got)
+			}
+		}
+	})
+	l.At(10, chain, 1, nil)
+	l.At(10, rec, 2, nil)
+	l.At(10, rec, 3, nil)
+	l.At(11, rec, 6, nil)
+	l.Run()
+	if want := []int{1, 2, 3, 4, 5, 6}; !slices.Equal(rec.ids, want) {
+		t.Fatalf("ran %v, want %v", rec.ids, want)
+	}
+	// After RunUntil leaves the clock at a horizon with nothing due, an event for Now runs first.
+	l.At(100, rec, 8, nil)
+	l.RunUntil(50)
+	l.At(50, rec, 7, nil)
+	l.Run()
+	if want := []int{1, 2, 3, 4, 5, 6, 7, 8}; !slices.Equal(rec.ids, want) {
+		t.Fatalf("ran %v, want %v", rec.ids, want)
+	}
+}

@@ -188,8 +188,8 @@ type Conn struct {
 // owns a Request when.
 type Request struct {
 	ID   uint64
-	Cmd  Command
 	Conn *Conn
+	Cmd  Command
 	// Write says the command writes (insert, update, delete, findAndModify, aggregate with $out,
 	// commit/abort): only a primary (or standalone) accepts it.
 	Write bool
@@ -199,6 +199,10 @@ type Request struct {
 	// ($readPreference), which the mongos applies when it targets a shard member. The zero
 	// value is primary.
 	ReadPref ReadMode
+	// Cancelled says the client cancelled the request after sending it (a hedged copy that
+	// lost to another): a node that has not started it drops it before any work, answering
+	// Interrupted; one already running it finishes.
+	Cancelled bool
 	// MaxTime is the server-side deadline (maxTimeMS) measured from arrival at the node; 0
 	// means none. Past it the node aborts the command with MaxTimeMSExpired.
 	MaxTime time.Duration
@@ -209,11 +213,6 @@ type Request struct {
 	// ConnectTimeout, on a Connect request, is how long the client waits for the connection to
 	// be established; a node's connection queue drops the waiter then and returns its token.
 	ConnectTimeout time.Duration
-
-	// Cancelled says the client cancelled the request after sending it (a hedged copy that
-	// lost to another): a node that has not started it drops it before any work, answering
-	// Interrupted; one already running it finishes.
-	Cancelled bool
 
 	ReplyTo   sim.Handler
 	ReplyKind int
@@ -226,6 +225,11 @@ type Request struct {
 type Reply struct {
 	Code   Code
 	Labels Labels
+	// Role is the node's role; set on every reply so that hello answers and errors carry it.
+	Role Role
+	// NetErr means the connection was closed or reset: there is no reply document, and Code and
+	// Labels are unset (the driver derives labels for network errors itself).
+	NetErr bool
 	// BaseBackoffMS is the node's externalClientBaseBackoffMS attached to an overload error; 0
 	// when absent.
 	BaseBackoffMS int64
@@ -234,11 +238,6 @@ type Reply struct {
 	// x-amz-retry-after). MongoDB drivers ignore it.
 	Pushback   bool
 	PushbackMS int64
-	// NetErr means the connection was closed or reset: there is no reply document, and Code and
-	// Labels are unset (the driver derives labels for network errors itself).
-	NetErr bool
-	// Role is the node's role; set on every reply so that hello answers and errors carry it.
-	Role Role
 }
 
 // OK reports whether the command succeeded.

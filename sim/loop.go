@@ -374,10 +374,7 @@ func (l *Loop) advance() bool {
 		}
 		clear(bucket)
 		l.ring[i] = nil
-		if cap(bucket) > 0 && l.spareN < maxSpare {
-			l.spare[l.spareN] = bucket[:0]
-			l.spareN++
-		}
+		l.keepSpare(bucket[:0])
 		l.refill()
 		if len(bucket) > 0 {
 			return true
@@ -408,19 +405,65 @@ func (l *Loop) refill() {
 	}
 }
 
-// toRing appends e to bucket b's slot of the ring. A slot that starts a bucket takes an array a
-// moved bucket left behind, so that once the ring has gone round the arrays are reused and
-// scheduling a far event allocates nothing.
+// toRing appends e to bucket b's slot of the ring. A slot that starts a bucket takes the
+// smallest array a moved bucket left behind, and a full bucket trades its array for the
+// smallest spare that is larger: once the ring has gone round, scheduling a far event allocates
+// nothing, and a model whose buckets differ widely in size (100 000 monitors' heartbeats due in
+// the same second, a few timeouts in the next) keeps its few large arrays for its few large
+// buckets instead of handing them to small ones, which would make every array in the ring
+// grow to the largest bucket's size in turn.
 func (l *Loop) toRing(b int64, e entry) {
 	i := b % farRing
-	if l.ring[i] == nil && l.spareN > 0 {
-		l.spareN--
-		l.ring[i], l.spare[l.spareN] = l.spare[l.spareN], nil
+	if bk := l.ring[i]; bk == nil || len(bk) == cap(bk) {
+		if j := l.spareFor(len(bk)); j >= 0 {
+			s := append(l.spare[j], bk...) // within its capacity: no allocation
+			if bk == nil {
+				l.spareN--
+				l.spare[j], l.spare[l.spareN] = l.spare[l.spareN], nil
+			} else {
+				l.spare[j] = bk[:0]
+			}
+			l.ring[i] = s
+		}
 	}
 	r := &l.recs[e.slot]
 	r.inRing, r.ring, r.pos = true, uint8(i), int32(len(l.ring[i]))
 	l.ring[i] = append(l.ring[i], e)
 	l.ringN++
+}
+
+// spareFor returns the index of the smallest spare array with room for more than n entries,
+// -1 if none.
+func (l *Loop) spareFor(n int) int {
+	j := -1
+	for k, s := range l.spare[:l.spareN] {
+		if cap(s) > n && (j < 0 || cap(s) < cap(l.spare[j])) {
+			j = k
+		}
+	}
+	return j
+}
+
+// keepSpare keeps an emptied bucket array for reuse; with maxSpare arrays kept already, it
+// replaces the smallest if it is larger, so that the spares can take the largest bucket.
+func (l *Loop) keepSpare(s []entry) {
+	if cap(s) == 0 {
+		return
+	}
+	if l.spareN < maxSpare {
+		l.spare[l.spareN] = s
+		l.spareN++
+		return
+	}
+	j := 0
+	for k := range l.spare {
+		if cap(l.spare[k]) < cap(l.spare[j]) {
+			j = k
+		}
+	}
+	if cap(s) > cap(l.spare[j]) {
+		l.spare[j] = s
+	}
 }
 
 // compactFar drops the dead entries of the overflow (the ring has none: see Cancel).

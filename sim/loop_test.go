@@ -488,3 +488,39 @@ func TestEventsAtNow(t *testing.T) {
 		t.Fatalf("ran %v, want %v", rec.ids, want)
 	}
 }
+
+// TestRingArraysFollowBucketSizes: a model with one large far bucket now and then (10 000
+// heartbeats due in the same second every 10 s) among small ones (a few timeouts a second) keeps
+// about two large arrays in its ring and spares — the bucket filling and the one just emptied —
+// rather than letting the large arrays pass to small buckets until every slot holds one.
+func TestRingArraysFollowBucketSizes(t *testing.T) {
+	l := NewLoop()
+	const beats = 10000
+	var h HandlerFunc
+	h = func(now Time, kind int, _ any) {
+		switch kind {
+		case 1: // a heartbeat: the next in 10 s
+			l.At(now.Add(10*time.Second), h, 1, nil)
+		case 2: // a tick: a few far timeouts, and the next tick in 250 ms
+			for i := 0; i < 3; i++ {
+				l.At(now.Add(time.Duration(5+i)*time.Second), h, 3, nil)
+			}
+			l.At(now.Add(250*time.Millisecond), h, 2, nil)
+		}
+	}
+	for i := 0; i < beats; i++ {
+		l.At(Time(i), h, 1, nil)
+	}
+	l.At(0, h, 2, nil)
+	l.RunUntil(Time(10 * time.Minute))
+	total := 0
+	for _, b := range l.ring {
+		total += cap(b)
+	}
+	for _, s := range l.spare[:l.spareN] {
+		total += cap(s)
+	}
+	if limit := 2*2*beats + 64*64; total > limit {
+		t.Errorf("ring and spares hold %d entries of capacity for buckets of %d and of ~12: want ≤ %d", total, beats, limit)
+	}
+}

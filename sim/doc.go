@@ -24,7 +24,9 @@
 // the heap at the size of its live events. Only events due within the current second or so are in
 // the heap; later ones wait in unsorted buckets of about a second each and join the heap when
 // their bucket comes up, so periodic timers far ahead (heartbeats, 30-second timeouts) cost an
-// append to schedule and do not deepen the heap.
+// append to schedule and do not deepen the heap; cancelling one removes it from its bucket at
+// once, freeing its record. Events scheduled for the current instant (a zero-delay hop) skip the
+// heap too: they wait in a first-in first-out queue, which is their (time, seq) order.
 //
 // # Randomness
 //

@@ -399,3 +399,41 @@ func TestRuntimeFaults(t *testing.T) {
 		t.Errorf("round trips %v and %v, want 11ms with the fault and 1ms after it", prev.Got-prev.Sent, last.Got-last.Sent)
 	}
 }
+
+// TestDisconnectInFlight: a client's Disconnect expects no reply, so one that reaches a node
+// after it went down, or after the node closed the connection itself, is dropped without an
+// answer (there is no one to send it to). Both used to schedule a reply to nobody.
+func TestDisconnectInFlight(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		faults []Fault
+		at     time.Duration
+	}{
+		{"to a node that is down", []Fault{{At: 100 * time.Millisecond, Kind: FaultDown, Node: "a", For: time.Second}}, 100 * time.Millisecond},
+		{"on a connection the node closed going down", []Fault{{At: 100 * time.Millisecond, Kind: FaultDown, Node: "a", For: 10 * time.Millisecond}}, 200 * time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			loop := sim.NewLoop()
+			c := replicaSet(t, loop)
+			if err := c.Schedule(tc.faults); err != nil {
+				t.Fatal(err)
+			}
+			p := newProbe(loop, c.Node("a"), true)
+			p.Send(0, wire.Connect, nil)
+			loop.RunUntil(sim.Time(ms(50)))
+			if p.ByCode[wire.OK] != 1 {
+				t.Fatalf("connect: %d OK replies, want 1", p.ByCode[wire.OK])
+			}
+			bye := &wire.Request{Cmd: wire.Disconnect, Conn: p.Conn} // no ReplyTo, as a driver sends it
+			loop.At(sim.Time(tc.at), c.Node("a"), wire.EvRequest, bye)
+			loop.Run()
+			if got := c.Node("a").Snapshot(loop.Now()).NetErrors; got != 0 {
+				t.Errorf("%d network errors answered, want none for a Disconnect", got)
+			}
+			if !p.Conn.Closed {
+				t.Error("the connection is not closed")
+			}
+			checkQueues(t, c.Node("a"))
+		})
+	}
+}

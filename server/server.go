@@ -243,6 +243,14 @@ func (s *Server) HandleEvent(now sim.Time, kind int, arg any) {
 func (s *Server) arrive(now sim.Time, req *wire.Request) {
 	j := s.newJob(now, req)
 	switch {
+	case req.Cmd == wire.Disconnect:
+		// A client closing its connection expects no answer: there is none to send even when
+		// the node is down or has closed the connection itself while the message travelled.
+		if req.Conn != nil {
+			s.unregister(req.Conn)
+		}
+		s.freeJob(j)
+		return
 	case s.down:
 		// A node that is down refuses connections and resets the ones it had.
 		s.replyNetErr(now, j)
@@ -252,10 +260,6 @@ func (s *Server) arrive(now sim.Time, req *wire.Request) {
 		return
 	case req.Conn == nil || req.Conn.Closed:
 		s.replyNetErr(now, j)
-		return
-	case req.Cmd == wire.Disconnect:
-		s.unregister(req.Conn)
-		s.freeJob(j)
 		return
 	case req.Cmd == wire.Hello && !req.Conn.Authenticated:
 		// Monitoring and RTT hellos: answered on the network thread, exempt from everything.

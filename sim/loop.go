@@ -42,7 +42,7 @@ type record struct {
 	// its record then rather than when its bucket comes due.
 	inRing bool
 	ring   uint8
-	// now: the entry waits in the queue of events due at the current instant (see Loop.now).
+	// now: the entry waits in the queue of events due at the current instant (Loop.nowQ).
 	now bool
 	pos int32
 }
@@ -147,6 +147,9 @@ func (l *Loop) At(at Time, h Handler, kind int, arg any) Timer {
 	}
 	if h == nil {
 		panic("sim: event scheduled with a nil Handler")
+	}
+	if int(int32(kind)) != kind { // kinds are small enums; a record keeps 32 bits of one
+		panic(fmt.Sprintf("sim: event kind %d does not fit in 32 bits", kind))
 	}
 	var slot int32
 	if n := len(l.free); n > 0 {

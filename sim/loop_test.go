@@ -327,6 +327,17 @@ func TestNegativeAfterPanics(t *testing.T) {
 	NewLoop().After(-1, &recorder{}, 0, nil)
 }
 
+// TestWideKindPanics: a record keeps 32 bits of an event's kind, so a kind beyond them is a bug
+// in the model, refused when scheduled rather than delivered truncated.
+func TestWideKindPanics(t *testing.T) {
+	defer func() {
+		if msg, _ := recover().(string); !strings.Contains(msg, "4294967296") {
+			t.Fatalf("panic message %q does not name the kind", msg)
+		}
+	}()
+	NewLoop().At(0, &recorder{}, 1<<32, nil)
+}
+
 // TestRunUntilAndStop: RunUntil runs events due at or before the horizon and leaves the clock
 // there; Stop returns control after the current event and keeps the rest pending.
 func TestRunUntilAndStop(t *testing.T) {

@@ -471,17 +471,7 @@ func (l *Loop) keepSpare(s []entry) {
 
 // compactFar drops the dead entries of the overflow (the ring has none: see Cancel).
 func (l *Loop) compactFar() {
-	out := l.over[:0]
-	for _, e := range l.over {
-		if l.recs[e.slot].h != nil {
-			out = append(out, e)
-		} else {
-			l.release(e.slot)
-		}
-	}
-	clear(l.over[len(out):])
-	l.over = out
-	heapify(l.over)
+	l.over = l.dropDead(l.over)
 	l.farDead = 0
 }
 
@@ -495,18 +485,24 @@ func (l *Loop) release(slot int32) {
 // compact drops every dead entry and rebuilds the heap in O(n). The firing order is unaffected:
 // (at, seq) is a total order, so any valid heap pops the same sequence.
 func (l *Loop) compact() {
-	h := l.heap[:0]
-	for _, e := range l.heap {
+	l.heap = l.dropDead(l.heap)
+	l.dead = 0
+}
+
+// dropDead removes the cancelled entries of the heap-ordered es in place, releasing their
+// records, and orders the rest as a heap again.
+func (l *Loop) dropDead(es []entry) []entry {
+	out := es[:0]
+	for _, e := range es {
 		if l.recs[e.slot].h != nil {
-			h = append(h, e)
+			out = append(out, e)
 		} else {
 			l.release(e.slot)
 		}
 	}
-	clear(l.heap[len(h):])
-	l.heap = h
-	l.dead = 0
-	heapify(h)
+	clear(es[len(out):])
+	heapify(out)
+	return out
 }
 
 // heapify orders h as a heap in O(len(h)).

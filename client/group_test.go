@@ -287,3 +287,35 @@ func TestClientStatsKept(t *testing.T) {
 		}
 	}
 }
+
+// TestIdleClientsHoldNoRequests: between checks a monitor holds no request record, and an
+// established connection none either: the Connect request went back to the group's pool when
+// it was answered. So the requests a group holds follow how many are on the wire at once, not how
+// many clients and connections it has.
+func TestIdleClientsHoldNoRequests(t *testing.T) {
+	p, _ := workload.Constant(200)
+	mix, kinds := finds()
+	w := newWorld(t, server.Config{Address: "db", Workers: 8, Service: dist.Const(time.Millisecond), RejectCost: server.DefaultRejectCost, HandshakeCost: server.DefaultHandshakeCost},
+		DefaultOptions(), 20, Workload{Arrivals: workload.Poisson(p), Mix: mix, Kinds: kinds, Stop: sim.Time(30 * time.Second)}, 500*time.Microsecond)
+	w.loop.RunUntil(sim.Time(35 * time.Second)) // the last heartbeats were answered a while ago
+	conns := 0
+	for _, c := range w.clients {
+		for _, sv := range c.servers {
+			if sv.mon.pending || sv.mon.req != nil {
+				t.Errorf("%s: monitor between checks holds a request (pending %v)", c.Name(), sv.mon.pending)
+			}
+			for _, pc := range sv.pool.idle {
+				conns++
+				if pc.req != nil {
+					t.Errorf("%s: an idle connection holds its %v request", c.Name(), pc.req.Cmd)
+				}
+			}
+		}
+	}
+	if conns == 0 {
+		t.Fatal("no idle connections to check")
+	}
+	if n := len(w.group.recs.reqs); n == 0 || n > 2*len(w.clients) {
+		t.Errorf("the group's pool holds %d requests for %d clients", n, len(w.clients))
+	}
+}

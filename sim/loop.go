@@ -36,16 +36,23 @@ type record struct {
 	arg  any
 	kind int32
 	gen  uint32
-	far  bool // its entry waits in a far bucket or the overflow, not in the heap
-	// inRing says the entry is in ring[ring] at index pos: cancelling it removes it at once,
-	// so that a cancelled timeout (30 s ahead, cancelled a round trip after it was set) frees
-	// its record then rather than when its bucket comes due.
-	inRing bool
-	ring   uint8
-	// now: the entry waits in the queue of events due at the current instant (Loop.nowQ).
-	now bool
-	pos int32
+	// where says which queue holds the entry. In the ring it is ring[ring][pos], so that
+	// cancelling it removes it at once: a cancelled timeout (30 s ahead, cancelled a round trip
+	// after it was set) frees its record then rather than when its bucket comes due.
+	where place
+	ring  uint8
+	pos   int32
 }
+
+// place is where a record's entry waits.
+type place uint8
+
+const (
+	inHeap place = iota // the heap: due before the ring's first bucket
+	inNow               // nowQ: due at the current instant
+	inRing              // a far bucket of the ring
+	inOver              // the overflow, beyond the ring
+)
 
 // entry is one heap element. The ordering key is stored inline so that sifting never touches the
 // record table.
@@ -104,13 +111,13 @@ type Loop struct {
 	// Far events: bucket b (events due in [b<<farShift, (b+1)<<farShift)) for next ≤ b <
 	// next+farRing is ring[b%farRing]; later buckets are in over, a heap. Everything in the heap
 	// is due before next<<farShift.
-	next    int64
-	ring    [farRing][]entry
-	ringN   int
-	spare   [maxSpare][]entry // emptied bucket arrays, for the next buckets that start empty
-	spareN  int
-	over    []entry
-	farDead int // cancelled entries in the overflow
+	next     int64
+	ring     [farRing][]entry
+	ringN    int
+	spare    [maxSpare][]entry // emptied bucket arrays, for buckets that start or outgrow theirs
+	spareN   int
+	over     []entry
+	overDead int // cancelled entries in the overflow
 	// Events due at the current instant (scheduled for Now, from a handler running now: a
 	// zero-delay hop, a check run at once) skip the heap and wait in nowQ, first in first out
 	// from nowHead, which is their (at, seq) order: they share at, and their seq grows. An event
@@ -133,7 +140,7 @@ func (l *Loop) Now() Time { return l.now }
 
 // Len returns the number of pending (scheduled, not cancelled) events.
 func (l *Loop) Len() int {
-	return len(l.heap) - l.dead + l.ringN + len(l.over) - l.farDead + len(l.nowQ) - l.nowHead - l.nowDead
+	return len(l.heap) - l.dead + l.ringN + len(l.over) - l.overDead + len(l.nowQ) - l.nowHead - l.nowDead
 }
 
 // Fired returns the number of events handled so far.
@@ -163,15 +170,13 @@ func (l *Loop) At(at Time, h Handler, kind int, arg any) Timer {
 	r.h, r.arg, r.kind = h, arg, int32(kind)
 	l.seq++
 	e := entry{at: at, seq: l.seq, slot: slot}
-	r.now = at == l.now
-	if r.now {
-		r.far, r.inRing = false, false
+	if at == l.now {
+		r.where = inNow
 		l.nowQ = append(l.nowQ, e)
 	} else if b := int64(at) >> farShift; b >= l.next {
-		r.far = true
 		l.placeFar(b, e)
 	} else {
-		r.far, r.inRing = false, false
+		r.where = inHeap
 		l.heap = append(l.heap, e)
 		l.siftUp(len(l.heap) - 1)
 	}
@@ -184,7 +189,7 @@ func (l *Loop) placeFar(b int64, e entry) {
 		l.toRing(b, e)
 		return
 	}
-	l.recs[e.slot].inRing = false
+	l.recs[e.slot].where = inOver
 	l.over = append(l.over, e)
 	siftUpIn(l.over, len(l.over)-1)
 }
@@ -205,11 +210,10 @@ func (l *Loop) Cancel(t Timer) bool {
 		return false
 	}
 	r.h, r.arg = nil, nil
-	if r.now {
+	switch r.where {
+	case inNow:
 		l.nowDead++
-		return true
-	}
-	if r.inRing {
+	case inRing:
 		// Swap-remove: a bucket is unsorted, and the heap orders it by (at, seq) when it comes
 		// due, so the firing order does not depend on where an entry sits in it.
 		b := l.ring[r.ring]
@@ -221,20 +225,17 @@ func (l *Loop) Cancel(t Timer) bool {
 		b[n] = entry{}
 		l.ring[r.ring] = b[:n]
 		l.ringN--
-		r.inRing = false
 		l.release(int32(t.slot - 1))
-		return true
-	}
-	if r.far {
-		l.farDead++
-		if l.farDead > compactMin && l.farDead > len(l.over)/2 {
+	case inOver:
+		l.overDead++
+		if l.overDead > compactMin && l.overDead > len(l.over)/2 {
 			l.compactFar()
 		}
-		return true
-	}
-	l.dead++
-	if l.dead > compactMin && l.dead > len(l.heap)/2 {
-		l.compact()
+	case inHeap:
+		l.dead++
+		if l.dead > compactMin && l.dead > len(l.heap)/2 {
+			l.compact()
+		}
 	}
 	return true
 }
@@ -371,7 +372,7 @@ func (l *Loop) advance() bool {
 		l.ringN -= len(bucket)
 		for _, e := range bucket { // all live: a cancelled entry leaves its bucket at once
 			r := &l.recs[e.slot]
-			r.far, r.inRing = false, false
+			r.where = inHeap
 			l.heap = append(l.heap, e)
 			l.siftUp(len(l.heap) - 1)
 		}
@@ -400,7 +401,7 @@ func (l *Loop) refill() {
 			siftDownIn(l.over, 0)
 		}
 		if l.recs[e.slot].h == nil { // cancelled while in the overflow
-			l.farDead--
+			l.overDead--
 			l.release(e.slot)
 			continue
 		}
@@ -430,7 +431,7 @@ func (l *Loop) toRing(b int64, e entry) {
 		}
 	}
 	r := &l.recs[e.slot]
-	r.inRing, r.ring, r.pos = true, uint8(i), int32(len(l.ring[i]))
+	r.where, r.ring, r.pos = inRing, uint8(i), int32(len(l.ring[i]))
 	l.ring[i] = append(l.ring[i], e)
 	l.ringN++
 }
@@ -472,7 +473,7 @@ func (l *Loop) keepSpare(s []entry) {
 // compactFar drops the dead entries of the overflow (the ring has none: see Cancel).
 func (l *Loop) compactFar() {
 	l.over = l.dropDead(l.over)
-	l.farDead = 0
+	l.overDead = 0
 }
 
 func (l *Loop) release(slot int32) {

@@ -3,7 +3,9 @@ package results
 import (
 	"bytes"
 	"encoding/gob"
+	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -43,6 +45,39 @@ func shpFinishShard(t *testing.T, dir string, info ShardInfo) {
 	}
 	if err := FinishShard(dir, info); err != nil {
 		t.Fatalf("FinishShard(%s, %v): %v", dir, info.Shard(), err)
+	}
+}
+
+// shpEditManifest rewrites dir's manifest.json after edit changes it, as a hand or another tool
+// would.
+func shpEditManifest(t *testing.T, dir string, edit func(*Manifest)) {
+	t.Helper()
+	var m Manifest
+	if err := readJSON(filepath.Join(dir, ManifestFile), &m); err != nil {
+		t.Fatal(err)
+	}
+	edit(&m)
+	if err := WriteFileAtomic(filepath.Join(dir, ManifestFile), func(w io.Writer) error { return writeJSON(w, m) }); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// shpAlterSameSize changes one digit of dir/name in place, so the file keeps its size and only
+// its SHA-256 tells it from the one the manifest lists.
+func shpAlterSameSize(t *testing.T, dir, name string) {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := bytes.IndexAny(b, "0123456789")
+	if i < 0 {
+		t.Fatalf("%s holds no digit to alter", name)
+	}
+	b[i] = '0' + (b[i]-'0'+1)%10
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -142,4 +177,155 @@ func shpIssued(units map[int]Summary) string {
 		parts = append(parts, fmt.Sprintf("%d:%d", u, units[u].Total.Issued))
 	}
 	return "[" + strings.Join(parts, " ") + "]"
+}
+
+// TestReadManifestChecksDigests pins that a result's files are checked by SHA-256, not only by
+// size (package doc, # Files: the manifest lists "every file with its size and SHA-256" and "a
+// folder that was interrupted, killed, edited or mixed is refused, never read"; ReadManifest:
+// "whole and unchanged (size and SHA-256)"). Every file of a run and of a sweep is edited in
+// place without changing its size.
+func TestReadManifestChecksDigests(t *testing.T) {
+	write := map[string]func(dir string) error{
+		KindRun: func(dir string) error { return WriteRunDir(dir, NewRun(fixtureHeader(), fixtureSeries())) },
+		KindSweep: func(dir string) error {
+			return WriteSweepDir(dir, fixtureHeader(), Aggregate(fixturePoints()), "", nil)
+		},
+	}
+	for _, c := range []struct{ kind, file string }{
+		{KindRun, RunFile},
+		{KindRun, TimeseriesFile},
+		{KindRun, SummaryFile},
+		{KindSweep, PointsFile},
+		{KindSweep, SweepFile},
+	} {
+		dir := t.TempDir()
+		if err := write[c.kind](dir); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ReadManifest(dir); err != nil {
+			t.Fatalf("%s: ReadManifest of the folder as written: %v", c.kind, err)
+		}
+		shpAlterSameSize(t, dir, c.file)
+		_, err := ReadManifest(dir)
+		if !errors.Is(err, ErrNoResult) || !strings.Contains(err.Error(), c.file+" changed after the result was written") {
+			t.Errorf("ReadManifest(%s with %s edited, same size) = %v; want ErrNoResult saying %s changed", c.kind, c.file, err, c.file)
+		}
+	}
+}
+
+// TestManifestWithoutDigestRefused pins that a manifest naming no scenario digest is refused
+// (package doc, # Files: the manifest holds "the SHA-256 digest of the scenario's canonical
+// form"; Manifest.Digest: "two results with equal digests come from the same scenario"). A
+// result without one could not be told apart from any other scenario's. Decided here: the rule
+// holds for both readers of a folder, ReadManifest (every result) and ReadShard (merge reads
+// shards through it, not through ReadManifest), and for a shard the digest must be its
+// shard.json scenario's, so an empty one, or another scenario's, is refused.
+func TestManifestWithoutDigestRefused(t *testing.T) {
+	for _, c := range []struct {
+		gloss string
+		edit  func(*Manifest)
+		want  string
+	}{
+		{"no digest", func(m *Manifest) { m.Digest = "" }, "names no kind or scenario digest"},
+		{"no kind", func(m *Manifest) { m.Kind = "" }, "names no kind or scenario digest"},
+	} {
+		dir := t.TempDir()
+		if err := WriteRunDir(dir, NewRun(fixtureHeader(), fixtureSeries())); err != nil {
+			t.Fatal(err)
+		}
+		shpEditManifest(t, dir, c.edit)
+		m, err := ReadManifest(dir)
+		if !errors.Is(err, ErrNoResult) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: ReadManifest = kind %q digest %q, error %v; want ErrNoResult saying %q", c.gloss, m.Kind, m.Digest, err, c.want)
+		}
+	}
+
+	for _, c := range []struct {
+		gloss  string
+		digest string
+	}{
+		{"no digest", ""},
+		{"another scenario's digest", ScenarioDigest("name: other\n")},
+	} {
+		dir := t.TempDir()
+		shpFinishShard(t, dir, shpInfo(0, 1, 4))
+		shpEditManifest(t, dir, func(m *Manifest) { m.Digest = c.digest })
+		r, err := ReadShard(dir)
+		if want := "its manifest.json is not this shard's"; err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: ReadShard = %d units, error %v; want it refused saying %q", c.gloss, len(r.Units), err, want)
+		}
+	}
+}
+
+// TestClaimKeepsNestedFiles pins that claiming a folder for a new result removes only the
+// top-level files the old manifest lists, never a nested path it lists, nor anything outside the
+// folder (package doc, # Files: a new result "removes … the old result's files (those the
+// manifest lists …)"; claimDir: "Other files are left alone"; README, "Resuming": a shard "run
+// … again into the same folder … runs only the units it lacks"). A finished shard's manifest
+// lists units/…: run again, the shard must find them all kept.
+func TestClaimKeepsNestedFiles(t *testing.T) {
+	t.Run("shard run again", func(t *testing.T) {
+		dir := t.TempDir()
+		info := shpInfo(1, 2, 4) // units 1 and 3
+		shpFinishShard(t, dir, info)
+		_, kept, err := OpenShard(dir, info)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := slices.Sorted(maps.Keys(kept)); !slices.Equal(got, []int{1, 3}) {
+			t.Errorf("OpenShard(finished shard 1/2) kept units %v, want [1 3]: claiming the folder removed units its manifest lists", got)
+		}
+		for _, u := range []int{1, 3} {
+			if _, err := os.Stat(filepath.Join(dir, UnitsDir, unitFile(u))); err != nil {
+				t.Errorf("after OpenShard again: %v; want unit %d's file kept", err, u)
+			}
+		}
+	})
+
+	for _, c := range []struct {
+		gloss   string
+		listed  []string // what the old manifest lists
+		removed []string // listed top-level files, removed
+		kept    []string // listed paths, kept
+	}{
+		{"a nested file", []string{"top.txt", "sub/keep.txt"}, []string{"top.txt"}, []string{"sub/keep.txt"}},
+		{"a nested file two deep", []string{"a/b/keep.txt"}, nil, []string{"a/b/keep.txt"}},
+		{"the parent folder", []string{"top.txt", ".."}, []string{"top.txt"}, nil},
+	} {
+		t.Run(c.gloss, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "out")
+			for _, name := range append(slices.Clone(c.removed), c.kept...) {
+				path := filepath.Join(dir, filepath.FromSlash(name))
+				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, []byte(name), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			m := newManifest(KindRun, fixtureHeader())
+			for _, name := range c.listed {
+				m.Files = append(m.Files, FileDigest{Name: name})
+			}
+			if err := WriteFileAtomic(filepath.Join(dir, ManifestFile), func(w io.Writer) error { return writeJSON(w, m) }); err != nil {
+				t.Fatal(err)
+			}
+			if err := WriteRunDir(dir, NewRun(fixtureHeader(), fixtureSeries())); err != nil {
+				t.Fatalf("WriteRunDir over a manifest listing %q: %v; want the folder claimed", c.listed, err)
+			}
+			for _, name := range c.removed {
+				if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(name))); !errors.Is(err, os.ErrNotExist) {
+					t.Errorf("WriteRunDir over a manifest listing %q: %s stat %v; want it removed (a top-level file the old result listed)", c.listed, name, err)
+				}
+			}
+			for _, name := range c.kept {
+				if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(name))); err != nil {
+					t.Errorf("WriteRunDir over a manifest listing %q: %s stat %v; want it kept (a nested path)", c.listed, name, err)
+				}
+			}
+			if _, err := ReadManifestOf(dir, KindRun); err != nil {
+				t.Errorf("after the claim: %v", err)
+			}
+		})
+	}
 }

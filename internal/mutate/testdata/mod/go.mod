@@ -1,0 +1,3 @@
+module example.org/mod
+
+go 1.26

@@ -89,7 +89,13 @@
 // folder first removes the old manifest, then the old result's files (those the manifest lists,
 // figures and report included, and every result file name), then writes its own files and its
 // manifest last. ReadManifest checks every listed file; the commands read a folder only through
-// it, so a folder that was interrupted, killed, edited or mixed is refused, never read. Figures
+// it, so a folder that was interrupted, killed, edited or mixed is refused, never read: a file is
+// whole when its size and its SHA-256 both match (an edit that keeps the size is caught), and a
+// manifest that names no kind or no scenario digest is refused, since its result could not be
+// told from another scenario's. Claiming a folder removes only top-level names the old manifest
+// lists; a nested path it lists (a shard's units/…) is never removed, and a name that leaves
+// the folder is ignored. A shard's shard.json must count len(Points) × Replications units,
+// neither more nor fewer, and its manifest must carry that shard's scenario digest. Figures
 // and reports are added to the manifest (AddFiles) when drawn, and a report includes only the
 // figures its manifest lists. Floats have six significant digits
 // (strconv 'g'); durations and times are exact decimal seconds; a missing value is an empty CSV

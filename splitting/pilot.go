@@ -42,7 +42,8 @@ type PilotResult struct {
 // Pilot chooses levels for [Estimate] by adaptive multilevel splitting (Cérou & Guyader 2007):
 // each stage runs N trajectories towards Target from the previous level's entrance states, and
 // the next level is the (1−P0)-quantile of the highest scores they reached, so that about a
-// fraction P0 of them reach it. Their entrance states are found by replaying those runs to the
+// fraction P0 of them reach it: precisely, with need = ⌈P0·N⌉, the need-th highest of the N
+// scores, which with distinct scores exactly need runs reach. Their entrance states are found by replaying those runs to the
 // new level. It stops when at least a fraction P0 of a stage reaches Target.
 //
 // Scores that take few values (integers, say) can tie at the quantile; the level is then the

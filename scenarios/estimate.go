@@ -21,7 +21,8 @@ const EventsPerOperation = 12
 // OfferedOperations returns the operations the application groups are expected to issue over
 // the whole run: each open-loop group's rate integrated over the duration; each closed-loop
 // client thread one operation per think time plus a millisecond of service (an upper bound for
-// service times of a millisecond or more).
+// service times of a millisecond or more), or per pace when the thread is paced and the pace is
+// the longer (a paced thread starts no sooner than one pace after its previous start).
 func (s *Scenario) OfferedOperations() float64 {
 	var ops float64
 	for i := range s.Clients {

@@ -259,6 +259,57 @@ func TestAWSQuota(t *testing.T) {
 	}
 }
 
+// TestAWSQuotaExactCost pins the boundary of the quota check: a retry is admitted when the
+// quota holds exactly its cost, leaving it empty, and refused (Budget) one token short, costing
+// nothing (botocore retries/quota.py RetryQuota.acquire: "if capacity_amount >
+// self._available_capacity: return False"; docs/policies.md §3.4: no retry only "if the quota
+// holds less than the cost"). The quota starts full, so RetryQuota is the
+// balance the first retry meets; the last two cases meet the boundary after an earlier retry
+// drew the quota down.
+func TestAWSQuotaExactCost(t *testing.T) {
+	tests := []struct {
+		gloss     string
+		mod       func(*AWSOptions)
+		fails     []Failure // the operation's failures, the last one's retry at the boundary
+		retry     bool      // the last failure is retried
+		quotaLeft int
+	}{
+		{"2026 transient, quota 14 = cost 14: admitted", func(a *AWSOptions) { a.RetryQuota = 14 }, []Failure{netErr}, true, 0},
+		{"2026 transient, quota 13 < cost 14: Budget", func(a *AWSOptions) { a.RetryQuota = 13 }, []Failure{netErr}, false, 13},
+		{"2026 throttling, quota 5 = cost 5: admitted", func(a *AWSOptions) { a.RetryQuota = 5 }, []Failure{rejected}, true, 0},
+		{"2026 throttling, quota 4 < cost 5: Budget", func(a *AWSOptions) { a.RetryQuota = 4 }, []Failure{rejected}, false, 4},
+		{"legacy timeout, quota 10 = cost 10: admitted", func(a *AWSOptions) { awsLegacy(a); a.RetryQuota = 10 }, []Failure{netErr}, true, 0},
+		{"legacy transient, quota 5 = cost 5: admitted", func(a *AWSOptions) { awsLegacy(a); a.RetryQuota = 5 },
+			[]Failure{code(wire.ShutdownInProgress, 0)}, true, 0},
+		{"2026, 19 − 14 leaves 5 = the throttling cost: admitted", func(a *AWSOptions) { a.RetryQuota, a.MaxAttempts = 19, 5 },
+			[]Failure{netErr, rejected}, true, 0},
+		{"2026, 18 − 14 leaves 4 < the throttling cost: Budget", func(a *AWSOptions) { a.RetryQuota, a.MaxAttempts = 18, 5 },
+			[]Failure{netErr, rejected}, false, 4},
+	}
+	for _, tc := range tests {
+		for _, name := range []string{NameAWSStandard, NameAWSAdaptive} {
+			p := newAWS(t, name, tc.mod)
+			var st State
+			p.Begin(&st, Class{}, 0, sim.Never)
+			var d Decision
+			for i, f := range tc.fails {
+				d = p.Failed(&st, f, 0, constJitter(0))
+				if !d.Retry && i < len(tc.fails)-1 {
+					t.Fatalf("%s %s: Failed(%v) before the boundary = %+v, want a retry", name, tc.gloss, f, d)
+				}
+			}
+			wantWhy := Continue
+			if !tc.retry {
+				wantWhy = Budget
+			}
+			if q := standardOf(p).quota; d.Retry != tc.retry || d.Why != wantWhy || q != tc.quotaLeft {
+				t.Errorf("%s %s: Failed(%v) = retry %v (%v), quota %d; want retry %v (%v), quota %d",
+					name, tc.gloss, tc.fails[len(tc.fails)-1], d.Retry, d.Why, q, tc.retry, wantWhy, tc.quotaLeft)
+			}
+		}
+	}
+}
+
 // TestAWSQuotaDrain checks the closed form of docs/policies.md §3.7 in a pure loop: with 3 attempts,
 // retry cost c and the refund-last rule, the expected quota change per operation is
 // (1 − p) − c p²(1 − p) − 2c p³, so the quota drains for p above 0.321 (c = 5, awsLegacy) or 0.215

@@ -527,6 +527,57 @@ func TestAWSAdaptiveLimiter(t *testing.T) {
 	}
 }
 
+// TestAWSAdaptiveWithdraw pins Withdraw: an attempt held back in Admit whose operation ends
+// before its turn gives its send token back, so the reservations queued behind it move up and
+// the next attempt waits as long as the withdrawn one would have (docs/policies.md §3.8,
+// "Withdrawn reservations": the token returns to the bucket as a cancelled call's would; the
+// driver calls Withdraw from op.timeout in phase phAdmit). While the limiter is off Admit took
+// nothing, and Withdraw gives nothing back.
+func TestAWSAdaptiveWithdraw(t *testing.T) {
+	type step struct {
+		withdraw bool          // Withdraw, else Admit
+		wait     time.Duration // Admit's delay
+		tokens   float64       // the bucket's balance after the step
+	}
+	tests := []struct {
+		gloss    string
+		throttle bool // a throttling response at 0 enables the limiter: fill 0.5/s, no tokens
+		steps    []step
+	}{
+		{"the last reservation withdrawn: the next attempt takes its place", true, []step{
+			{false, 2 * time.Second, -1}, {false, 4 * time.Second, -2},
+			{true, 0, -1}, {false, 4 * time.Second, -2}}},
+		{"two withdrawn: the bucket is back where it started", true, []step{
+			{false, 2 * time.Second, -1}, {false, 4 * time.Second, -2},
+			{true, 0, -1}, {true, 0, 0}, {false, 2 * time.Second, -1}}},
+		{"limiter off: Admit takes nothing, Withdraw gives nothing", false, []step{
+			{false, 0, 0}, {true, 0, 0}, {false, 0, 0}}},
+	}
+	for _, tc := range tests {
+		p := newAWS(t, NameAWSAdaptive, nil).(*awsAdaptive)
+		var st State
+		p.Begin(&st, Class{}, 0, sim.Never)
+		if tc.throttle {
+			p.Failed(&st, rejected, 0, constJitter(0))
+			if !p.lim.enabled || p.lim.fill != awsMinFillRate || p.lim.tokens != 0 {
+				t.Fatalf("%s: after a throttle at 0: %s; want on, fill 0.5/s, no tokens", tc.gloss, p.lim.String())
+			}
+		}
+		for i, s := range tc.steps {
+			if s.withdraw {
+				p.Withdraw(&st, 0)
+				if p.lim.tokens != s.tokens {
+					t.Errorf("%s: step %d: Withdraw() leaves %v tokens, want %v (the reservation returned)", tc.gloss, i, p.lim.tokens, s.tokens)
+				}
+				continue
+			}
+			if a := p.Admit(&st, 0, noDraw{t}); a.Reject || a.Delay != s.wait || p.lim.tokens != s.tokens {
+				t.Errorf("%s: step %d: Admit(0) = %+v with %v tokens left, want a wait of %v with %v", tc.gloss, i, a, p.lim.tokens, s.wait, s.tokens)
+			}
+		}
+	}
+}
+
 // TestAWSValidate checks every rule of AWSOptions.
 func TestAWSValidate(t *testing.T) {
 	tests := []struct {

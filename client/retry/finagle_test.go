@@ -306,3 +306,50 @@ func TestFinagleRetryRate(t *testing.T) {
 		t.Logf("λ=%v/s: %.3f retries/s evenly spaced, %.3f Poisson; 0.2λ + 10 = %.1f", lambda, rate, prate, bound)
 	}
 }
+
+// TestFinagleRetryFreshRequeueLimit pins that a retry policy retry gets a fresh requeue limit,
+// computed from the budget's balance as the retried attempt enters the RequeueFilter
+// (docs/policies.md §4: "each retried attempt gets a fresh requeue limit"; Finagle's
+// RequeueFilter.apply computes ceil(maxRetriesPerReq × balance) each time a request passes
+// through it, and the RetryFilter above it sends every retry through it again). A reserve of
+// 20 retries and no deposits make the balance the reserve less the withdrawals: the first
+// attempt may requeue ceil(0.2 × 20) = 4 times (balance 16); the network error's retry
+// withdraws one (15), so its attempt may requeue ceil(0.2 × 15) = 3 times (12); a second
+// retry leaves 11, and ceil(0.2 × 11) = 3 again.
+func TestFinagleRetryFreshRequeueLimit(t *testing.T) {
+	const R, N = 'R', 'N' // a NACK (requeued) and a network error (the retry policy's)
+	tests := []struct {
+		gloss    string
+		fails    string // the attempts' failures in order, then success
+		attempts int
+		why      GiveUp // Continue: the operation succeeded
+	}{
+		{"4 requeues, a retry, its 3 requeues: success", "RRRRNRRR", 9, Continue},
+		{"a 4th requeue after the retry exceeds its limit of 3", "RRRRNRRRR", 9, MaxRetries},
+		{"the limit is fresh, not what the first attempt left (0)", "RRRRNR", 7, Continue},
+		{"a second retry gets ceil(0.2 × 11) = 3 more", "RRRRNRRRNRRR", 13, Continue},
+		{"and no 4th", "RRRRNRRRNRRRR", 13, MaxRetries},
+	}
+	for _, tc := range tests {
+		p := mustNew(t, NameFinagle, withFinagle(func(f *FinagleOptions) {
+			f.TTL, f.MinRetriesPerSec, f.PercentCanRetry = time.Second, 20, 0
+		}))
+		s := func(i int) (Failure, bool) {
+			if i >= len(tc.fails) {
+				return Failure{}, true
+			}
+			switch tc.fails[i] {
+			case R:
+				return rejected, false
+			case N:
+				return netErr, false
+			}
+			t.Fatalf("%s: bad failure %q", tc.gloss, tc.fails[i])
+			return Failure{}, false
+		}
+		tr := run(t, p, find, s, env{jitter: constJitter(0)})
+		if tr.attempts != tc.attempts || tr.why != tc.why || tr.ok != (tc.why == Continue) {
+			t.Errorf("%s: run(%s then success) = %d attempts (ok %v, %v), want %d (%v)", tc.gloss, tc.fails, tr.attempts, tr.ok, tr.why, tc.attempts, tc.why)
+		}
+	}
+}

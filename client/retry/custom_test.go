@@ -702,3 +702,75 @@ func TestOtherStacksZeroAllocs(t *testing.T) {
 		}
 	}
 }
+
+// playOutcomes runs one single-attempt operation per letter of seq through p at time 0: S
+// succeeds, O fails with an overload reply, N with a network error, X with a server error reply
+// (KindServer) and T is a local rejection (KindThrottled).
+func playOutcomes(t *testing.T, p Policy, seq string) {
+	t.Helper()
+	for i, c := range seq {
+		var st State
+		p.Begin(&st, find, 0, sim.Never)
+		var f Failure
+		switch c {
+		case 'S':
+			p.Succeeded(&st, 0)
+			continue
+		case 'O':
+			f = rejected
+		case 'N':
+			f = netErr
+		case 'X':
+			f = code(wire.BadValue, 0)
+		case 'T':
+			f = localReject
+		default:
+			t.Fatalf("playOutcomes(%q): bad outcome %q at %d", seq, c, i)
+		}
+		p.Failed(&st, f, 0, constJitter(0))
+	}
+}
+
+// consecutiveBreaker is the custom policy with one attempt per operation and a breaker that
+// trips on 3 consecutive failures, retryOn as given (nil: the default overload, network,
+// dispatch).
+func consecutiveBreaker(t *testing.T, retryOn []string) *custom {
+	t.Helper()
+	return mustNew(t, NameCustom, withCustom(func(c *CustomOptions) {
+		c.MaxAttempts, c.Backoff.Kind = 1, "none"
+		if retryOn != nil {
+			c.RetryOn = retryOn
+		}
+		c.Breaker = &CustomBreaker{}
+		c.Breaker.SetDefaults()
+		c.Breaker.Trip, c.Breaker.ConsecutiveFailures = "consecutiveFailures", 3
+	})).(*custom)
+}
+
+// TestCustomBreakerSuccessResets pins the consecutive-failures trip counting failures in a row:
+// a success sets the count back to 0, so only an unbroken run of consecutiveFailures failures
+// opens the breaker (docs/policies.md §7, "Breaker": it trips "on consecutiveFailures", failed
+// attempts in a row; CustomBreaker.ConsecutiveFailures).
+func TestCustomBreakerSuccessResets(t *testing.T) {
+	tests := []struct {
+		seq         string
+		state       string
+		consecutive int // the count while closed
+	}{
+		{"OO", "closed", 2},
+		{"OOS", "closed", 0},
+		{"OOSOO", "closed", 2},
+		{"OOSOOO", "open", 3},
+		{"ONSNO", "closed", 2},
+		{"OSOSOSOS", "closed", 0},
+		{"OOO", "open", 3},
+	}
+	for _, tc := range tests {
+		p := consecutiveBreaker(t, nil)
+		playOutcomes(t, p, tc.seq)
+		if got, _ := CustomBreakerState(p, 0); got != tc.state || p.breaker.consecutive != tc.consecutive {
+			t.Errorf("CustomBreakerState after %s = %s with %d failed in a row, want %s with %d (a success resets the count)",
+				tc.seq, got, p.breaker.consecutive, tc.state, tc.consecutive)
+		}
+	}
+}

@@ -774,3 +774,50 @@ func TestCustomBreakerSuccessResets(t *testing.T) {
 		}
 	}
 }
+
+// TestCustomBreakerCountsRetryOnOnly pins what the breaker counts as a failure: an attempt that
+// fails with a kind in retryOn; one that fails with any other kind counts as a success
+// (docs/policies.md §7, "Breaker": "as a success otherwise (it succeeded, or failed with an error
+// the policy does not retry: Polly's ShouldHandle semantics)"; in Polly v8
+// CircuitBreakerResilienceStrategy.ExecuteCore sends an outcome ShouldHandle accepts to
+// CircuitStateController.OnHandledOutcomeAsync, a failure, and any other to
+// OnUnhandledOutcomeAsync, which records a success). Both trips: 3 consecutive failures, and a
+// ratio of 0.6 over at least 4 attempts.
+func TestCustomBreakerCountsRetryOnOnly(t *testing.T) {
+	ratio := func(retryOn []string) Policy {
+		return mustNew(t, NameCustom, withCustom(func(c *CustomOptions) {
+			c.MaxAttempts, c.Backoff.Kind = 1, "none"
+			if retryOn != nil {
+				c.RetryOn = retryOn
+			}
+			c.Breaker = &CustomBreaker{}
+			c.Breaker.SetDefaults()
+			c.Breaker.MinCalls, c.Breaker.FailureRatio = 4, 0.6
+		}))
+	}
+	consecutive := func(retryOn []string) Policy { return consecutiveBreaker(t, retryOn) }
+	tests := []struct {
+		gloss   string
+		breaker func([]string) Policy
+		retryOn []string
+		seq     string
+		state   string
+	}{
+		{"consecutive: server errors are not retried, so they reset the run", consecutive, nil, "OOXO", "closed"},
+		{"consecutive: three server errors are three successes", consecutive, nil, "XXX", "closed"},
+		{"consecutive: local rejections never count", consecutive, nil, "TTT", "closed"},
+		{"consecutive: three overload errors open it", consecutive, nil, "OOO", "open"},
+		{"consecutive, retryOn server: three server errors open it", consecutive, []string{"server"}, "XXX", "open"},
+		{"consecutive, retryOn server: overload errors are successes", consecutive, []string{"server"}, "XXOX", "closed"},
+		{"ratio: 2 counted failures of 4 attempts < 0.6", ratio, nil, "XXOO", "closed"},
+		{"ratio: 3 of 4 ≥ 0.6", ratio, nil, "OXOO", "open"},
+		{"ratio, retryOn network: 1 of 4", ratio, []string{"network"}, "OOON", "closed"},
+	}
+	for _, tc := range tests {
+		p := tc.breaker(tc.retryOn)
+		playOutcomes(t, p, tc.seq)
+		if got, _ := CustomBreakerState(p, 0); got != tc.state {
+			t.Errorf("%s: CustomBreakerState after %s = %s, want %s", tc.gloss, tc.seq, got, tc.state)
+		}
+	}
+}

@@ -39,66 +39,81 @@ func TestGetMoreRetryStaysOnItsServer(t *testing.T) {
 // TestGetMoreWaitsForItsUnknownServer (docs/model.md §8.5: a getMore retry "goes back to that
 // server, or waits for it while it is unknown, never to another one"; Client.pick): while the
 // server its cursor lives on is Unknown, a getMore retry waits in server selection for the
-// monitor to find that server again, rather than going to it (its pool is cleared: the checkout
-// would fail with PoolClearedError) or to another mongos (which does not know the cursor).
+// monitor to find that server again, rather than going to it or to another mongos (which does
+// not know the cursor).
 //
 // m1 is 1 ms away and m2 20 ms, beyond the 15 ms latency window, so a selection without a pin
 // picks m1 while it is known. Times are from the getMore's issue. Its first attempt fails on m1
 // with an overload error, which leaves m1 known, and backs off 100 ms (2026-03) or 200 ms
-// (2026-07), jitter 1. At 50 ms a find on m1 meets a closed connection: SDAM marks m1 Unknown
-// and clears its pool, and the find's retry goes to m2. m1's monitor checks again
+// (2026-07), jitter 1. At 50 ms a find on m1 fails in a way that makes SDAM mark m1 Unknown: a
+// closed connection, which also clears m1's pool, or a "node is recovering" code, which leaves
+// the pool as it is; the find's retry goes to m2. m1's monitor checks again
 // minHeartbeatFrequencyMS (500 ms) after its last check, during discovery; its hello comes back
 // at 406 ms. The getMore's retry leaves its backoff while m1 is Unknown, waits, and goes to m1
-// then.
+// then: on a new connection after the clear (4 ms to establish), on the idle one otherwise.
 func TestGetMoreWaitsForItsUnknownServer(t *testing.T) {
-	for _, tc := range []struct {
-		policy  string
+	causes := []struct {
+		name    string
+		fp      failpoint.Config // m1's failpoint for the find
+		outcome string           // the find's first attempt, as the trace shows it
+		connect time.Duration    // the getMore retry's checkout on m1
+	}{
+		{"network error, pool cleared", failpoint.Config{Mode: failpoint.Times(1), FailCommands: []string{"find"}, CloseConnection: true},
+			"code=0 labels=[] network=true poolCleared=false overload=false", 4 * time.Millisecond},
+		{"node is recovering, pool kept", failpoint.Config{Mode: failpoint.Times(1), FailCommands: []string{"find"}, ErrorCode: int(wire.NotPrimaryOrSecondary)},
+			"code=13436 labels=[] network=false poolCleared=false overload=false", 0},
+	}
+	policies := []struct {
+		name    string
 		backoff time.Duration // the first overload retry's, jitter 1
 	}{
 		{retry.NameMongoDB202603, 100 * time.Millisecond},
 		{retry.NameMongoDB202607, 200 * time.Millisecond},
-	} {
-		t.Run(tc.policy, func(t *testing.T) {
-			e, cl := getMoreAndSlowMongos(t, tc.policy)
-			tr := &stepTracer{t0: discovered}
-			e.client.SetTracer(tr)
-			e.want = 2
-			e.loop.At(discovered, sim.HandlerFunc(func(now sim.Time, _ int, _ any) {
-				e.client.Execute(now, Spec{Kind: GetMore}, e)
-			}), 0, nil)
-			e.loop.At(discovered.Add(50*time.Millisecond), sim.HandlerFunc(func(now sim.Time, _ int, _ any) {
-				e.arm("m1", failpoint.Config{Mode: failpoint.Times(1), FailCommands: []string{"find"}, CloseConnection: true})
-				e.client.Execute(now, Spec{Kind: Find}, e)
-			}), 0, nil)
-			e.loop.RunUntil(discovered.Add(time.Minute))
-			if len(e.results) != 2 {
-				t.Fatalf("%d of 2 operations finished", len(e.results))
-			}
-			e.checkMonitoring()
-			var getMore, find []string
-			for _, l := range tr.lines {
-				if strings.Contains(l, " getMore ") {
-					getMore = append(getMore, l)
-				} else {
-					find = append(find, l)
+	}
+	for _, pc := range policies {
+		for _, cause := range causes {
+			t.Run(pc.name+"/"+cause.name, func(t *testing.T) {
+				e, cl := getMoreAndSlowMongos(t, pc.name)
+				tr := &stepTracer{t0: discovered}
+				e.client.SetTracer(tr)
+				e.want = 2
+				e.loop.At(discovered, sim.HandlerFunc(func(now sim.Time, _ int, _ any) {
+					e.client.Execute(now, Spec{Kind: GetMore}, e)
+				}), 0, nil)
+				e.loop.At(discovered.Add(50*time.Millisecond), sim.HandlerFunc(func(now sim.Time, _ int, _ any) {
+					e.arm("m1", cause.fp)
+					e.client.Execute(now, Spec{Kind: Find}, e)
+				}), 0, nil)
+				e.loop.RunUntil(discovered.Add(time.Minute))
+				if len(e.results) != 2 {
+					t.Fatalf("%d of 2 operations finished", len(e.results))
 				}
-			}
-			// The find shows m1 Unknown from 52 ms: a selection without a pin goes to m2.
-			checkTranscript(t, find, `
+				e.checkMonitoring()
+				var getMore, find []string
+				for _, l := range tr.lines {
+					if strings.Contains(l, " getMore ") {
+						getMore = append(getMore, l)
+					} else {
+						find = append(find, l)
+					}
+				}
+				// The find shows m1 Unknown from 52 ms: a selection without a pin goes to m2.
+				checkTranscript(t, find, `
 50ms op2 find issued at 50ms
 50ms op2 find checkout m1
 50ms op2 find checkout m1 ended after 0s: ok
 50ms op2 find attempt 1 sent to m1
-52ms op2 find attempt 1 to m1 ended after 2ms: code=0 labels=[] network=true poolCleared=false overload=false
+52ms op2 find attempt 1 to m1 ended after 2ms: `+cause.outcome+`
 52ms op2 find checkout m2
 94ms op2 find checkout m2 ended after 42ms: ok
 94ms op2 find attempt 2 sent to m2
 134ms op2 find attempt 2 to m2 ended after 40ms: ok
 134ms op2 find done ok=true class=none attempts=2 retries=1`)
-			// The getMore's retry leaves its backoff at 106 or 206 ms, and checks out from m1 only
-			// at 406 ms, when m1 is known again (its cleared pool opens a new connection: 4 ms).
-			b := tc.backoff
-			checkTranscript(t, getMore, fmt.Sprintf(`
+				// The getMore's retry leaves its backoff at 106 or 206 ms, and checks out from m1
+				// only at 406 ms, when m1 is known again.
+				b, c := pc.backoff, cause.connect
+				sent := 406*time.Millisecond + c
+				checkTranscript(t, getMore, fmt.Sprintf(`
 0s op1 getMore issued at 0s
 0s op1 getMore checkout m1
 4ms op1 getMore checkout m1 ended after 4ms: ok
@@ -107,14 +122,16 @@ func TestGetMoreWaitsForItsUnknownServer(t *testing.T) {
 6ms op1 getMore backoff 1 for %v
 %v op1 getMore backoff 1 ended after %v of %v
 406ms op1 getMore checkout m1
-410ms op1 getMore checkout m1 ended after 4ms: ok
-410ms op1 getMore attempt 2 sent to m1
-412ms op1 getMore attempt 2 to m1 ended after 2ms: ok
-412ms op1 getMore done ok=true class=none attempts=2 retries=1`, b, 6*time.Millisecond+b, b, b))
-			if n := cl.Node("m2").Snapshot(e.loop.Now()).FailPointErrors; n != 0 {
-				t.Errorf("m2 FailPointErrors = %d, want 0: the getMore never goes to m2", n)
-			}
-		})
+%v op1 getMore checkout m1 ended after %v: ok
+%v op1 getMore attempt 2 sent to m1
+%v op1 getMore attempt 2 to m1 ended after 2ms: ok
+%v op1 getMore done ok=true class=none attempts=2 retries=1`,
+					b, 6*time.Millisecond+b, b, b, sent, c, sent, sent+2*time.Millisecond, sent+2*time.Millisecond))
+				if n := cl.Node("m2").Snapshot(e.loop.Now()).FailPointErrors; n != 0 {
+					t.Errorf("m2 FailPointErrors = %d, want 0: the getMore never goes to m2", n)
+				}
+			})
+		}
 	}
 }
 

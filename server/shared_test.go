@@ -10,6 +10,7 @@ import (
 	"github.com/overloadsim/overloadsim/internal/stats"
 	"github.com/overloadsim/overloadsim/sim"
 	"github.com/overloadsim/overloadsim/wire"
+	"github.com/overloadsim/overloadsim/wire/wiretest"
 )
 
 // meanResponse drives one node with Poisson arrivals and returns the mean response time (issue
@@ -131,5 +132,133 @@ func TestSharedCores(t *testing.T) {
 	})
 	if pause[1] != ms(20) || pause[2] != ms(45) {
 		t.Errorf("paused 32–37ms: ends at %v and %v, want 20ms and 45ms", pause[1], pause[2])
+	}
+}
+
+// msf is x milliseconds as a point in virtual time, for ends that fall between whole
+// milliseconds.
+func msf(x float64) sim.Time { return sim.Time(x * float64(time.Millisecond)) }
+
+// msDur is x milliseconds as a duration.
+func msDur(x float64) time.Duration { return time.Duration(msf(x)) }
+
+// outcome is what a test expects for one request: its reply's code and arrival time.
+type outcome struct {
+	code wire.Code
+	at   sim.Time
+}
+
+// playNode builds the node cfg (address "n", faults scheduled on it), plays steps from one
+// authenticated probe connection on a link without delay, runs the loop dry and returns the
+// replies by request ID (counted from 1 in the order the steps are sent) and the node. A node
+// without faults is built alone, so it may be a secondary; one with faults is a cluster of one.
+func playNode(t *testing.T, cfg Config, faults []Fault, steps ...wiretest.Step) (map[uint64]wiretest.Reply, *Server, *wiretest.Client) {
+	t.Helper()
+	loop := sim.NewLoop()
+	var s *Server
+	if len(faults) > 0 {
+		s = oneNode(t, loop, cfg, faults)
+	} else {
+		cfg.Address = "n"
+		var err error
+		if s, err = New(loop, cfg, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := newProbe(loop, s, true)
+	p.Play(steps...)
+	loop.Run()
+	got := make(map[uint64]wiretest.Reply, len(p.Replies))
+	for _, r := range p.Replies {
+		got[r.ID] = r
+	}
+	return got, s, p
+}
+
+// checkOutcomes compares the replies to requests #1 to #len(want), in that order, with want.
+func checkOutcomes(t *testing.T, got map[uint64]wiretest.Reply, want []outcome, p *wiretest.Client) {
+	t.Helper()
+	bad := len(got) != len(want)
+	if bad {
+		t.Errorf("%d replies, want %d", len(got), len(want))
+	}
+	for i, w := range want {
+		id := uint64(i + 1)
+		r, ok := got[id]
+		switch {
+		case !ok:
+			t.Errorf("request #%d: no reply, want %v at %v", id, w.code, w.at)
+			bad = true
+		case r.NetErr || r.Code != w.code || r.Got != w.at:
+			t.Errorf("request #%d = %s, want %v at %v", id, r, w.code, w.at)
+			bad = true
+		}
+	}
+	if bad {
+		t.Logf("transcript:\n%s", p.Transcript())
+	}
+}
+
+// steps returns n steps sending cmd at 0, each changed by mod if it is not nil.
+func steps(n int, cmd wire.Command, mod func(*wire.Request)) []wiretest.Step {
+	s := make([]wiretest.Step, n)
+	for i := range s {
+		s[i] = wiretest.Step{At: 0, Cmd: cmd, Mod: mod}
+	}
+	return s
+}
+
+// Rule (docs/model.md §5.9, and Pause's doc: "Faults applied meanwhile change the node's state
+// at once … but act only at resume"): shared cores, like workers, are frozen while the node is
+// paused. No running command receives work during the pause, even when a speed or core-count
+// change during it makes the node bring its clock of work up to date; at resume each carries on
+// from the work it had when the pause began, at the capacity in force then.
+func TestSharedCoresStopWhilePaused(t *testing.T) {
+	find := wiretest.Step{At: 0, Cmd: wire.Find}
+	capacity := func(at, workers int, speed float64) Fault {
+		return Fault{At: time.Duration(ms(at)), Kind: FaultCapacity, Node: "n", Workers: workers, Speed: speed}
+	}
+	tests := []struct {
+		name   string
+		steps  []wiretest.Step
+		faults []Fault
+		want   []outcome
+		busy   time.Duration
+		// fixed says the core count does not change, so capacity is workers × time not paused.
+		fixed bool
+	}{
+		{"a find on a core ends the pause's length later",
+			[]wiretest.Step{find}, []Fault{pause("n", 4, 20)},
+			[]outcome{{wire.OK, ms(30)}}, 10 * time.Millisecond, true},
+		{"a speed cut during the pause applies to the work left when it began",
+			// 4 ms done at full speed; the 6 ms left take 12 ms at half speed from the resume.
+			[]wiretest.Step{find}, []Fault{pause("n", 4, 20), capacity(10, 0, 0.5)},
+			[]outcome{{wire.OK, ms(36)}}, 16 * time.Millisecond, true},
+		{"a speed-up during the pause applies to the work left when it began",
+			// The 6 ms left take 3 ms at double speed.
+			[]wiretest.Step{find}, []Fault{pause("n", 4, 20), capacity(10, 0, 2)},
+			[]outcome{{wire.OK, ms(27)}}, 7 * time.Millisecond, true},
+		{"a core added during the pause shares the work left when it began",
+			// Two finds share one core: 2 ms each by 4 ms. At resume each has a core for its 8 ms.
+			[]wiretest.Step{find, find}, []Fault{pause("n", 4, 20), capacity(10, 2, 0)},
+			[]outcome{{wire.OK, ms(32)}, {wire.OK, ms(32)}}, 20 * time.Millisecond, false},
+		{"a maxTimeMS deadline that passes during the pause aborts at resume",
+			[]wiretest.Step{{At: 0, Cmd: wire.Find, Mod: func(r *wire.Request) { r.MaxTime = 15 * time.Millisecond }}},
+			[]Fault{pause("n", 4, 20)},
+			[]outcome{{wire.MaxTimeMSExpired, ms(24)}}, 4 * time.Millisecond, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := Config{Workers: 1, Execution: ExecShared, Service: dist.Const(10 * time.Millisecond)}
+			got, s, p := playNode(t, cfg, tc.faults, tc.steps...)
+			checkOutcomes(t, got, tc.want, p)
+			st := s.Snapshot(s.loop.Now())
+			if st.BusyTime != tc.busy || st.PausedTime != 20*time.Millisecond {
+				t.Errorf("busy %v, paused %v; want %v and 20ms: no work is done while paused", st.BusyTime, st.PausedTime, tc.busy)
+			}
+			if tc.fixed {
+				checkPauseAccounting(t, s, 20*time.Millisecond)
+			}
+		})
 	}
 }

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -260,5 +261,38 @@ func TestSharedCoresStopWhilePaused(t *testing.T) {
 				checkPauseAccounting(t, s, 20*time.Millisecond)
 			}
 		})
+	}
+}
+
+// Rule (docs/model.md §5.7: with n running on `workers` cores each progresses at min(1,
+// workers/n) of the node's speed; §5.8: a capacity fault's speed factor is a CPU cut): shared
+// cores run at the node's speed. At speed f a command alone ends after work/f; two on one core
+// (10 ms and 30 ms of work) end at 20/f and 40/f, the second running alone after the first
+// leaves; the core is busy for the wall time it runs. The speed is set by a capacity fault at
+// 0, before the commands arrive.
+func TestSharedCoresHonourSpeed(t *testing.T) {
+	svc := map[wire.Command]dist.Duration{wire.Find: dist.Const(10 * time.Millisecond), wire.Insert: dist.Const(30 * time.Millisecond)}
+	for _, f := range []float64{1, 0.5, 2} {
+		at := func(x float64) sim.Time { return msf(x / f) }
+		for _, tc := range []struct {
+			name  string
+			steps []wiretest.Step
+			want  []outcome
+			busy  float64 // ms at speed 1
+		}{
+			{"a find alone", []wiretest.Step{{Cmd: wire.Find}},
+				[]outcome{{wire.OK, at(10)}}, 10},
+			{"a find and an insert sharing the core", []wiretest.Step{{Cmd: wire.Find}, {Cmd: wire.Insert}},
+				[]outcome{{wire.OK, at(20)}, {wire.OK, at(40)}}, 40},
+		} {
+			t.Run(fmt.Sprintf("speed %v/%s", f, tc.name), func(t *testing.T) {
+				cfg := Config{Workers: 1, Execution: ExecShared, ServiceByCommand: svc}
+				got, s, p := playNode(t, cfg, []Fault{{At: 0, Kind: FaultCapacity, Node: "n", Speed: f}}, tc.steps...)
+				checkOutcomes(t, got, tc.want, p)
+				if st := s.Snapshot(s.loop.Now()); st.BusyTime != time.Duration(at(tc.busy)) {
+					t.Errorf("busy %v, want %v: the core is busy while anything runs", st.BusyTime, time.Duration(at(tc.busy)))
+				}
+			})
+		}
 	}
 }

@@ -296,3 +296,33 @@ func TestSharedCoresHonourSpeed(t *testing.T) {
 		}
 	}
 }
+
+// Rule (docs/model.md §5.7: "with n commands executing, itself included, it takes base × (1 +
+// σ(n − 1) + κ·n(n − 1)) + k·n"): the concurrency a command's slowdown sees counts the command
+// itself, under either execution. Three 10 ms finds arrive at once on four workers (or cores, so
+// none shares one): the first starts with n = 1 and takes its base time, the second n = 2, the
+// third n = 3. With k = 1 ms they take 11, 12 and 13 ms; with σ = 0.25 and κ = 0.125 (exact in
+// binary) 10, 15 and 22.5 ms.
+func TestSlowdownCountsTheNewCommand(t *testing.T) {
+	for _, exec := range []Execution{ExecTickets, ExecShared} {
+		for _, tc := range []struct {
+			name string
+			cfg  Config
+			want [3]sim.Time
+		}{
+			{"in-flight penalty", Config{InFlightPenalty: time.Millisecond}, [3]sim.Time{ms(11), ms(12), ms(13)}},
+			{"USL", Config{USLSigma: 0.25, USLKappa: 0.125}, [3]sim.Time{ms(10), ms(15), msf(22.5)}},
+		} {
+			t.Run(exec.String()+"/"+tc.name, func(t *testing.T) {
+				cfg := tc.cfg
+				cfg.Workers, cfg.Execution, cfg.Service = 4, exec, dist.Const(10*time.Millisecond)
+				got, _, p := playNode(t, cfg, nil, steps(3, wire.Find, nil)...)
+				want := make([]outcome, len(tc.want))
+				for i, at := range tc.want {
+					want[i] = outcome{wire.OK, at}
+				}
+				checkOutcomes(t, got, want, p)
+			})
+		}
+	}
+}

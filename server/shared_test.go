@@ -326,3 +326,34 @@ func TestSlowdownCountsTheNewCommand(t *testing.T) {
 		}
 	}
 }
+
+// Rule (docs/model.md §5.4 and §5.7: a rejection's worker time "is counted as wasted", and
+// under shared execution "costly rejections … share the cores the same way"): the CPU a costly
+// rejection takes is busy, rejection and wasted time alike, whichever the execution. One token:
+// of four finds at once on one worker or core, the first runs its 10 ms, the other three are
+// rejected at 5 ms of cost each. With tickets the rejections take the worker in turn once the
+// find is done (10–25 ms); shared, the four share the core, the rejections getting their 5 ms
+// each by 20 ms and the find its last 5 ms alone. Either way 25 ms busy, 15 of them wasted on
+// rejections.
+func TestRejectionCostIsWasted(t *testing.T) {
+	rejected := wire.IngressRequestRateLimitExceeded
+	for _, tc := range []struct {
+		exec Execution
+		want []outcome
+	}{
+		{ExecTickets, []outcome{{wire.OK, ms(10)}, {rejected, ms(15)}, {rejected, ms(20)}, {rejected, ms(25)}}},
+		{ExecShared, []outcome{{wire.OK, ms(25)}, {rejected, ms(20)}, {rejected, ms(20)}, {rejected, ms(20)}}},
+	} {
+		t.Run(tc.exec.String(), func(t *testing.T) {
+			cfg := limited(1, 1, 0) // one token
+			cfg.Workers, cfg.Execution, cfg.Service, cfg.RejectCost = 1, tc.exec, dist.Const(10*time.Millisecond), 5*time.Millisecond
+			got, s, p := playNode(t, cfg, nil, steps(4, wire.Find, nil)...)
+			checkOutcomes(t, got, tc.want, p)
+			st := s.Snapshot(s.loop.Now())
+			if st.BusyTime != 25*time.Millisecond || st.RejectBusyTime != 15*time.Millisecond || st.WastedBusyTime != 15*time.Millisecond {
+				t.Errorf("busy %v, rejecting %v, wasted %v; want 25ms, 15ms and 15ms: rejections' CPU is wasted capacity",
+					st.BusyTime, st.RejectBusyTime, st.WastedBusyTime)
+			}
+		})
+	}
+}

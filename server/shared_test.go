@@ -357,3 +357,49 @@ func TestRejectionCostIsWasted(t *testing.T) {
 		})
 	}
 }
+
+// Rule (docs/model.md §5.7: "at that deadline the command is aborted with 50 MaxTimeMSExpired,
+// in the queue or on a worker"): shared execution aborts a running command at its maxTimeMS
+// deadline, which is wall-clock time however slowly the command progresses, and the share it
+// held goes to the others at once. On one core with 10 ms finds.
+func TestSharedMaxTimeMS(t *testing.T) {
+	maxTime := func(d time.Duration) func(*wire.Request) {
+		return func(r *wire.Request) { r.MaxTime = d }
+	}
+	tests := []struct {
+		name           string
+		steps          []wiretest.Step
+		faults         []Fault
+		want           []outcome
+		busy           time.Duration
+		expired, ended uint64
+	}{
+		{"alone, aborted at its deadline",
+			[]wiretest.Step{{Cmd: wire.Find, Mod: maxTime(4 * time.Millisecond)}}, nil,
+			[]outcome{{wire.MaxTimeMSExpired, ms(4)}}, 4 * time.Millisecond, 1, 0},
+		{"a deadline after the work is done does not abort it",
+			[]wiretest.Step{{Cmd: wire.Find, Mod: maxTime(50 * time.Millisecond)}}, nil,
+			[]outcome{{wire.OK, ms(10)}}, 10 * time.Millisecond, 0, 1},
+		{"a deadline is wall time: a command slowed by a CPU cut meets it sooner",
+			// At half speed the find would end at 20 ms.
+			[]wiretest.Step{{Cmd: wire.Find, Mod: maxTime(15 * time.Millisecond)}},
+			[]Fault{{At: 0, Kind: FaultCapacity, Node: "n", Speed: 0.5}},
+			[]outcome{{wire.MaxTimeMSExpired, ms(15)}}, 15 * time.Millisecond, 1, 0},
+		{"sharing: the aborted command's share goes to the other",
+			// Both have 7.5 ms by 15 ms; the second then runs its last 2.5 ms alone.
+			[]wiretest.Step{{Cmd: wire.Find, Mod: maxTime(15 * time.Millisecond)}, {Cmd: wire.Find}}, nil,
+			[]outcome{{wire.MaxTimeMSExpired, ms(15)}, {wire.OK, msf(17.5)}}, msDur(17.5), 1, 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := Config{Workers: 1, Execution: ExecShared, Service: dist.Const(10 * time.Millisecond)}
+			got, s, p := playNode(t, cfg, tc.faults, tc.steps...)
+			checkOutcomes(t, got, tc.want, p)
+			st := s.Snapshot(s.loop.Now())
+			if st.BusyTime != tc.busy || st.MaxTimeExpired != tc.expired || st.Completed != tc.ended {
+				t.Errorf("busy %v, %d expired, %d completed; want %v, %d and %d",
+					st.BusyTime, st.MaxTimeExpired, st.Completed, tc.busy, tc.expired, tc.ended)
+			}
+		})
+	}
+}

@@ -403,3 +403,46 @@ func TestSharedMaxTimeMS(t *testing.T) {
 		})
 	}
 }
+
+// TestSharedCoresWorkersChange checks that a change in the number of cores takes effect from
+// its instant on (SetWorkers: "more or fewer cores: every running command's share changes"):
+// the work done before it is credited at the share then in force. A 10 ms find and a 30 ms
+// insert share one core (half each); at 5 ms each has 2.5 ms done and a core is added, so each
+// runs alone: the find ends at 12.5 ms, the insert at 32.5 ms. Crediting the first 5 ms at
+// the new share would end the find at 10 ms. The other way, two cores become one at 5 ms: each
+// has 5 ms done, the find ends at 15 ms (5 ms left at half), the insert at 35 ms.
+func TestSharedCoresWorkersChange(t *testing.T) {
+	for _, tc := range []struct {
+		gloss      string
+		at         time.Duration
+		workers    int
+		find, ins  sim.Time
+		startCores int
+	}{
+		{"a core added at 5ms", 5 * time.Millisecond, 2, msf(12.5), msf(32.5), 1},
+		{"a core taken at 5ms", 5 * time.Millisecond, 1, msf(15), msf(35), 2},
+	} {
+		loop := sim.NewLoop()
+		s, err := New(loop, Config{Address: "n", Workers: tc.startCores, Execution: ExecShared,
+			ServiceByCommand: map[wire.Command]dist.Duration{wire.Find: dist.Const(10 * time.Millisecond), wire.Insert: dist.Const(30 * time.Millisecond)}}, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := newProbe(loop, s, true)
+		p.Send(0, wire.Find, nil)
+		p.Send(0, wire.Insert, nil)
+		loop.At(sim.Time(tc.at), sim.HandlerFunc(func(now sim.Time, _ int, _ any) {
+			if err := s.SetWorkers(now, tc.workers); err != nil {
+				t.Error(err)
+			}
+		}), 0, nil)
+		loop.Run()
+		got := map[uint64]sim.Time{}
+		for _, r := range p.Replies {
+			got[r.ID] = r.Got
+		}
+		if got[1] != tc.find || got[2] != tc.ins {
+			t.Errorf("%s: find ends at %v, insert at %v; want %v and %v", tc.gloss, got[1], got[2], tc.find, tc.ins)
+		}
+	}
+}

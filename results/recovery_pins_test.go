@@ -1,0 +1,121 @@
+package results
+
+import (
+	"math"
+	"testing"
+)
+
+// These tests pin single clauses of the recovery verdict (Recoveries, documented on Recoveries
+// and in docs/metrics.md §13) that the broader tests in recovery_test.go would let change
+// unnoticed. Each builds a small series by hand on the timeline of recovery_test.go: goodput
+// 100/s in one-second intervals before the trigger, so the band is 100 ± 30 = [70, 130].
+
+// recSpanSeries returns the usual 30 s baseline at 100/s, the trigger [30 s, 40 s) at 10/s, and
+// after it the given goodput.
+func recSpanSeries(after []uint64) *Series {
+	return goodputSeries(seq(base, down, after), trigger)
+}
+
+// recAddServer adds one server "db" with a worker capacity of 8 to s, its interval i set by
+// set (intervals are one second long, so QueueArea is interval i's mean worker backlog).
+func recAddServer(s *Series, set func(i int, v *ServerInterval)) {
+	for i, g := range s.Groups {
+		v := ServerInterval{Start: g.Start, End: g.End, Name: "db", CapacityArea: 8}
+		if set != nil {
+			set(i, &v)
+		}
+		s.Servers = append(s.Servers, v)
+	}
+}
+
+// recWiggle is a zero-mean pattern over a 10-interval window that is orthogonal to time: added
+// to a straight line it leaves the least-squares line unchanged and adds 8·r² to the squared
+// residuals of a wiggle of amplitude r. Over t = 0…9 s, Σ(t − 4.5)² = 82.5, so the slope b has
+// standard error √(8r²/8/82.5) = r/√82.5 and lies b·√82.5/r standard errors from zero.
+var recWiggle = [10]float64{1, -1, -1, 1, 0, 0, 1, -1, -1, 1}
+
+// recSlopeT is the least-squares slope of ys (one second apart) and its distance from zero in
+// standard errors, computed here independently of trend to check each case's premise.
+func recSlopeT(ys []float64) (slope, tStat float64) {
+	n := float64(len(ys))
+	var tm, ym float64
+	for i, y := range ys {
+		tm += float64(i) / n
+		ym += y / n
+	}
+	var sxx, sxy float64
+	for i, y := range ys {
+		sxx += (float64(i) - tm) * (float64(i) - tm)
+		sxy += (float64(i) - tm) * (y - ym)
+	}
+	slope = sxy / sxx
+	var sse float64
+	for i, y := range ys {
+		r := y - ym - slope*(float64(i)-tm)
+		sse += r * r
+	}
+	return slope, slope / math.Sqrt(sse/(n-2)/sxx)
+}
+
+// recWiggleExact is another such pattern, with Σ r² = 660 = 8 · 82.5: added at amplitude a to a
+// line it gives the slope a standard error of exactly a, in floating point too.
+var recWiggleExact = [10]float64{8, -9, 6, -11, 12, -8, 2, -1, -8, 9}
+
+// recScaled returns a·pattern.
+func recScaled(a float64, pattern [10]float64) [10]float64 {
+	for i := range pattern {
+		pattern[i] *= a
+	}
+	return pattern
+}
+
+// TestRecoveryDrainingNeedsThreeStandardErrors pins the third stuck clause (Recoveries doc,
+// "Stuck"; docs/metrics.md §13.6 item 3; DrainT): the worker backlog counts as draining only
+// when its least-squares slope over the stuck window is below zero by 3 standard errors. A
+// backlog that falls steadily but wanders about its line is stuck; only a fall that stands out
+// of its wandering by more than three standard errors makes the run undecided, with the time to
+// drain to the pre-trigger level plus a hold. A slope exactly 3 standard errors below zero is
+// not draining (decided here: the documents say "below zero by 3 standard errors", which does
+// not settle the edge; the code compares strictly).
+//
+// Goodput is 0 after the trigger, so the slow-recovery clause never applies. The backlog is 10
+// before the trigger and 1000 + slope·t + wiggle(t) over the window t = 0…9 s (40…49 s). At
+// −10/s the line ends at 910, 90 s of draining from 10, so draining is undecided with 90 + 5 s
+// more. A wiggle r·recWiggle puts the slope −10·√82.5/r standard errors from zero.
+func TestRecoveryDrainingNeedsThreeStandardErrors(t *testing.T) {
+	tests := []struct {
+		name    string
+		slope   float64     // the backlog's line, per second
+		wiggle  [10]float64 // the backlog's wandering about its line
+		tStat   float64     // the slope in standard errors, to 2 decimals (the case's premise)
+		outcome RecoveryOutcome
+		more    float64
+	}{
+		{"a straight fall, no wiggle, drains", -10, [10]float64{}, math.Inf(-1), Undecided, 90 + 5},
+		{"a fall 4.5 standard errors below zero drains", -10, recScaled(20, recWiggle), -4.54, Undecided, 90 + 5},
+		{"a fall 3.1 standard errors below zero drains", -10, recScaled(29, recWiggle), -3.13, Undecided, 90 + 5},
+		{"a fall exactly 3 standard errors below zero is not draining: stuck", -30, recScaled(10, recWiggleExact), -3, Stuck, math.NaN()},
+		{"a fall 2.9 standard errors below zero only wanders: stuck", -10, recScaled(31, recWiggle), -2.93, Stuck, math.NaN()},
+		{"a fall 2 standard errors below zero only wanders: stuck", -10, recScaled(45, recWiggle), -2.02, Stuck, math.NaN()},
+		{"a fall 1.1 standard errors below zero only wanders: stuck", -10, recScaled(80, recWiggle), -1.14, Stuck, math.NaN()},
+	}
+	for _, tc := range tests {
+		s := recSpanSeries(repeat(0, 10))
+		var window []float64
+		recAddServer(s, func(i int, v *ServerInterval) {
+			v.QueueArea = 10
+			if i >= 40 {
+				v.QueueArea = 1000 + tc.slope*float64(i-40) + tc.wiggle[i-40]
+				window = append(window, v.QueueArea)
+			}
+		})
+		if slope, ts := recSlopeT(window); !near(slope, tc.slope) || math.Abs(ts-tc.tStat) > 0.005 && !math.IsInf(tc.tStat, -1) {
+			t.Fatalf("%s: premise: backlog slope %v at %.3f standard errors, want %v at %.2f", tc.name, slope, ts, tc.slope, tc.tStat)
+		}
+		r := Recoveries(s)[0]
+		if r.Outcome != tc.outcome || !near(r.MoreSeconds, tc.more) {
+			t.Errorf("%s: Recoveries(backlog slope %v/s at %.2f SE) = %s, %v s more, want %s, %v s more (draining needs the slope more than %d standard errors below zero)",
+				tc.name, tc.slope, tc.tStat, r.Outcome, r.MoreSeconds, tc.outcome, tc.more, DrainT)
+		}
+	}
+}

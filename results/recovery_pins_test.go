@@ -3,6 +3,7 @@ package results
 import (
 	"math"
 	"testing"
+	"time"
 )
 
 // These tests pin single clauses of the recovery verdict (Recoveries, documented on Recoveries
@@ -116,6 +117,40 @@ func TestRecoveryDrainingNeedsThreeStandardErrors(t *testing.T) {
 		if r.Outcome != tc.outcome || !near(r.MoreSeconds, tc.more) {
 			t.Errorf("%s: Recoveries(backlog slope %v/s at %.2f SE) = %s, %v s more, want %s, %v s more (draining needs the slope more than %d standard errors below zero)",
 				tc.name, tc.slope, tc.tStat, r.Outcome, r.MoreSeconds, tc.outcome, tc.more, DrainT)
+		}
+	}
+}
+
+// TestRecoverySlowRecoveryHorizonIsTheWindow pins the second stuck clause (package doc,
+// Recovery; Recoveries doc, "Stuck"; docs/metrics.md §13.6 item 2): goodput below the band is a slow recovery, not a stuck
+// state, when a least-squares line through the stuck window reaches the band within another
+// Window — the stuck window, whatever the hold. Reaching the band exactly one Window on counts as
+// within it (decided here: the documents say "within"). A slow recovery is undecided with the
+// time to reach the band, rounded up to whole intervals, plus a hold.
+//
+// Each case climbs linearly over the 10 intervals after the trigger, so the line ends at its
+// last value and reaches the band's lower edge 70 after (70 − last) ÷ step seconds.
+func TestRecoverySlowRecoveryHorizonIsTheWindow(t *testing.T) {
+	tests := []struct {
+		name       string
+		from, step uint64
+		rule       RecoveryRule
+		outcome    RecoveryOutcome
+		more       float64
+	}{
+		{"reaches 70 in 6 s: past a 5 s hold, within a 10 s window", 10, 4, RecoveryRule{}, Undecided, 6 + 5},
+		{"reaches 70 in exactly 10 s, one window: within it", 13, 3, RecoveryRule{}, Undecided, 10 + 5},
+		{"reaches 70 in 11 s, past a 10 s window: stuck", 10, 3, RecoveryRule{}, Stuck, math.NaN()},
+		{"reaches 70 in 11 s: a 20 s hold does not stretch a 10 s window", 10, 3, RecoveryRule{Hold: 20 * time.Second}, Stuck, math.NaN()},
+		{"reaches 70 in 6 s: a 1 s hold does not shorten a 10 s window", 10, 4, RecoveryRule{Hold: time.Second}, Undecided, 6 + 1},
+	}
+	for _, tc := range tests {
+		s := recSpanSeries(ramp(tc.from, tc.step, 10))
+		s.Recovery = tc.rule
+		r := Recoveries(s)[0]
+		if r.Outcome != tc.outcome || !near(r.MoreSeconds, tc.more) {
+			t.Errorf("%s: Recoveries(goodput %d + %d/s per s, %+v) = %s, %v s more, want %s, %v s more (the horizon is the stuck window)",
+				tc.name, tc.from, tc.step, tc.rule, r.Outcome, r.MoreSeconds, tc.outcome, tc.more)
 		}
 	}
 }

@@ -154,3 +154,59 @@ func TestRecoverySlowRecoveryHorizonIsTheWindow(t *testing.T) {
 		}
 	}
 }
+
+// TestRecoveryOverlappingTriggerDoesNotCutSpan pins the examined span (Recoveries doc, "Examined
+// span"; docs/metrics.md §13.4): it ends where the next trigger starts, counting as next only a
+// trigger that starts at or after this one's end and after its start. A trigger that starts
+// while this one lasts, or at the same instant as an instantaneous one, does not cut it; the
+// earliest later trigger does, whatever others follow.
+func TestRecoveryOverlappingTriggerDoesNotCutSpan(t *testing.T) {
+	type want struct {
+		outcome RecoveryOutcome
+		seconds float64 // recovery time, or MoreSeconds when undecided
+	}
+	tests := []struct {
+		name    string
+		goodput []uint64
+		faults  []FaultWindow
+		want    want // for the first trigger
+	}{
+		{"a trigger inside this one: recovered at once after it",
+			seq(base, down, repeat(100, 20)),
+			[]FaultWindow{trigger, {"inside", at(33), at(36)}}, want{Recovered, 0}},
+		{"a trigger starting during this one and outlasting it: recovered 5 s after this one's end",
+			seq(base, down, repeat(10, 5), repeat(100, 15)),
+			[]FaultWindow{trigger, {"overlap", at(35), at(45)}}, want{Recovered, 5}},
+		{"two instantaneous triggers at one instant: recovered 3 s after",
+			seq(base, repeat(0, 3), repeat(100, 27)),
+			[]FaultWindow{{"limiter", at(30), at(30)}, {"stepdown", at(30), at(30)}}, want{Recovered, 3}},
+		// Controls: a trigger at or after this one's end does cut the span.
+		{"a trigger at this one's end: nothing examined, a hold's worth more",
+			seq(base, down, repeat(100, 20)),
+			[]FaultWindow{trigger, {"next", at(40), at(41)}}, want{Undecided, 5}},
+		{"the earliest of two later triggers ends the span: stuck below the band before it",
+			seq(base, down, repeat(10, 10), repeat(100, 20)),
+			[]FaultWindow{trigger, {"second", at(50), at(51)}, {"third", at(60), at(61)}}, want{Stuck, math.NaN()}},
+	}
+	for _, tc := range tests {
+		got := Recoveries(goodputSeries(tc.goodput, tc.faults...))
+		if len(got) != len(tc.faults) {
+			t.Fatalf("%s: %d recoveries, want %d", tc.name, len(got), len(tc.faults))
+		}
+		// Instantaneous triggers at one instant are each other's case: check both.
+		n := 1
+		if tc.faults[1].Start == tc.faults[0].Start {
+			n = 2
+		}
+		for _, r := range got[:n] {
+			secs := r.Seconds
+			if r.Outcome == Undecided {
+				secs = r.MoreSeconds
+			}
+			if r.Outcome != tc.want.outcome || !near(secs, tc.want.seconds) {
+				t.Errorf("%s: Recoveries(%v)[%s] = %s, %v s, want %s, %v s (only a trigger from this one's end on cuts its span)",
+					tc.name, tc.faults, r.Fault, r.Outcome, secs, tc.want.outcome, tc.want.seconds)
+			}
+		}
+	}
+}

@@ -2,6 +2,7 @@ package results
 
 import (
 	"math"
+	"slices"
 	"testing"
 	"time"
 )
@@ -207,6 +208,51 @@ func TestRecoveryOverlappingTriggerDoesNotCutSpan(t *testing.T) {
 				t.Errorf("%s: Recoveries(%v)[%s] = %s, %v s, want %s, %v s (only a trigger from this one's end on cuts its span)",
 					tc.name, tc.faults, r.Fault, r.Outcome, secs, tc.want.outcome, tc.want.seconds)
 			}
+		}
+	}
+}
+
+// recStuckSeries returns a run stuck at 10/s after the trigger, with the group's counters and
+// one server's in each interval of the stuck window (40…49 s) set by group and server.
+func recStuckSeries(group func(g *GroupInterval), server func(v *ServerInterval)) *Series {
+	s := recSpanSeries(repeat(10, 10))
+	for i := range s.Groups {
+		if g := &s.Groups[i]; g.Start >= at(40) && group != nil {
+			group(g)
+		}
+	}
+	recAddServer(s, func(i int, v *ServerInterval) {
+		if v.Start >= at(40) && server != nil {
+			server(v)
+		}
+	})
+	return s
+}
+
+// TestRecoveryStuckRejectShareCountsEveryRefusal pins the stuck state's reject share
+// (docs/metrics.md §13.8 and §9.2): limiter rejections ÷ attempts, where limiter rejections are
+// request-limiter rejections, worker-queue overflows and connections closed by the establishment
+// limiter, all three. 60 refusals per 100 attempts name "rejections" as sustaining the state,
+// whichever limiter refuses.
+func TestRecoveryStuckRejectShareCountsEveryRefusal(t *testing.T) {
+	tests := []struct {
+		name   string
+		refuse func(v *ServerInterval)
+	}{
+		{"request limiter", func(v *ServerInterval) { v.RejectedAdmissions = 60 }},
+		{"queue overflows", func(v *ServerInterval) { v.QueueOverflows = 60 }},
+		{"connection limiter", func(v *ServerInterval) { v.ConnRejected = 60 }},
+		{"all three", func(v *ServerInterval) { v.RejectedAdmissions, v.QueueOverflows, v.ConnRejected = 20, 20, 20 }},
+	}
+	for _, tc := range tests {
+		s := recStuckSeries(func(g *GroupInterval) { g.Issued, g.Attempts = 100, 100 }, tc.refuse)
+		r := Recoveries(s)[0]
+		if r.Outcome != Stuck {
+			t.Fatalf("%s: outcome %s, want stuck", tc.name, r.Outcome)
+		}
+		if st := r.Stuck; !near(st.RejectShare, 0.6) || !slices.Equal(st.SustainedBy, []string{"rejections"}) {
+			t.Errorf("%s: Recoveries(60 refusals per 100 attempts).Stuck = reject share %v, sustained by %v, want 0.6, [rejections] (every limiter's refusals count)",
+				tc.name, st.RejectShare, st.SustainedBy)
 		}
 	}
 }

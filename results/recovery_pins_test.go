@@ -256,3 +256,52 @@ func TestRecoveryStuckRejectShareCountsEveryRefusal(t *testing.T) {
 		}
 	}
 }
+
+// TestRecoveryDrainEstimateFromMeanPreTriggerBacklog pins the undecided estimate for a draining
+// backlog (Recoveries doc, "Undecided"; docs/metrics.md §13.7): the time the backlog needs to
+// drain to its pre-trigger level, plus a hold. The pre-trigger level is the mean backlog of the
+// baseline intervals — the last PreTriggerIntervals whole intervals before the trigger, fewer
+// when it comes earlier (decided here: the documents say only "pre-trigger level"; these are the
+// intervals that define the pre-trigger goodput).
+//
+// The trigger lasts 10 s from the end of the baseline; after it goodput is 0 and the backlog
+// falls in a straight line 1000 − 10t over the 10-interval window, ending at 910.
+func TestRecoveryDrainEstimateFromMeanPreTriggerBacklog(t *testing.T) {
+	tests := []struct {
+		name     string
+		baseline int                 // intervals before the trigger
+		pre      func(i int) float64 // backlog in baseline interval i
+		more     float64
+	}{
+		{"10 throughout: 90 s from 910", 30, func(int) float64 { return 10 }, 90 + 5},
+		{"0 and 20 by turns: the mean 10, not the last value", 30, func(i int) float64 { return float64(20 * (i % 2)) }, 90 + 5},
+		{"500, then 10 over the last 10 intervals: only the last 10 count", 30, func(i int) float64 {
+			if i < 20 {
+				return 500
+			}
+			return 10
+		}, 90 + 5},
+		{"a trigger after 5 intervals: the mean of those 5", 5, func(int) float64 { return 10 }, 90 + 5},
+		{"a trigger after 5 intervals of 0 and 50 by turns: mean 20", 5, func(i int) float64 { return float64(50 * (i % 2)) }, 89 + 5},
+		{"1000 before: already at the pre-trigger level, a hold more", 30, func(int) float64 { return 1000 }, 0 + 5},
+	}
+	for _, tc := range tests {
+		n := tc.baseline
+		s := goodputSeries(seq(repeat(100, n), repeat(10, 10), repeat(0, 10)), FaultWindow{"cut", at(float64(n)), at(float64(n + 10))})
+		recAddServer(s, func(i int, v *ServerInterval) {
+			switch {
+			case i < n:
+				v.QueueArea = tc.pre(i)
+			case i >= n+10:
+				v.QueueArea = 1000 - 10*float64(i-n-10)
+			default:
+				v.QueueArea = 1000
+			}
+		})
+		r := Recoveries(s)[0]
+		if r.Outcome != Undecided || !near(r.MoreSeconds, tc.more) {
+			t.Errorf("%s: Recoveries(backlog 910 falling 10/s) = %s, %v s more, want undecided, %v s more (drain to the mean pre-trigger backlog, plus a hold)",
+				tc.name, r.Outcome, r.MoreSeconds, tc.more)
+		}
+	}
+}

@@ -305,3 +305,42 @@ func TestRecoveryDrainEstimateFromMeanPreTriggerBacklog(t *testing.T) {
 		}
 	}
 }
+
+// TestRecoverySustainersAtTheirThresholds pins the thresholds that name what sustains a stuck
+// state (docs/metrics.md §13.8 table; the Sustain… constants), each on both sides of its edge:
+// "retries" at amplification ≥ 1.5, "abandonedWork" at wasted share ≥ 0.25, "rejections" at
+// ≥ 0.5 of attempts refused, "emptyRetryBuckets" below 1 token (1 exactly is not empty). Each
+// case sets the counters in every interval of the stuck window; 100 operations issued each.
+func TestRecoverySustainersAtTheirThresholds(t *testing.T) {
+	tests := []struct {
+		name   string
+		group  func(g *GroupInterval)
+		server func(v *ServerInterval)
+		want   []string
+	}{
+		{"amplification 1.5: retries", func(g *GroupInterval) { g.Attempts = 150 }, nil, []string{"retries"}},
+		{"amplification 1.49: none", func(g *GroupInterval) { g.Attempts = 149 }, nil, nil},
+		{"wasted share 0.25: abandoned work", nil, func(v *ServerInterval) { v.WastedBusy = 2 * time.Second }, []string{"abandonedWork"}},
+		{"wasted share 0.24: none", nil, func(v *ServerInterval) { v.WastedBusy = 1920 * time.Millisecond }, nil},
+		{"half the attempts refused: rejections", nil, func(v *ServerInterval) { v.RejectedAdmissions = 50 }, []string{"rejections"}},
+		{"49 % refused: none", nil, func(v *ServerInterval) { v.RejectedAdmissions = 49 }, nil},
+		{"0.99 tokens: empty retry buckets", func(g *GroupInterval) { g.TokensN, g.TokensSum = 100, 99 }, nil, []string{"emptyRetryBuckets"}},
+		{"1 token: none", func(g *GroupInterval) { g.TokensN, g.TokensSum = 100, 100 }, nil, nil},
+	}
+	for _, tc := range tests {
+		s := recStuckSeries(func(g *GroupInterval) {
+			g.Issued, g.Attempts = 100, 100
+			if tc.group != nil {
+				tc.group(g)
+			}
+		}, tc.server)
+		r := Recoveries(s)[0]
+		if r.Outcome != Stuck {
+			t.Fatalf("%s: outcome %s, want stuck", tc.name, r.Outcome)
+		}
+		if st := r.Stuck; !slices.Equal(st.SustainedBy, tc.want) {
+			t.Errorf("%s: Recoveries(…).Stuck.SustainedBy = %v, want %v (amplification %v, wasted %v, rejected %v, tokens %v)",
+				tc.name, st.SustainedBy, tc.want, st.Amplification, st.WastedShare, st.RejectShare, st.RetryTokens)
+		}
+	}
+}

@@ -25,11 +25,13 @@ type GRPCOptions struct {
 	// MaxAttempts is retryPolicy.maxAttempts, the first attempt included: ≥ 2, and a value
 	// above 5 is treated as 5 (A6 "Limits on Retries and Hedges": clients clamp it).
 	MaxAttempts int `yaml:"maxAttempts"`
-	// InitialBackoff is retryPolicy.initialBackoff: the ceiling of the first retry's delay,
-	// > 0. The delay before retry n is U[0, min(InitialBackoff × BackoffMultiplier^(n−1),
-	// MaxBackoff)] (A6 "Exponential Backoff").
+	// InitialBackoff is retryPolicy.initialBackoff, > 0: the base of the first retry's delay.
+	// The delay before retry n is min(InitialBackoff × BackoffMultiplier^(n−1), MaxBackoff)
+	// × U(0.8, 1.2) (A6 "Exponential Backoff" as revised 2024-08-23), or, with BackoffJitter
+	// GRPCJitterGRPCGo168, U[0, that ceiling].
 	InitialBackoff time.Duration `yaml:"initialBackoff"`
-	// MaxBackoff is retryPolicy.maxBackoff: no delay's ceiling exceeds it, > 0.
+	// MaxBackoff is retryPolicy.maxBackoff, > 0: no delay's base exceeds it (the jitter may
+	// take a delay up to 1.2 × MaxBackoff, as A6 notes).
 	MaxBackoff time.Duration `yaml:"maxBackoff"`
 	// BackoffMultiplier is retryPolicy.backoffMultiplier: each retry's ceiling is the previous
 	// one's times this, a finite number > 0.
@@ -44,7 +46,21 @@ type GRPCOptions struct {
 	// HedgingDelay (A6: a method config has one or the other, so the retry policy's fields
 	// must then keep their defaults).
 	HedgingPolicy *GRPCHedging `yaml:"hedgingPolicy"`
+	// BackoffJitter names the release whose rule draws a retry's delay from its base:
+	// GRPCJitterGRPCGo169 (the default) or GRPCJitterGRPCGo168. Not an A6 field: it picks the
+	// client's version.
+	BackoffJitter string `yaml:"backoffJitter"`
 }
+
+// The values of GRPCOptions.BackoffJitter.
+const (
+	// GRPCJitterGRPCGo169 is the rule of A6 as revised on 2024-08-23: the base × U(0.8, 1.2).
+	// grpc-go implements it since v1.69.0 (stream.go, shouldRetry; grpc/grpc-go#7869).
+	GRPCJitterGRPCGo169 = "grpc-go-1.69"
+	// GRPCJitterGRPCGo168 is A6's rule of 2017, full jitter: U[0, base]. grpc-go up to v1.68.x
+	// draws it (rand.Int63n of the base, in nanoseconds).
+	GRPCJitterGRPCGo168 = "grpc-go-1.68"
+)
 
 // GRPCThrottling is A6's retryThrottling. A given block starts from SetDefaults.
 type GRPCThrottling struct {
@@ -78,10 +94,12 @@ func (g *GRPCHedging) SetDefaults() {
 
 // SetDefaults sets the options a scenario's grpc block starts from: A6's example retry policy
 // (maxAttempts 4, initialBackoff 0.1 s, maxBackoff 1 s, backoffMultiplier 2) retrying
-// UNAVAILABLE and RESOURCE_EXHAUSTED, without throttling or hedging.
+// UNAVAILABLE and RESOURCE_EXHAUSTED, without throttling or hedging, with the current jitter
+// rule (grpc-go-1.69).
 func (g *GRPCOptions) SetDefaults() {
 	*g = GRPCOptions{MaxAttempts: 4, InitialBackoff: 100 * time.Millisecond, MaxBackoff: time.Second,
-		BackoffMultiplier: 2, RetryableStatusCodes: []string{"UNAVAILABLE", "RESOURCE_EXHAUSTED"}}
+		BackoffMultiplier: 2, RetryableStatusCodes: []string{"UNAVAILABLE", "RESOURCE_EXHAUSTED"},
+		BackoffJitter: GRPCJitterGRPCGo169}
 }
 
 // grpcMaxAttemptsLimit is the client-side cap on maxAttempts of both policies (A6 "Limits on
@@ -107,6 +125,10 @@ func (g *GRPCOptions) validate(bad func(name, value, rule string)) {
 			bad("backoffMultiplier", formatFloat(m), "must be a finite number > 0 (A6)")
 		}
 		grpcValidateCodes("retryableStatusCodes", g.RetryableStatusCodes, bad)
+		if j := g.BackoffJitter; j != GRPCJitterGRPCGo169 && j != GRPCJitterGRPCGo168 {
+			bad("backoffJitter", strconv.Quote(j), "must be "+GRPCJitterGRPCGo169+" (A6 as revised 2024-08-23: base × U(0.8, 1.2)) or "+
+				GRPCJitterGRPCGo168+" (A6 of 2017: U[0, base])")
+		}
 	} else {
 		// A6: "Only one of retryPolicy or hedgingPolicy may be set." The retry policy's fields
 		// start from their defaults; with a hedging policy they must stay there.
@@ -124,6 +146,9 @@ func (g *GRPCOptions) validate(bad func(name, value, rule string)) {
 		}
 		if g.BackoffMultiplier != d.BackoffMultiplier {
 			bad("backoffMultiplier", formatFloat(g.BackoffMultiplier), rule+formatFloat(d.BackoffMultiplier))
+		}
+		if g.BackoffJitter != d.BackoffJitter {
+			bad("backoffJitter", strconv.Quote(g.BackoffJitter), rule+d.BackoffJitter)
 		}
 		if !slices.Equal(g.RetryableStatusCodes, d.RetryableStatusCodes) {
 			bad("retryableStatusCodes", strings.Join(g.RetryableStatusCodes, ","), rule+strings.Join(d.RetryableStatusCodes, ",")+
@@ -226,6 +251,16 @@ func grpcCodesOf(names []string) grpcCodeSet {
 
 func (s grpcCodeSet) has(c grpcCode) bool { return c < numGRPCCodes && s&(1<<c) != 0 }
 
+// grpcTransparent reports whether f is a request that was given a connection but never written
+// to it: the pool was cleared, or the connection closed, before the command left the client
+// (PoolClearedError). It is A6's second case, "load balancing succeeds but the RPC never leaves
+// the client" — grpc-go's NewStream on a transport that is closing or draining, which sets
+// AllowTransparentRetry, or a picked subchannel whose transport is no longer ready, picked again
+// — and is retried transparently. A connection that could not be established (Network is set
+// too) is A6's first case instead: the subchannel goes to TRANSIENT_FAILURE and the pick of a
+// fail-fast RPC fails with UNAVAILABLE, which the retry policy handles like any other status.
+func grpcTransparent(f Failure) bool { return f.PoolCleared && !f.Network }
+
 // grpcCodeOf maps a failed attempt to the status the gRPC client would see:
 //
 //	overload reply (SystemOverloadedError, a rate limiter's 462)  RESOURCE_EXHAUSTED
@@ -272,6 +307,7 @@ type grpcPolicy struct {
 	// retry mode
 	initial, maxBackoff time.Duration
 	multiplier          float64
+	fullJitter          bool // GRPCJitterGRPCGo168: U[0, base] instead of base × U(0.8, 1.2)
 	// hedging mode
 	hedging    bool
 	hedgeDelay time.Duration
@@ -282,7 +318,8 @@ type grpcPolicy struct {
 func newGRPC(o Options) Policy {
 	g := orDefault(o.GRPC)
 	p := &grpcPolicy{maxAttempts: min(g.MaxAttempts, grpcMaxAttemptsLimit), codes: grpcCodesOf(g.RetryableStatusCodes),
-		initial: g.InitialBackoff, maxBackoff: g.MaxBackoff, multiplier: g.BackoffMultiplier}
+		initial: g.InitialBackoff, maxBackoff: g.MaxBackoff, multiplier: g.BackoffMultiplier,
+		fullJitter: g.BackoffJitter == GRPCJitterGRPCGo168}
 	if h := g.HedgingPolicy; h != nil {
 		p.hedging, p.hedgeDelay = true, h.HedgingDelay
 		p.maxAttempts, p.codes = min(h.MaxAttempts, grpcMaxAttemptsLimit), grpcCodesOf(h.NonFatalStatusCodes)
@@ -329,18 +366,34 @@ func (p *grpcPolicy) tokens() float64 { return float64(p.milli) / 1000 }
 
 // Failed decides what follows a failed attempt (retry mode) or a failed copy (hedging).
 //
+// In retry mode a request that was given a connection but never written (grpcTransparent) is
+// first retried transparently: at once, without a delay, whatever its code and the retry
+// policy, not counted as an attempt (State.Attempt stays) nor by the throttle, as often as it
+// happens until the call's deadline (Deadline) — A6 "Transparent Retries", second case, as
+// grpc-go (stream.go, shouldRetry: a NewStream error that allows a transparent retry) and gRPC
+// core (retry_filter_legacy_call_data.cc, kNotSentOnWire) do.
+//
 // Retry mode, in grpc-go's order (stream.go, shouldRetry): a pushback telling not to retry
 // counts as a throttling failure and stops (PushbackStop); a code not in retryableStatusCodes
 // stops (NotRetryable) without counting; a retryable code counts one failure; then the attempt
 // limit (MaxRetries), the throttle (Budget: token_count ≤ maxTokens/2, judged after this
 // failure's decrement, and the failure is returned at once), the deadline, and the delay: a
 // pushback of N ≥ 0 ms exactly (and the next backoff restarts from initialBackoff), otherwise
-// j × the current ceiling, which is then multiplied by backoffMultiplier up to maxBackoff.
+// the current ceiling × (0.8 + 0.4j) (grpcDelay; j × the ceiling under GRPCJitterGRPCGo168),
+// and the ceiling is then multiplied by backoffMultiplier up to maxBackoff.
 func (p *grpcPolicy) Failed(st *State, f Failure, now sim.Time, j Jitter) Decision {
 	st.kept, st.hasKept = f, true // the application gets the latest error
 	code := grpcCodeOf(f)
 	if code == grpcNoCode {
 		return st.stop(NotRetryable)
+	}
+	if !p.hedging && grpcTransparent(f) {
+		// A6 "Transparent Retries": whatever the retry policy says, at once, not counted as an
+		// attempt nor by the throttle, for as long as the deadline lasts.
+		if st.expired(now) {
+			return st.stop(Deadline)
+		}
+		return st.grant(Decision{})
 	}
 	listed := p.codes.has(code)
 	stop := f.Pushback && f.PushbackMS < 0
@@ -374,7 +427,7 @@ func (p *grpcPolicy) Failed(st *State, f Failure, now sim.Time, j Jitter) Decisi
 		d.Backoff = grpcPushback(f.PushbackMS)
 		st.last = min(p.initial, p.maxBackoff)
 	} else {
-		d.Backoff = time.Duration(grpcJitter(j) * float64(st.last))
+		d.Backoff = grpcDelay(st.last, grpcJitter(j), p.fullJitter)
 		st.last = grpcNextCeiling(st.last, p.multiplier, p.maxBackoff)
 	}
 	if st.pastDeadline(now, d.Backoff) {
@@ -468,6 +521,18 @@ func grpcNextCeiling(ceil time.Duration, multiplier float64, maxBackoff time.Dur
 		return maxBackoff
 	}
 	return time.Duration(next)
+}
+
+// grpcDelay is the delay drawn from the base ceil (min(initialBackoff × multiplier^(n−1),
+// maxBackoff)) with u in [0, 1]: ceil × (0.8 + 0.4u), A6 as revised 2024-08-23 and grpc-go
+// since v1.69.0 (stream.go, shouldRetry: "a random factor between 0.8 and 1.2"); or, with
+// full (GRPCJitterGRPCGo168), u × ceil, A6's rule of 2017 that grpc-go drew up to v1.68.x.
+// The product 0.4u is converted explicitly so that no platform fuses it with the sum.
+func grpcDelay(ceil time.Duration, u float64, full bool) time.Duration {
+	if full {
+		return time.Duration(u * float64(ceil))
+	}
+	return time.Duration((0.8 + float64(0.4*u)) * float64(ceil))
 }
 
 // grpcJitter draws one jitter value, which must be in [0, 1].

@@ -42,6 +42,9 @@ func hedged(n int, delay time.Duration, nonFatal ...string) func(*GRPCOptions) {
 	}
 }
 
+// jitter168 selects the 2017 jitter rule, full jitter, that grpc-go draws up to v1.68.
+func jitter168(g *GRPCOptions) { g.BackoffJitter = GRPCJitterGRPCGo168 }
+
 // noDraw is a Jitter that fails the test if drawn: decisions that must not draw one (a pushback
 // delay, a hedge) use it.
 type noDraw struct{ t *testing.T }
@@ -57,7 +60,8 @@ func TestGRPCDefaults(t *testing.T) {
 	var g GRPCOptions
 	g.SetDefaults()
 	want := GRPCOptions{MaxAttempts: 4, InitialBackoff: 100 * time.Millisecond, MaxBackoff: time.Second,
-		BackoffMultiplier: 2, RetryableStatusCodes: []string{"UNAVAILABLE", "RESOURCE_EXHAUSTED"}}
+		BackoffMultiplier: 2, RetryableStatusCodes: []string{"UNAVAILABLE", "RESOURCE_EXHAUSTED"},
+		BackoffJitter: GRPCJitterGRPCGo169}
 	if !reflect.DeepEqual(g, want) {
 		t.Errorf("GRPCOptions defaults = %+v, want %+v", g, want)
 	}
@@ -124,9 +128,11 @@ func TestGRPCStatusMapping(t *testing.T) {
 	}
 }
 
-// TestGRPCBackoffCeilings checks A6 "Exponential Backoff": "the n-th attempt will occur at
-// random(0, min(initialBackoff*backoffMultiplier**(n-1), maxBackoff))", with the jitter pinned
-// at 1 (the ceiling) and 0 (no delay), and maxAttempts clamped to 5.
+// TestGRPCBackoffCeilings checks A6 "Exponential Backoff" (revised 2024-08-23): the n-th
+// retry occurs after min(initialBackoff*backoffMultiplier**(n-1), maxBackoff) * random(0.8,
+// 1.2), with the jitter pinned at 0.5 (factor 1: the base itself), 0 (0.8 × the base) and 1
+// (1.2 × the base, beyond maxBackoff as A6 notes), and maxAttempts clamped to 5; and the 2017
+// rule, random(0, base), under backoffJitter grpc-go-1.68.
 func TestGRPCBackoffCeilings(t *testing.T) {
 	tests := []struct {
 		gloss   string
@@ -134,17 +140,22 @@ func TestGRPCBackoffCeilings(t *testing.T) {
 		jitter  float64
 		backoff []time.Duration
 	}{
-		{"A6's example: .1s doubling, 4 attempts", nil, 1, ms(100, 200, 400)},
-		{"jitter 0: every retry at once", nil, 0, ms(0, 0, 0)},
-		{"jitter 0.5: half the ceiling", nil, 0.5, ms(50, 100, 200)},
-		{"maxBackoff caps the ceiling", func(g *GRPCOptions) { g.MaxAttempts, g.InitialBackoff = 5, 300*time.Millisecond }, 1,
+		{"A6's example: .1s doubling, 4 attempts", nil, 0.5, ms(100, 200, 400)},
+		{"jitter 0: 0.8 × the base", nil, 0, ms(80, 160, 320)},
+		{"jitter 1: 1.2 × the base", nil, 1, ms(120, 240, 480)},
+		{"maxBackoff caps the base", func(g *GRPCOptions) { g.MaxAttempts, g.InitialBackoff = 5, 300*time.Millisecond }, 0.5,
 			ms(300, 600, 1000, 1000)},
-		{"multiplier 1.6", func(g *GRPCOptions) { g.MaxAttempts, g.BackoffMultiplier = 5, 1.6 }, 1,
+		{"the jitter may exceed maxBackoff", func(g *GRPCOptions) { g.MaxAttempts, g.InitialBackoff = 5, 300*time.Millisecond }, 1,
+			ms(360, 720, 1200, 1200)},
+		{"multiplier 1.6", func(g *GRPCOptions) { g.MaxAttempts, g.BackoffMultiplier = 5, 1.6 }, 0.5,
 			[]time.Duration{100 * time.Millisecond, 160 * time.Millisecond, 256 * time.Millisecond, 409600 * time.Microsecond}},
-		{"multiplier below 1 shrinks the ceiling", func(g *GRPCOptions) { g.BackoffMultiplier = 0.5 }, 1, ms(100, 50, 25)},
-		{"initialBackoff above maxBackoff: maxBackoff", func(g *GRPCOptions) { g.InitialBackoff = 2 * time.Second }, 1, ms(1000, 1000, 1000)},
-		{"maxAttempts 100 is treated as 5", func(g *GRPCOptions) { g.MaxAttempts = 100 }, 1, ms(100, 200, 400, 800)},
-		{"maxAttempts 2: one retry", func(g *GRPCOptions) { g.MaxAttempts = 2 }, 1, ms(100)},
+		{"multiplier below 1 shrinks the base", func(g *GRPCOptions) { g.BackoffMultiplier = 0.5 }, 0.5, ms(100, 50, 25)},
+		{"initialBackoff above maxBackoff: maxBackoff", func(g *GRPCOptions) { g.InitialBackoff = 2 * time.Second }, 0.5, ms(1000, 1000, 1000)},
+		{"maxAttempts 100 is treated as 5", func(g *GRPCOptions) { g.MaxAttempts = 100 }, 0.5, ms(100, 200, 400, 800)},
+		{"maxAttempts 2: one retry", func(g *GRPCOptions) { g.MaxAttempts = 2 }, 0.5, ms(100)},
+		{"grpc-go-1.68, jitter 1: the ceiling", jitter168, 1, ms(100, 200, 400)},
+		{"grpc-go-1.68, jitter 0: every retry at once", jitter168, 0, ms(0, 0, 0)},
+		{"grpc-go-1.68, jitter 0.5: half the ceiling", jitter168, 0.5, ms(50, 100, 200)},
 	}
 	for _, tc := range tests {
 		p := newGRPCPolicy(t, tc.mod)
@@ -343,10 +354,10 @@ func TestGRPCPushback(t *testing.T) {
 		why   GiveUp
 		wait  time.Duration
 	}{
-		{netErr, constJitter(1), true, Continue, 100 * time.Millisecond},
-		{netErr, constJitter(1), true, Continue, 200 * time.Millisecond},
+		{netErr, constJitter(0.5), true, Continue, 100 * time.Millisecond},
+		{netErr, constJitter(0.5), true, Continue, 200 * time.Millisecond},
 		{push(netErr, 1500), noDraw{t}, true, Continue, 1500 * time.Millisecond}, // exactly, no jitter
-		{netErr, constJitter(1), true, Continue, 100 * time.Millisecond},         // restarted
+		{netErr, constJitter(0.5), true, Continue, 100 * time.Millisecond},       // restarted
 		{push(netErr, 0), noDraw{t}, false, MaxRetries, 0},                       // attempts exhausted
 	}
 	for i, s := range steps {
@@ -379,12 +390,12 @@ func TestGRPCPushback(t *testing.T) {
 // attempts; a retry whose delay would end after it is not made, nor one after it passed.
 func TestGRPCDeadline(t *testing.T) {
 	p := newGRPCPolicy(t, nil)
-	tr := run(t, p, Class{}, alwaysOn(netErr), env{deadline: sim.Time(250 * time.Millisecond)})
+	tr := run(t, p, Class{}, alwaysOn(netErr), env{deadline: sim.Time(250 * time.Millisecond), jitter: constJitter(0.5)})
 	if tr.why != Deadline || !reflect.DeepEqual(tr.backoffs, ms(100)) {
 		t.Errorf("deadline 250ms: %v after %v, want Deadline after [100ms]", tr.why, tr.backoffs)
 	}
 	// A retry may start at the deadline exactly; the failure then finds the deadline passed.
-	tr = run(t, p, Class{}, alwaysOn(netErr), env{deadline: sim.Time(300 * time.Millisecond)})
+	tr = run(t, p, Class{}, alwaysOn(netErr), env{deadline: sim.Time(300 * time.Millisecond), jitter: constJitter(0.5)})
 	if tr.why != Deadline || !reflect.DeepEqual(tr.backoffs, ms(100, 200)) {
 		t.Errorf("deadline 300ms: %v after %v, want Deadline after [100ms 200ms]", tr.why, tr.backoffs)
 	}
@@ -530,6 +541,11 @@ func TestGRPCValidate(t *testing.T) {
 			[]string{"grpc.hedgingPolicy.maxAttempts: 1: must be ≥ 2, the first copy included (A6); values above 5 are treated as 5",
 				"grpc.hedgingPolicy.hedgingDelay: -1ns: must be ≥ 0 (0 sends every copy at once)",
 				`grpc.hedgingPolicy.nonFatalStatusCodes: "NOPE": not a gRPC status code; known: CANCELLED, UNKNOWN, INVALID_ARGUMENT, DEADLINE_EXCEEDED, NOT_FOUND, ALREADY_EXISTS, PERMISSION_DENIED, RESOURCE_EXHAUSTED, FAILED_PRECONDITION, ABORTED, OUT_OF_RANGE, UNIMPLEMENTED, INTERNAL, UNAVAILABLE, DATA_LOSS, UNAUTHENTICATED`}},
+		{"backoffJitter: the 2017 rule by its release", jitter168, nil},
+		{"backoffJitter: unknown", func(g *GRPCOptions) { g.BackoffJitter = "a6-2017" },
+			[]string{`grpc.backoffJitter: "a6-2017": must be grpc-go-1.69 (A6 as revised 2024-08-23: base × U(0.8, 1.2)) or grpc-go-1.68 (A6 of 2017: U[0, base])`}},
+		{"backoffJitter with hedging", func(g *GRPCOptions) { hedged(3, 0, "UNAVAILABLE")(g); jitter168(g) },
+			[]string{"grpc.backoffJitter: \"grpc-go-1.68\": a retryPolicy field, which hedgingPolicy replaces (A6: a method has one or the other); leave it at its default grpc-go-1.69"}},
 		{"hedging with a changed retry policy", func(g *GRPCOptions) {
 			hedged(3, 0, "UNAVAILABLE")(g)
 			g.MaxAttempts, g.RetryableStatusCodes = 3, []string{"UNAVAILABLE"}
@@ -598,4 +614,183 @@ func ExampleGRPCStatus() {
 	// no connection available (not sent) → UNAVAILABLE
 	// NotWritablePrimary(10107) → UNAVAILABLE
 	// BadValue(2) → INTERNAL
+}
+
+// TestGRPCJitterBounds checks the constants of A6 "Exponential Backoff" as revised on 2024-08-23
+// (grpc/proposal commit dc9fd4f) and of grpc-go since v1.69.0 (stream.go, shouldRetry: "a
+// random factor between 0.8 and 1.2", grpc/grpc-go#7869): over many draws from a seeded stream
+// every delay lies in [0.8, 1.2] × the base, some on either side of it, and they average the
+// base; the ends of the jitter give exactly 0.8 and 1.2 × the base. Under backoffJitter
+// grpc-go-1.68 the 2017 rule, U[0, base] (grpc-go v1.68.x: rand.Int63n of the base), is kept:
+// delays in [0, base], averaging half of it. grpc-go's change came without a test of its own.
+func TestGRPCJitterBounds(t *testing.T) {
+	const base = 400 * time.Millisecond
+	tests := []struct {
+		rule          string
+		full          bool
+		lo, hi, mean  float64 // × base
+		atZero, atOne time.Duration
+	}{
+		{GRPCJitterGRPCGo169, false, 0.8, 1.2, 1, 320 * time.Millisecond, 480 * time.Millisecond},
+		{GRPCJitterGRPCGo168, true, 0, 1, 0.5, 0, base},
+	}
+	for _, tc := range tests {
+		if got := grpcDelay(base, 0, tc.full); got != tc.atZero {
+			t.Errorf("%s: grpcDelay(%v, 0) = %v, want %v", tc.rule, base, got, tc.atZero)
+		}
+		if got := grpcDelay(base, 1, tc.full); got != tc.atOne {
+			t.Errorf("%s: grpcDelay(%v, 1) = %v, want %v", tc.rule, base, got, tc.atOne)
+		}
+		p := newGRPCPolicy(t, func(g *GRPCOptions) { g.BackoffJitter, g.InitialBackoff, g.MaxBackoff = tc.rule, base, base })
+		j := sim.NewStream(7, "grpc-jitter")
+		const n = 100000
+		var st State
+		var sum float64
+		minD, maxD := time.Duration(math.MaxInt64), time.Duration(0)
+		below, above := 0, 0
+		for range n {
+			p.Begin(&st, Class{}, 0, sim.Never)
+			d := p.Failed(&st, netErr, 0, j)
+			if !d.Retry {
+				t.Fatalf("%s: Failed(network error) = %+v, want a retry", tc.rule, d)
+			}
+			minD, maxD = min(minD, d.Backoff), max(maxD, d.Backoff)
+			sum += float64(d.Backoff)
+			switch {
+			case d.Backoff < base:
+				below++
+			case d.Backoff > base:
+				above++
+			}
+		}
+		if lo := time.Duration(tc.lo * float64(base)); minD < lo {
+			t.Errorf("%s: smallest delay %v, want ≥ %v", tc.rule, minD, lo)
+		}
+		if hi := time.Duration(tc.hi * float64(base)); maxD > hi {
+			t.Errorf("%s: largest delay %v, want ≤ %v", tc.rule, maxD, hi)
+		}
+		// The draws reach close to both ends.
+		if span := float64(maxD-minD) / float64(base); span < 0.99*(tc.hi-tc.lo) {
+			t.Errorf("%s: delays span %v × the base (%v to %v), want about %v", tc.rule, span, minD, maxD, tc.hi-tc.lo)
+		}
+		if mean := sum / n / float64(base); math.Abs(mean-tc.mean) > 0.005 {
+			t.Errorf("%s: mean delay %v × the base, want %v ± 0.005", tc.rule, mean, tc.mean)
+		}
+		if !tc.full && (below == 0 || above == 0) {
+			t.Errorf("%s: %d delays below the base and %d above, want some of each", tc.rule, below, above)
+		}
+	}
+}
+
+// TestGRPCTransparentRetry checks A6 "Transparent Retries", second case ("load balancing
+// succeeds but the RPC never leaves the client"): such a request is retried at once, whatever
+// the retry policy, not counted as an attempt nor by the throttle, for as long as it happens
+// until the deadline. The first row replays gRPC core's end-to-end test RetryTests
+// RetryTransparentNotSentOnWire (grpc/grpc test/core/end2end/tests/retry_transparent_not_sent_on_wire.cc):
+// the first ten attempts fail before being sent on the wire and the call then succeeds, with no
+// grpc-previous-rpc-attempts on the request that got through. The others follow grpc-go's
+// stream.go (csAttempt.shouldRetry: a NewStream error with AllowTransparentRetry is retried
+// before the throttle, the pushback, the codes and maxAttempts are looked at, on any attempt).
+// A connection that could not be established is A6's first case (a pick in
+// TRANSIENT_FAILURE): the retry policy decides.
+func TestGRPCTransparentRetry(t *testing.T) {
+	establish := Failure{Dispatch: true, Network: true, Labels: wire.SystemOverloadedError | wire.RetryableError}
+	seq := func(fs ...Failure) script {
+		return func(i int) (Failure, bool) {
+			if i < len(fs) {
+				return fs[i], false
+			}
+			return Failure{}, true
+		}
+	}
+	ten := make([]Failure, 10)
+	for i := range ten {
+		ten[i] = cleared
+	}
+	tests := []struct {
+		gloss    string
+		mod      func(*GRPCOptions)
+		s        script
+		deadline sim.Time
+		attempts int
+		ok       bool
+		why      GiveUp
+		tokens   float64 // with throttling (maxTokens 10), after the call
+		attempt  int     // State.Attempt after the call: the attempts the policy counted
+		backoffs []time.Duration
+	}{
+		{"core RetryTransparentNotSentOnWire: 10 not sent, then success, UNAVAILABLE not retryable",
+			func(g *GRPCOptions) { g.RetryableStatusCodes = []string{"RESOURCE_EXHAUSTED"} }, seq(ten...), 0, 11, true, Continue, 10, 0, make([]time.Duration, 10)},
+		{"maxAttempts 2 does not limit them", func(g *GRPCOptions) { g.MaxAttempts = 2 }, seq(ten...), 0, 11, true, Continue, 10, 0,
+			make([]time.Duration, 10)},
+		{"after a counted retry too (grpc-go: any attempt); maxAttempts counts only the others",
+			func(g *GRPCOptions) { g.MaxAttempts = 2 }, seq(netErr, cleared, cleared, cleared, netErr), 0, 5, false, MaxRetries, 8, 2,
+			ms(100, 0, 0, 0)},
+		{"until the deadline", nil, alwaysOn(cleared), sim.Time(5 * time.Millisecond), 5, false, Deadline, 10, 0, ms(0, 0, 0, 0)},
+		{"a failed establishment is a pick in TRANSIENT_FAILURE: counted, throttled, retried by the policy",
+			nil, alwaysOn(establish), 0, 4, false, MaxRetries, 6, 4, ms(100, 200, 400)},
+		{"a failed establishment with UNAVAILABLE not retryable is not retried",
+			func(g *GRPCOptions) { g.RetryableStatusCodes = []string{"RESOURCE_EXHAUSTED"} }, alwaysOn(establish), 0, 1, false, NotRetryable, 10, 0, nil},
+	}
+	for _, tc := range tests {
+		p := newGRPCPolicy(t, func(g *GRPCOptions) {
+			if tc.mod != nil {
+				tc.mod(g)
+			}
+			throttled(10, 0.1)(g)
+		})
+		var j Jitter = noDraw{t}
+		if tc.attempt > 0 {
+			j = constJitter(0.5)
+		}
+		e := env{jitter: j, deadline: tc.deadline}
+		if tc.deadline != 0 {
+			e.attempt = time.Millisecond
+		}
+		var st State
+		tr := runState(t, p, &st, tc.s, e)
+		if tr.attempts != tc.attempts || tr.ok != tc.ok || tr.why != tc.why {
+			t.Errorf("%s: %d attempts, ok %v, %v; want %d, %v, %v", tc.gloss, tr.attempts, tr.ok, tr.why, tc.attempts, tc.ok, tc.why)
+		}
+		if got := p.tokens(); got != tc.tokens {
+			t.Errorf("%s: token_count %v, want %v", tc.gloss, got, tc.tokens)
+		}
+		if got := st.Attempt(); got != tc.attempt {
+			t.Errorf("%s: Attempt() = %d, want %d", tc.gloss, got, tc.attempt)
+		}
+		if len(tr.backoffs)+len(tc.backoffs) > 0 && !reflect.DeepEqual(tr.backoffs, tc.backoffs) {
+			t.Errorf("%s: retries after %v, want %v", tc.gloss, tr.backoffs, tc.backoffs)
+		}
+	}
+}
+
+// runState is run with the operation's State kept in st, for the checks that read it.
+func runState(t *testing.T, p Policy, st *State, s script, e env) transcript {
+	t.Helper()
+	if e.deadline == 0 {
+		e.deadline = sim.Never
+	}
+	var tr transcript
+	p.Begin(st, Class{}, 0, e.deadline)
+	now := sim.Time(0)
+	for i := 0; ; i++ {
+		if i == 1000 {
+			t.Fatalf("%s: no end after 1000 attempts", p.Name())
+		}
+		tr.attempts++
+		now = now.Add(e.attempt)
+		f, ok := s(i)
+		if ok {
+			p.Succeeded(st, now)
+			tr.ok = true
+			return tr
+		}
+		d := p.Failed(st, f, now, e.jitter)
+		if !d.Retry {
+			tr.why = d.Why
+			return tr
+		}
+		tr.backoffs = append(tr.backoffs, d.Backoff)
+		now = now.Add(d.Backoff)
+	}
 }

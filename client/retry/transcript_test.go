@@ -785,7 +785,7 @@ func TestSetBlockOption(t *testing.T) {
 	describeBlock(effectiveBlock(&o, "grpc"), "grpc.", &fields)
 	want := "grpc.maxAttempts=4 grpc.initialBackoff=100ms grpc.maxBackoff=1s grpc.backoffMultiplier=2 " +
 		"grpc.retryableStatusCodes=UNAVAILABLE,RESOURCE_EXHAUSTED grpc.retryThrottling.maxTokens=10 " +
-		"grpc.retryThrottling.tokenRatio=0.5 grpc.hedgingPolicy=none"
+		"grpc.retryThrottling.tokenRatio=0.5 grpc.hedgingPolicy=none grpc.backoffJitter=grpc-go-1.69"
 	if got := strings.Join(fields, " "); got != want {
 		t.Errorf("describeBlock:\n got %s\nwant %s", got, want)
 	}

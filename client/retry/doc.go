@@ -124,15 +124,21 @@
 //	overload reply (SystemOverloadedError, a limiter's 462)   RESOURCE_EXHAUSTED (HTTP 429's code)
 //	network error                                             UNAVAILABLE
 //	request never sent (no connection, node, breaker open)    UNAVAILABLE
+//	  (PoolClearedError: retried transparently, see below)
 //	error reply with a transient code (IsRetryableRead:       UNAVAILABLE
 //	  not primary, shutting down, interrupted, ...)
 //	any other error reply                                     INTERNAL
 //	the client's own throttle (Failure.Throttled)             no status: never retried
 //
-// In retry mode a failure is retried when its code is in retryableStatusCodes, fewer than
-// maxAttempts (at most 5) attempts were made, the throttle allows, and the delay ends before
-// the call's deadline (the deadline given to Begin, CSOT or not). The delay before retry n is
-// j·min(initialBackoff·multiplier^(n−1), maxBackoff), or exactly N ms after a pushback of N ≥ 0
+// In retry mode a request given a connection that closed, or a pool that was cleared, before it
+// was written (PoolClearedError) never left the client: it is retried at once, whatever its
+// code, counted neither as an attempt nor by the throttle, until the deadline (A6 "Transparent
+// Retries", as grpc-go and gRPC core do). Any other failure is retried when its code is in
+// retryableStatusCodes, fewer than maxAttempts (at most 5) attempts were made, the throttle
+// allows, and the delay ends before the call's deadline (the deadline given to Begin, CSOT or
+// not). The delay before retry n is min(initialBackoff·multiplier^(n−1), maxBackoff)·(0.8 +
+// 0.4j) (A6 as revised 2024-08-23, grpc-go since v1.69.0; backoffJitter grpc-go-1.68 draws
+// A6's 2017 rule, j times that base), or exactly N ms after a pushback of N ≥ 0
 // (grpc-retry-pushback-ms), after which the ceiling restarts from initialBackoff; a negative
 // pushback stops (PushbackStop). With retryThrottling the client keeps token_count, starting at
 // maxTokens, in thousandths of a token: each failure with a retryable code or a pushback not to

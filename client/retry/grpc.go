@@ -40,7 +40,10 @@ type GRPCOptions struct {
 	// gRPC names them (UNAVAILABLE, RESOURCE_EXHAUSTED, ...); at least one, never OK.
 	RetryableStatusCodes []string `yaml:"retryableStatusCodes"`
 	// RetryThrottling, when given, throttles retries and hedges per client (A6 "Throttling
-	// Retry Attempts and Hedged RPCs"); nil means no throttling.
+	// Retry Attempts and Hedged RPCs"); nil means no throttling. A client is one channel, and
+	// the count is the channel's, as grpc-go (per ClientConn), grpc-java and gRPC core (since
+	// grpc/grpc#39659, May 2025; a per-server-name count shared by a process's channels
+	// before) keep it: docs/policies.md §2.8.
 	RetryThrottling *GRPCThrottling `yaml:"retryThrottling"`
 	// HedgingPolicy, when given, replaces the retry policy: copies are sent every
 	// HedgingDelay (A6: a method config has one or the other, so the retry policy's fields
@@ -371,7 +374,7 @@ func (p *grpcPolicy) tokens() float64 { return float64(p.milli) / 1000 }
 // policy, not counted as an attempt (State.Attempt stays) nor by the throttle, as often as it
 // happens until the call's deadline (Deadline) — A6 "Transparent Retries", second case, as
 // grpc-go (stream.go, shouldRetry: a NewStream error that allows a transparent retry) and gRPC
-// core (retry_filter_legacy_call_data.cc, kNotSentOnWire) do.
+// core (a stream kNotSentOnWire: its end-to-end test RetryTransparentNotSentOnWire) do.
 //
 // Retry mode, in grpc-go's order (stream.go, shouldRetry): a pushback telling not to retry
 // counts as a throttling failure and stops (PushbackStop); a code not in retryableStatusCodes

@@ -29,6 +29,21 @@ const (
 	AWSBehaviorLegacy = "legacy"
 )
 
+// Presets of the aws block (AWSOptions.Preset): an SDK's default retry behaviour when it is not
+// the standard mode. Each fixes the rules; maxAttempts may still be given.
+const (
+	// AWSPresetBotocoreLegacy is botocore's legacy retry mode (botocore/retryhandler.py with
+	// data/_retry.json), boto3's and the AWS CLI v1's default until the 2026 change: 5 attempts,
+	// backoff rand × 2^(attempt−1) s with no cap, no retry quota.
+	AWSPresetBotocoreLegacy = "botocore-legacy"
+	// AWSPresetCPPDefault is aws-sdk-cpp's DefaultRetryStrategy, what ClientConfiguration builds
+	// when no retry mode is configured: 11 attempts (maxRetries 10), delays 0 then 2^retries × 25
+	// ms with no jitter and no cap, no retry quota.
+	AWSPresetCPPDefault = "cpp-default"
+	// AWSServiceDynamoDB selects DynamoDB's service defaults (AWSOptions.Service).
+	AWSServiceDynamoDB = "dynamodb"
+)
+
 // Constants of the standard mode (botocore standard.py and quota.py).
 const (
 	// awsDefaultMaxAttempts is DEFAULT_MAX_ATTEMPTS.
@@ -49,7 +64,7 @@ const (
 	// Retry costs: legacy _RETRY_COST 5 and _TIMEOUT_RETRY_REQUEST 10; 2026 _RETRY_COST_V2 14
 	// and _THROTTLING_RETRY_COST 5.
 	awsLegacyCost           = 5
-	awsLegacyTimeoutCost    = 10
+	awsLegacyTimeoutCost    = 10 // no failure the simulator retries is a timeout (see cost)
 	awsCost2026             = 14
 	awsThrottlingCost2026   = 5
 	awsNoRetryIncrement     = 1 // _NO_RETRY_INCREMENT: added by a success on the first attempt
@@ -60,6 +75,21 @@ const (
 	awsClockerBucketsPerSec = 2   // 1 / RateClocker._TIME_BUCKET_RANGE (0.5 s)
 	awsCubicC               = 0.4 // CubicCalculator._SCALE_CONSTANT
 	awsCubicBeta            = 0.7 // CubicCalculator._BETA
+	// awsDynamoDBMaxAttempts and awsDynamoDBTransientBase are the 2026 standard mode's DynamoDB
+	// defaults (standard.py _SERVICE_MAX_ATTEMPTS and _SERVICE_BACKOFF_CONFIG).
+	awsDynamoDBMaxAttempts   = 4
+	awsDynamoDBTransientBase = 25 * time.Millisecond
+	// botocore's legacy mode (data/_retry.json): max_attempts 5, base "rand", growth factor 2;
+	// for DynamoDB max_attempts 10 and the fixed base 0.05 s.
+	legacyAttempts         = 5
+	legacyDynamoDBAttempts = 10
+	legacyDynamoDBBase     = 50 * time.Millisecond
+	// aws-sdk-cpp's DefaultRetryStrategy(maxRetries = 10, scaleFactor = 25).
+	cppDefaultAttempts = 11
+	cppScaleFactor     = 25 * time.Millisecond
+	// awsMaxDoubling bounds the uncapped delays of the legacy presets (about 146 years), so that a
+	// large maxAttempts cannot overflow a time.Duration.
+	awsMaxDoubling = time.Duration(1) << 62
 )
 
 // AWSOptions are the aws-standard and aws-adaptive policies' options.
@@ -67,29 +97,83 @@ type AWSOptions struct {
 	// Behavior selects the standard mode's rules: "2026" (the default from November 2026) or
 	// "legacy" (before it).
 	Behavior string `yaml:"behavior"`
-	// MaxAttempts is max_attempts, the first attempt included (default 3); ≥ 1, and 1 means no
-	// retries.
+	// MaxAttempts is max_attempts, the first attempt included; ≥ 0, where 0 means the SDK's
+	// default (the default: 3 in the standard mode, 4 for DynamoDB in 2026; 5 under
+	// botocore-legacy, 10 for DynamoDB; 11 under cpp-default), and 1 means no retries.
 	MaxAttempts int `yaml:"maxAttempts"`
 	// RetryQuota is the client's retry quota in tokens: its capacity and starting balance
-	// (default 500); ≥ 0, and 0 means no retries.
+	// (default 500); ≥ 0, and 0 means no retries. The presets have no quota: leave it at 500.
 	RetryQuota int `yaml:"retryQuota"`
+	// Preset is "" (the standard or adaptive mode, by Behavior) or an SDK's default retry
+	// behaviour that is not the standard mode: "botocore-legacy" or "cpp-default". aws-standard
+	// only; a preset fixes the rules, so Behavior and RetryQuota keep their defaults.
+	Preset string `yaml:"preset"`
+	// Service is "" or "dynamodb": the SDK's service defaults for DynamoDB, which exist in the
+	// 2026 behaviour and under botocore-legacy.
+	Service string `yaml:"service"`
 }
 
-// SetDefaults sets the SDKs' defaults: the 2026 behaviour, 3 attempts, a quota of 500.
+// SetDefaults sets the SDKs' defaults: the 2026 behaviour, its default attempts, a quota of 500,
+// no preset, no service.
 func (a *AWSOptions) SetDefaults() {
-	*a = AWSOptions{Behavior: awsDefaultBehavior, MaxAttempts: awsDefaultMaxAttempts, RetryQuota: awsDefaultQuota}
+	*a = AWSOptions{Behavior: awsDefaultBehavior, RetryQuota: awsDefaultQuota}
 }
 
 func (a *AWSOptions) validate(bad func(name, value, rule string)) {
 	if a.Behavior != AWSBehavior2026 && a.Behavior != AWSBehaviorLegacy {
 		bad("behavior", strconv.Quote(a.Behavior), `must be "2026" or "legacy"`)
 	}
-	if a.MaxAttempts < 1 {
-		bad("maxAttempts", strconv.Itoa(a.MaxAttempts), "must be ≥ 1, the first attempt included (1 = no retries)")
+	if a.MaxAttempts < 0 {
+		bad("maxAttempts", strconv.Itoa(a.MaxAttempts), "must be ≥ 0, the first attempt included (0 = the SDK's default, 1 = no retries)")
 	}
 	if a.RetryQuota < 0 {
 		bad("retryQuota", strconv.Itoa(a.RetryQuota), "must be ≥ 0 (0 = no retries)")
 	}
+	switch a.Preset {
+	case "", AWSPresetBotocoreLegacy, AWSPresetCPPDefault:
+	default:
+		bad("preset", strconv.Quote(a.Preset), `must be "", "botocore-legacy" or "cpp-default"`)
+	}
+	if a.Preset != "" && a.Behavior != awsDefaultBehavior {
+		bad("behavior", strconv.Quote(a.Behavior), "a standard-mode rule: preset "+a.Preset+" fixes the rules; leave it at "+awsDefaultBehavior)
+	}
+	if a.Preset != "" && a.RetryQuota != awsDefaultQuota {
+		bad("retryQuota", strconv.Itoa(a.RetryQuota), "preset "+a.Preset+" has no retry quota; leave it at "+strconv.Itoa(awsDefaultQuota))
+	}
+	switch {
+	case a.Service != "" && a.Service != AWSServiceDynamoDB:
+		bad("service", strconv.Quote(a.Service), `must be "" or "dynamodb"`)
+	case a.Service == "":
+	case a.Preset == AWSPresetCPPDefault:
+		bad("service", strconv.Quote(a.Service), "aws-sdk-cpp's DefaultRetryStrategy has no service defaults")
+	case a.Preset == "" && a.Behavior == AWSBehaviorLegacy:
+		bad("service", strconv.Quote(a.Service), "the standard mode before 2026 has no service defaults")
+	}
+}
+
+// validatePolicy checks the rules that depend on the policy the block is given to: a preset is
+// not the adaptive mode.
+func (a *AWSOptions) validatePolicy(policy string, bad func(name, value, rule string)) {
+	if a.Preset != "" && policy != NameAWSStandard {
+		bad("preset", strconv.Quote(a.Preset), "applies only to "+NameAWSStandard+": a preset is not the adaptive mode")
+	}
+}
+
+// attempts is the effective max_attempts: MaxAttempts, or the SDK's default when it is 0.
+func (a *AWSOptions) attempts() int {
+	switch {
+	case a.MaxAttempts > 0:
+		return a.MaxAttempts
+	case a.Preset == AWSPresetCPPDefault:
+		return cppDefaultAttempts
+	case a.Preset == AWSPresetBotocoreLegacy && a.Service == AWSServiceDynamoDB:
+		return legacyDynamoDBAttempts
+	case a.Preset == AWSPresetBotocoreLegacy:
+		return legacyAttempts
+	case a.Service == AWSServiceDynamoDB:
+		return awsDynamoDBMaxAttempts
+	}
+	return awsDefaultMaxAttempts
 }
 
 // awsStandard is an AWS SDK client's standard retry mode: the retry conditions, the backoff
@@ -99,15 +183,26 @@ func (a *AWSOptions) validate(bad func(name, value, rule string)) {
 type awsStandard struct {
 	name     string
 	legacy   bool
+	preset   string // "" or a preset, which has no quota
 	attempts int
 	capacity int
 	quota    int // available capacity
+	// transient is the 2026 backoff base of non-throttling errors; fixed, botocore-legacy's
+	// fixed (unjittered) base, 0 for the random one.
+	transient, fixed time.Duration
 }
 
 func newAWSStandardPolicy(name string, o Options) awsStandard {
 	a := orDefault(o.AWS)
-	return awsStandard{name: name, legacy: a.Behavior == AWSBehaviorLegacy, attempts: a.MaxAttempts,
-		capacity: a.RetryQuota, quota: a.RetryQuota}
+	p := awsStandard{name: name, legacy: a.Behavior == AWSBehaviorLegacy, preset: a.Preset, attempts: a.attempts(),
+		capacity: a.RetryQuota, quota: a.RetryQuota, transient: awsTransientBase}
+	if a.Service == AWSServiceDynamoDB {
+		p.transient = awsDynamoDBTransientBase
+		if a.Preset == AWSPresetBotocoreLegacy {
+			p.fixed = legacyDynamoDBBase
+		}
+	}
+	return p
 }
 
 func newAWSStandard(o Options) Policy {
@@ -128,6 +223,9 @@ func (p *awsStandard) Begin(st *State, c Class, _, deadline sim.Time) {
 // token when the operation was never retried, else what its last retry acquired; never above
 // the capacity.
 func (p *awsStandard) Succeeded(st *State, _ sim.Time) {
+	if p.preset != "" {
+		return // no quota
+	}
 	n := awsNoRetryIncrement
 	if st.retries > 0 {
 		n = p.cost(st.kept)
@@ -151,15 +249,17 @@ func awsRetryable(f Failure) (retryable, throttling bool) {
 	return false, false // KindThrottled: no AWS SDK throttles its own retries this way
 }
 
-// cost is what a retry after f acquires from the quota: legacy 5, or 10 after a timeout (a
-// network error here: the simulator's network errors are connections that timed out or closed
-// in flight, and botocore charges 10 for ConnectTimeoutError and ReadTimeoutError); 2026 14, or
-// 5 after a throttling error.
+// cost is what a retry after f acquires from the quota: nothing under a preset (no quota);
+// legacy 5 (botocore charges 10 only for a ConnectTimeoutError or ReadTimeoutError, and no
+// failure the simulator retries is one: a network error is a connection closed in flight, an
+// attempt that runs out of time ends its operation, and a failed connection establishment does
+// not say whether it timed out or was refused — docs/policies.md §3.3); 2026 14, or 5 after a
+// throttling error.
 func (p *awsStandard) cost(f Failure) int {
 	k := Kind(f)
 	switch {
-	case p.legacy && k == KindNetwork:
-		return awsLegacyTimeoutCost
+	case p.preset != "":
+		return 0
 	case p.legacy:
 		return awsLegacyCost
 	case k == KindOverload:
@@ -202,9 +302,17 @@ func (p *awsStandard) Failed(st *State, f Failure, now sim.Time, j Jitter) Decis
 // (x-amz-retry-after) makes it max(t, min(N ms, t + 5 s)); a negative one, like botocore's
 // parse of a negative header, changes nothing, and legacy ignores the header.
 func (p *awsStandard) delay(attempt int, throttling bool, f Failure, j Jitter) time.Duration {
+	switch {
+	case p.preset == AWSPresetCPPDefault:
+		return cppDelay(attempt - 1)
+	case p.preset == AWSPresetBotocoreLegacy && p.fixed > 0:
+		return awsDoubling(p.fixed, attempt-1)
+	case p.preset == AWSPresetBotocoreLegacy:
+		return time.Duration(awsJitter(j) * float64(awsDoubling(time.Second, attempt-1)))
+	}
 	base := awsLegacyBase
 	if !p.legacy && !throttling {
-		base = awsTransientBase
+		base = p.transient
 	}
 	t := time.Duration(awsJitter(j) * float64(awsCeiling(base, attempt-1)))
 	if !p.legacy && f.Pushback && f.PushbackMS >= 0 {
@@ -223,6 +331,25 @@ func awsCeiling(base time.Duration, exp int) time.Duration {
 	return min(c, awsMaxBackoff)
 }
 
+// awsDoubling is base × 2^exp with no cap but awsMaxDoubling: botocore's legacy delay_exponential
+// (base × growth_factor^(attempts−1)).
+func awsDoubling(base time.Duration, exp int) time.Duration {
+	d := base
+	for i := 0; i < exp && d < awsMaxDoubling; i++ {
+		d *= 2
+	}
+	return min(d, awsMaxDoubling)
+}
+
+// cppDelay is DefaultRetryStrategy::CalculateDelayBeforeNextRetry for the retry after the
+// retries-th retry (AWSClient counts retries from 0): 0 first, then 2^retries × 25 ms.
+func cppDelay(retries int) time.Duration {
+	if retries == 0 {
+		return 0
+	}
+	return awsDoubling(cppScaleFactor, retries)
+}
+
 // awsJitter draws one jitter value, which must be in [0, 1].
 func awsJitter(j Jitter) float64 {
 	x := j.Float64()
@@ -237,6 +364,10 @@ func (p *awsStandard) failureClass(f Failure) string {
 	switch retryable, throttling := awsRetryable(f); {
 	case !retryable:
 		return "not retryable"
+	case p.preset != "" && throttling:
+		return "throttling error"
+	case p.preset != "":
+		return "transient error"
 	case throttling:
 		return "throttling error, retry cost " + strconv.Itoa(p.cost(f))
 	}
@@ -245,6 +376,9 @@ func (p *awsStandard) failureClass(f Failure) string {
 
 // clientState describes the quota for transcripts.
 func (p *awsStandard) clientState() string {
+	if p.preset != "" {
+		return "no quota"
+	}
 	return "quota=" + strconv.Itoa(p.quota) + "/" + strconv.Itoa(p.capacity)
 }
 

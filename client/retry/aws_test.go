@@ -51,7 +51,7 @@ func standardOf(p Policy) *awsStandard {
 func TestAWSDefaults(t *testing.T) {
 	var a AWSOptions
 	a.SetDefaults()
-	if a != (AWSOptions{Behavior: "2026", MaxAttempts: 3, RetryQuota: 500}) {
+	if a != (AWSOptions{Behavior: "2026", MaxAttempts: 0, RetryQuota: 500}) || a.attempts() != 3 {
 		t.Errorf("defaults %+v", a)
 	}
 	got := []float64{awsDefaultMaxAttempts, awsDefaultQuota, awsMaxBackoff.Seconds(), awsLegacyBase.Seconds(),
@@ -88,8 +88,9 @@ func TestAWSDefaults(t *testing.T) {
 
 // TestAWSErrorCategories checks the error mapping: throttling errors are overload replies;
 // transient errors are network errors, requests never sent and error replies with a transient
-// code; everything else is not retried. And the costs: legacy 5, 10 after a timeout (a network
-// error); 2026 14, 5 after a throttling error.
+// code; everything else is not retried. And the costs: legacy 5, a closed connection included
+// (botocore's 10 is for timeouts only, see TestAWSTimeoutCost); 2026 14, 5 after a throttling
+// error.
 func TestAWSErrorCategories(t *testing.T) {
 	tests := []struct {
 		gloss                string
@@ -99,7 +100,7 @@ func TestAWSErrorCategories(t *testing.T) {
 	}{
 		{"an overload reply", rejected, true, true, 5, 5},
 		{"a Couchbase overload status", Failure{Code: wire.HTTPStatus(429)}, true, true, 5, 5},
-		{"a network error (timeout)", netErr, true, false, 10, 14},
+		{"a network error (a connection closed)", netErr, true, false, 5, 14},
 		{"no connection", Failure{Dispatch: true}, true, false, 5, 14},
 		{"pool cleared", cleared, true, false, 5, 14},
 		{"a transient code", code(wire.PrimarySteppedDown, 0), true, false, 5, 14},
@@ -210,13 +211,11 @@ func TestAWSQuota(t *testing.T) {
 		ops   []op
 	}{
 		{"legacy: a first-try success at capacity stays at capacity", awsLegacy, []op{{nil, Continue, 500}}},
-		{"legacy: a timeout costs 10, refunded", awsLegacy, []op{{[]Failure{netErr}, Continue, 500}}},
-		{"legacy: refund of the last retry's cost (5 then 10: 10 back)", awsLegacy, []op{
-			{[]Failure{code(wire.ShutdownInProgress, 0), netErr}, Continue, 495}}},
-		{"legacy: refund of the last retry's cost (10 then 5: 5 back)", awsLegacy, []op{
-			{[]Failure{netErr, rejected}, Continue, 490}, {nil, Continue, 491}, {nil, Continue, 492}}},
+		{"legacy: a closed connection costs 5, refunded", awsLegacy, []op{{[]Failure{netErr}, Continue, 500}}},
+		{"legacy: refund of the last retry's cost (5 then 5: 5 back)", awsLegacy, []op{
+			{[]Failure{code(wire.ShutdownInProgress, 0), netErr}, Continue, 495}, {nil, Continue, 496}}},
 		{"legacy: a failed operation keeps what it took", awsLegacy, []op{
-			{[]Failure{netErr, netErr, netErr}, MaxRetries, 480}, {[]Failure{code(wire.BadValue, 0)}, NotRetryable, 480}}},
+			{[]Failure{netErr, netErr, netErr}, MaxRetries, 490}, {[]Failure{code(wire.BadValue, 0)}, NotRetryable, 490}}},
 		{"2026: a throttling retry costs 5, a transient one 14", nil, []op{
 			{[]Failure{rejected, rejected, rejected}, MaxRetries, 490}, {[]Failure{netErr, netErr, netErr}, MaxRetries, 462}}},
 		{"2026: refund of the last retry's cost (14 then 5: 5 back)", nil, []op{
@@ -587,13 +586,26 @@ func TestAWSValidate(t *testing.T) {
 	}{
 		{"defaults", nil, ""},
 		{"legacy, 1 attempt, quota 0", func(a *AWSOptions) { a.Behavior, a.MaxAttempts, a.RetryQuota = "legacy", 1, 0 }, ""},
-		{"everything wrong", func(a *AWSOptions) { a.Behavior, a.MaxAttempts, a.RetryQuota = "2025", 0, -1 },
+		{"everything wrong", func(a *AWSOptions) {
+			a.Behavior, a.MaxAttempts, a.RetryQuota, a.Preset, a.Service = "2025", -1, -1, "boto3", "s3"
+		},
 			`retry: aws.behavior: "2025": must be "2026" or "legacy" (retryPolicy aws-standard)` + "\n" +
-				"retry: aws.maxAttempts: 0: must be ≥ 1, the first attempt included (1 = no retries) (retryPolicy aws-standard)\n" +
-				"retry: aws.retryQuota: -1: must be ≥ 0 (0 = no retries) (retryPolicy aws-standard)"},
+				"retry: aws.maxAttempts: -1: must be ≥ 0, the first attempt included (0 = the SDK's default, 1 = no retries) (retryPolicy aws-standard)\n" +
+				"retry: aws.retryQuota: -1: must be ≥ 0 (0 = no retries) (retryPolicy aws-standard)\n" +
+				`retry: aws.preset: "boto3": must be "", "botocore-legacy" or "cpp-default" (retryPolicy aws-standard)` + "\n" +
+				`retry: aws.behavior: "2025": a standard-mode rule: preset boto3 fixes the rules; leave it at 2026 (retryPolicy aws-standard)` + "\n" +
+				`retry: aws.retryQuota: -1: preset boto3 has no retry quota; leave it at 500 (retryPolicy aws-standard)` + "\n" +
+				`retry: aws.service: "s3": must be "" or "dynamodb" (retryPolicy aws-standard)`},
 		{"the zero block", func(a *AWSOptions) { *a = AWSOptions{} },
-			`retry: aws.behavior: "": must be "2026" or "legacy" (retryPolicy aws-standard)` + "\n" +
-				"retry: aws.maxAttempts: 0: must be ≥ 1, the first attempt included (1 = no retries) (retryPolicy aws-standard)"},
+			`retry: aws.behavior: "": must be "2026" or "legacy" (retryPolicy aws-standard)`},
+		{"presets, DynamoDB", func(a *AWSOptions) { a.Preset, a.Service, a.MaxAttempts = AWSPresetBotocoreLegacy, "dynamodb", 2 }, ""},
+		{"a preset with a standard-mode rule", func(a *AWSOptions) { a.Preset, a.Behavior, a.RetryQuota = AWSPresetCPPDefault, "legacy", 0 },
+			`retry: aws.behavior: "legacy": a standard-mode rule: preset cpp-default fixes the rules; leave it at 2026 (retryPolicy aws-standard)` + "\n" +
+				`retry: aws.retryQuota: 0: preset cpp-default has no retry quota; leave it at 500 (retryPolicy aws-standard)`},
+		{"DynamoDB under cpp-default", func(a *AWSOptions) { a.Preset, a.Service = AWSPresetCPPDefault, "dynamodb" },
+			`retry: aws.service: "dynamodb": aws-sdk-cpp's DefaultRetryStrategy has no service defaults (retryPolicy aws-standard)`},
+		{"DynamoDB in the legacy standard mode", func(a *AWSOptions) { a.Behavior, a.Service = "legacy", "dynamodb" },
+			`retry: aws.service: "dynamodb": the standard mode before 2026 has no service defaults (retryPolicy aws-standard)`},
 	}
 	for _, tc := range tests {
 		got := ""
@@ -603,6 +615,10 @@ func TestAWSValidate(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("%s:\n got %s\nwant %s", tc.gloss, got, tc.want)
 		}
+	}
+	err := awsOpts(func(a *AWSOptions) { a.Preset = AWSPresetBotocoreLegacy }).Validate(NameAWSAdaptive)
+	if want := `retry: aws.preset: "botocore-legacy": applies only to aws-standard: a preset is not the adaptive mode (retryPolicy aws-adaptive)`; err == nil || err.Error() != want {
+		t.Errorf("a preset with aws-adaptive: %v, want %s", err, want)
 	}
 	if err := awsOpts(nil).Validate(NameGRPC); err == nil || !strings.Contains(err.Error(), "aws: given: options of aws-standard, aws-adaptive, not of this policy") {
 		t.Errorf("an aws block with grpc: %v", err)
@@ -660,7 +676,7 @@ func Example_awsStandard() {
 	}
 	// Output:
 	// legacy IngressRequestRateLimitExceeded(462) [SystemOverloadedError,RetryableError] [1s 2s] quota 490
-	// legacy network error                                      [1s 2s] quota 480
+	// legacy network error                                      [1s 2s] quota 490
 	// 2026   IngressRequestRateLimitExceeded(462) [SystemOverloadedError,RetryableError] [1s 2s] quota 490
 	// 2026   network error                                      [50ms 100ms] quota 472
 }

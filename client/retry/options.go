@@ -198,6 +198,9 @@ func (o *Options) validate(e *entry) error {
 			b.validate(func(name, value, rule string) { bad(b.name+"."+name, value, rule) })
 		}
 	}
+	if o.AWS != nil && e.reads(optAWS) {
+		o.AWS.validatePolicy(e.name, func(name, value, rule string) { bad("aws."+name, value, rule) })
+	}
 	for _, t := range []struct {
 		name string
 		v    time.Duration

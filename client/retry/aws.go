@@ -259,7 +259,7 @@ func (p *awsStandard) cost(f Failure) int {
 	k := Kind(f)
 	switch {
 	case p.preset != "":
-		return 0
+		return 0 // a preset has no quota
 	case p.legacy:
 		return awsLegacyCost
 	case k == KindOverload:

@@ -8,17 +8,32 @@ import (
 	"github.com/overloadsim/overloadsim/sim"
 )
 
-// The finagle policy is a Finagle client's Retries module with an application retry policy, as
-// MethodBuilder builds it (twitter/finagle, finagle-core/src/main/scala/com/twitter/finagle/:
-// service/Retries.scala moduleWithRetryPolicy, service/RequeueFilter.scala,
-// service/RetryFilter.scala, service/RetryPolicy.scala, client/MethodBuilderRetry.scala): a
-// RetryFilter above a RequeueFilter, sharing one RetryBudget per client
-// (service/RetryBudget.scala).
+// The finagle policy is a Finagle client's Retries module (twitter/finagle at 4feb34cb, 2024-10,
+// finagle-core/src/main/scala/com/twitter/finagle/: service/Retries.scala,
+// service/RequeueFilter.scala, service/RetryFilter.scala, service/RetryPolicy.scala,
+// service/ResponseClassifier.scala, client/MethodBuilder.scala, client/MethodBuilderRetry.scala)
+// in one of two configurations (FinagleOptions.Stack), each with one RetryBudget per client
+// (service/RetryBudget.scala):
+//
+//   - client (the default: what StackClient ships, Retries.moduleRequeueable): a RequeueFilter
+//     alone. It deposits in the budget only when a request ends with a response the classifier
+//     calls successful (RequeueFilter.apply's respond, since "Retry budgets: only deposit on
+//     success", f3a7326e, 2020-08), and retries nothing but requeues.
+//   - methodBuilder (MethodBuilder with its retries on): a RetryFilter above the stack's
+//     RequeueFilter. The RetryFilter deposits when each request begins (RetryFilter.apply), and
+//     the stack's filter only withdraws (MethodBuilder.materialize wraps the budget in a
+//     WithdrawOnlyRetryBudget, "Deposit budget once in MethodBuilder", 82e2b839, 2023-11). The
+//     retry policy is RetryPolicy.tries(maxRetries + 1) over the method's ResponseClassifier:
+//     ResponseClassifier.Default (FinagleOptions.Classifier "default") calls a timeout or a
+//     closed channel a NonRetryableFailure, so it retries nothing the RequeueFilter does not;
+//     "retryOnTimeoutAndChannelClosed" (ResponseClassifier.RetryOnTimeout orElse
+//     RetryOnChannelClosed) retries network errors.
 //
 // The budget (RetryBudget.apply, on twitter/util's TokenBucket.newLeakyBucket and
 // WindowedAdder, util-core/src/main/scala/com/twitter/util/{TokenBucket,WindowedAdder}.scala)
-// is an integer token bucket scaled by 1000. Each operation deposits 1000 tokens when it
-// begins (the RetryFilter's deposit; 0 when PercentCanRetry is 0); each retry withdraws
+// is an integer token bucket scaled by 1000. Each deposit is 1000 tokens (0 when
+// PercentCanRetry is 0): one per successful operation when it ends (client), one per operation
+// when it begins (methodBuilder); each retry withdraws
 // floor(1000 / PercentCanRetry) tokens (1 when PercentCanRetry is 0) if the balance holds them.
 // Deposits and withdrawals go into a windowed adder over TTL kept in 10 slices (the current one
 // and 9 past ones of TTL/10), so they expire after between 0.9 and 1.0 × TTL; the balance is the
@@ -48,7 +63,7 @@ import (
 //     RetryPolicy.tries' 5 ms and 200 ms. Requeueable failures never reach the retry policy
 //     (MethodBuilder filters them out), so requeues do not count against Tries.
 //   - Nothing else: other server error replies are application failures the default response
-//     classifier does not retry.
+//     classifier does not retry, and are not successes, so they deposit nothing.
 //
 // A refusal for the requeue limit or Tries gives up with MaxRetries, one for want of tokens
 // with Budget. Under a deadline (Finagle's total timeout) a retry is refused once the deadline
@@ -58,8 +73,10 @@ import (
 // In State, Attempt() counts the application retries (RetryPolicy's), Retries() every retry,
 // and the allowed_retries field the requeues left to the current application attempt.
 //
-// Departures. The requeue limit of a retried attempt is computed when the retry is granted, not
-// when its backoff ends. Time is virtual nanoseconds, so the adder's slices are TTL/10 exactly
+// Departures. The model's server error reply is taken to be a failed response (a Throw, as Mux's
+// ServerApplicationError is): under ResponseClassifier.Default a protocol whose error replies are
+// values (an HTTP 500, a Thrift exception) would call them successful and deposit. The requeue
+// limit of a retried attempt is computed when the retry is granted, not when its backoff ends. Time is virtual nanoseconds, so the adder's slices are TTL/10 exactly
 // rather than whole milliseconds. The reserve is computed in 64 bits where Finagle's Int product
 // could overflow for extreme settings. The backoff is the current Backoff class's
 // DecorrelatedJittered, whose draws never fall below the previous delay ([prev, 3·prev)); the
@@ -77,9 +94,30 @@ const (
 	finagleMaxRequeuesPerReq = 0.2
 )
 
-// FinagleOptions are the finagle policy's options: the RetryBudget and the retry filter's
-// tries and backoff. SetDefaults gives RetryBudget() and MethodBuilder's retry policy.
+// The configurations of FinagleOptions.Stack and the classifiers of FinagleOptions.Classifier.
+const (
+	// FinagleStackClient is StackClient's stack as it ships: Retries.moduleRequeueable.
+	FinagleStackClient = "client"
+	// FinagleStackMethodBuilder is MethodBuilder with retries: a RetryFilter above the stack.
+	FinagleStackMethodBuilder = "methodBuilder"
+	// FinagleClassifierDefault is ResponseClassifier.Default, MethodBuilder's default.
+	FinagleClassifierDefault = "default"
+	// FinagleClassifierNetwork is ResponseClassifier.RetryOnTimeout orElse RetryOnChannelClosed.
+	FinagleClassifierNetwork = "retryOnTimeoutAndChannelClosed"
+)
+
+// FinagleOptions are the finagle policy's options: the client's configuration, the RetryBudget,
+// and the retry filter's classifier, tries and backoff. SetDefaults gives the stock client,
+// RetryBudget(), and MethodBuilder's retry policy.
 type FinagleOptions struct {
+	// Stack is the client's configuration: FinagleStackClient ("client", the default: the stock
+	// client, which deposits on success and only requeues) or FinagleStackMethodBuilder
+	// ("methodBuilder": a retry filter, which deposits as each request begins).
+	Stack string `yaml:"stack"`
+	// Classifier is the methodBuilder retry filter's ResponseClassifier: "default"
+	// (ResponseClassifier.Default, which retries no network error) or
+	// "retryOnTimeoutAndChannelClosed". It must stay "default" with the client stack.
+	Classifier string `yaml:"classifier"`
 	// TTL is how long deposits and withdrawals stay in the budget: in [1 s, 60 s] (RetryBudget's
 	// bounds). The reserve counts it in whole seconds, as Finagle's Duration.inSeconds does.
 	// Default 10 s.
@@ -90,7 +128,8 @@ type FinagleOptions struct {
 	// five requests; 2 is two per request): in [0, 1000]. Default 0.2.
 	PercentCanRetry float64 `yaml:"percentCanRetry"`
 	// Tries is RetryPolicy.tries' numTries: the most attempts the retry filter makes for network
-	// errors, the first included; ≥ 1. Default 3 (MethodBuilder's 2 retries).
+	// errors, the first included; ≥ 1. Default 3 (MethodBuilder's 2 retries). Tries and the
+	// backoffs apply only when the classifier retries network errors.
 	Tries int `yaml:"tries"`
 	// BackoffStart is the retry filter's first backoff and the decorrelated jitter's lower
 	// bound: > 0. Default 5 ms (RetryPolicy.tries).
@@ -100,14 +139,38 @@ type FinagleOptions struct {
 	BackoffMax time.Duration `yaml:"backoffMax"`
 }
 
-// SetDefaults sets RetryBudget()'s defaults and MethodBuilder's retry policy: TTL 10 s, 10
-// retries/s, 20 %, 3 tries with backoff from 5 ms to 200 ms.
+// SetDefaults sets the stock client, RetryBudget()'s defaults and MethodBuilder's retry policy:
+// stack client, classifier default, TTL 10 s, 10 retries/s, 20 %, 3 tries with backoff from 5 ms
+// to 200 ms.
 func (f *FinagleOptions) SetDefaults() {
-	*f = FinagleOptions{TTL: 10 * time.Second, MinRetriesPerSec: 10, PercentCanRetry: 0.2,
+	*f = FinagleOptions{Stack: FinagleStackClient, Classifier: FinagleClassifierDefault,
+		TTL: 10 * time.Second, MinRetriesPerSec: 10, PercentCanRetry: 0.2,
 		Tries: 3, BackoffStart: 5 * time.Millisecond, BackoffMax: 200 * time.Millisecond}
 }
 
+// methodBuilder reports whether the options are MethodBuilder's configuration.
+func (f *FinagleOptions) methodBuilder() bool { return f.Stack == FinagleStackMethodBuilder }
+
+// retriesNetwork reports whether the retry filter retries network errors.
+func (f *FinagleOptions) retriesNetwork() bool {
+	return f.methodBuilder() && f.Classifier == FinagleClassifierNetwork
+}
+
 func (f *FinagleOptions) validate(bad func(name, value, rule string)) {
+	switch f.Stack {
+	case FinagleStackClient, FinagleStackMethodBuilder:
+	default:
+		bad("stack", strconv.Quote(f.Stack), "must be "+FinagleStackClient+" (the stock client) or "+FinagleStackMethodBuilder)
+	}
+	switch f.Classifier {
+	case FinagleClassifierDefault:
+	case FinagleClassifierNetwork:
+		if f.Stack == FinagleStackClient {
+			bad("classifier", f.Classifier, "applies only with stack "+FinagleStackMethodBuilder+" (the stock client has no retry filter)")
+		}
+	default:
+		bad("classifier", strconv.Quote(f.Classifier), "must be "+FinagleClassifierDefault+" or "+FinagleClassifierNetwork)
+	}
 	if f.TTL < time.Second || f.TTL > time.Minute {
 		bad("ttl", f.TTL.String(), "must be in [1s, 60s] (RetryBudget's bounds)")
 	}
@@ -116,6 +179,24 @@ func (f *FinagleOptions) validate(bad func(name, value, rule string)) {
 	}
 	if !(f.PercentCanRetry >= 0 && f.PercentCanRetry <= finagleScale) {
 		bad("percentCanRetry", formatFloat(f.PercentCanRetry), "must be in [0, 1000]")
+	}
+	if !f.retriesNetwork() {
+		var d FinagleOptions
+		d.SetDefaults()
+		for _, o := range []struct {
+			name   string
+			v, def string
+		}{
+			{"tries", strconv.Itoa(f.Tries), strconv.Itoa(d.Tries)},
+			{"backoffStart", f.BackoffStart.String(), d.BackoffStart.String()},
+			{"backoffMax", f.BackoffMax.String(), d.BackoffMax.String()},
+		} {
+			if o.v != o.def {
+				bad(o.name, o.v, "applies only with stack "+FinagleStackMethodBuilder+" and classifier "+
+					FinagleClassifierNetwork+" (nothing else reaches the retry policy); leave it at "+o.def)
+			}
+		}
+		return
 	}
 	if f.Tries < 1 {
 		bad("tries", strconv.Itoa(f.Tries), "must be ≥ 1 (the first attempt included)")
@@ -237,11 +318,14 @@ func newFinagle(o Options) Policy {
 
 func (p *finagle) Name() string { return NameFinagle }
 
-// Begin deposits the operation's tokens and gives its first attempt its requeue limit.
+// Begin gives the operation's first attempt its requeue limit; under MethodBuilder the retry
+// filter first deposits the operation's tokens.
 func (p *finagle) Begin(st *State, c Class, now, deadline sim.Time) {
 	p.seen = max(p.seen, now)
 	st.beginOther(c, deadline, 0)
-	p.budget.depositAt(now)
+	if p.o.methodBuilder() {
+		p.budget.depositAt(now)
+	}
 	st.allowed = p.requeueLimit(now)
 }
 
@@ -251,8 +335,14 @@ func (p *finagle) requeueLimit(now sim.Time) int {
 	return max(0, int(math.Ceil(finagleMaxRequeuesPerReq*float64(p.budget.balance(now)))))
 }
 
-// Succeeded does nothing: the budget was credited when the operation began.
-func (p *finagle) Succeeded(*State, sim.Time) {}
+// Succeeded credits the budget in the stock client, whose RequeueFilter deposits only after a
+// successful response; under MethodBuilder the operation's deposit was made when it began.
+func (p *finagle) Succeeded(_ *State, now sim.Time) {
+	p.seen = max(p.seen, now)
+	if !p.o.methodBuilder() {
+		p.budget.depositAt(now)
+	}
+}
 
 // Failed requeues a never-processed failure, retries a network error under the retry policy,
 // and gives up on anything else.
@@ -269,7 +359,9 @@ func (p *finagle) Failed(st *State, f Failure, now sim.Time, j Jitter) Decision 
 		}
 		return p.requeue(st, now)
 	case KindNetwork:
-		return p.retry(st, now, j)
+		if p.o.retriesNetwork() {
+			return p.retry(st, now, j)
+		}
 	}
 	return st.stop(NotRetryable)
 }
@@ -342,7 +434,13 @@ func (p *finagle) failureClass(f Failure) string {
 		}
 		return "never written: requeueable"
 	case KindNetwork:
-		return "written, no reply: retry policy"
+		switch {
+		case p.o.retriesNetwork():
+			return "written, no reply: retry policy"
+		case p.o.methodBuilder():
+			return "written, no reply: ResponseClassifier.Default does not retry it"
+		}
+		return "written, no reply: the stock client does not retry it"
 	}
 	return "not retried"
 }

@@ -22,6 +22,23 @@ func withFinagle(mod func(*FinagleOptions)) Options {
 	return o
 }
 
+// retryingNetwork sets MethodBuilder's configuration with a classifier that retries network
+// errors (ResponseClassifier.RetryOnTimeout orElse RetryOnChannelClosed).
+func retryingNetwork(f *FinagleOptions) {
+	f.Stack, f.Classifier = FinagleStackMethodBuilder, FinagleClassifierNetwork
+}
+
+// withNetwork returns the Options of withFinagle(mod) in MethodBuilder's configuration with a
+// classifier that retries network errors, mod applied after.
+func withNetwork(mod func(*FinagleOptions)) Options {
+	return withFinagle(func(f *FinagleOptions) {
+		retryingNetwork(f)
+		if mod != nil {
+			mod(f)
+		}
+	})
+}
+
 // TestFinagleValidate checks RetryBudget.apply's requirements (ttl in [1 s, 60 s],
 // minRetriesPerSec ≥ 0, percentCanRetry in [0, 1000]) and those of RetryPolicy.tries and
 // Backoff.decorrelatedJittered, each reported with its path, value and rule.
@@ -37,7 +54,8 @@ func TestFinagleValidate(t *testing.T) {
 		{"bounds of ttl and percentCanRetry", func(f *FinagleOptions) { f.TTL, f.PercentCanRetry = time.Minute, 1000 }, nil},
 		{"ttl 1 s, no reserve", func(f *FinagleOptions) { f.TTL, f.MinRetriesPerSec = time.Second, 0 }, nil},
 		{"both zero: never retries", func(f *FinagleOptions) { f.MinRetriesPerSec, f.PercentCanRetry = 0, 0 }, nil},
-		{"one try, start equal to max", func(f *FinagleOptions) { f.Tries, f.BackoffStart = 1, f.BackoffMax }, nil},
+		{"one try, start equal to max", func(f *FinagleOptions) { retryingNetwork(f); f.Tries, f.BackoffStart = 1, f.BackoffMax }, nil},
+		{"MethodBuilder, default classifier", func(f *FinagleOptions) { f.Stack = FinagleStackMethodBuilder }, nil},
 		// Sad paths.
 		{"ttl below 1 s", func(f *FinagleOptions) { f.TTL = 999 * time.Millisecond },
 			[]string{"retry: finagle.ttl: 999ms: must be in [1s, 60s] (RetryBudget's bounds)" + tail}},
@@ -50,14 +68,27 @@ func TestFinagleValidate(t *testing.T) {
 			}},
 		{"NaN percentage", func(f *FinagleOptions) { f.PercentCanRetry = math.NaN() },
 			[]string{"retry: finagle.percentCanRetry: NaN: must be in [0, 1000]" + tail}},
-		{"zero tries, zero backoffs", func(f *FinagleOptions) { f.Tries, f.BackoffStart, f.BackoffMax = 0, 0, 0 },
+		{"zero tries, zero backoffs", func(f *FinagleOptions) { retryingNetwork(f); f.Tries, f.BackoffStart, f.BackoffMax = 0, 0, 0 },
 			[]string{
 				"retry: finagle.tries: 0: must be ≥ 1 (the first attempt included)" + tail,
 				"retry: finagle.backoffStart: 0s: must be > 0" + tail,
 				"retry: finagle.backoffMax: 0s: must be > 0" + tail,
 			}},
-		{"max below start", func(f *FinagleOptions) { f.BackoffMax = time.Millisecond },
+		{"max below start", func(f *FinagleOptions) { retryingNetwork(f); f.BackoffMax = time.Millisecond },
 			[]string{"retry: finagle.backoffMax: 1ms: must be ≥ backoffStart (5ms)" + tail}},
+		{"unknown stack and classifier", func(f *FinagleOptions) { f.Stack, f.Classifier = "stack", "" }, []string{
+			`retry: finagle.stack: "stack": must be client (the stock client) or methodBuilder` + tail,
+			`retry: finagle.classifier: "": must be default or retryOnTimeoutAndChannelClosed` + tail,
+		}},
+		{"a network classifier on the stock client", func(f *FinagleOptions) { f.Classifier = FinagleClassifierNetwork },
+			[]string{"retry: finagle.classifier: retryOnTimeoutAndChannelClosed: applies only with stack methodBuilder (the stock client has no retry filter)" + tail}},
+		{"tries and backoffs where nothing reaches the retry policy", func(f *FinagleOptions) {
+			f.Stack, f.Tries, f.BackoffStart, f.BackoffMax = FinagleStackMethodBuilder, 4, time.Millisecond, time.Second
+		}, []string{
+			"retry: finagle.tries: 4: applies only with stack methodBuilder and classifier retryOnTimeoutAndChannelClosed (nothing else reaches the retry policy); leave it at 3" + tail,
+			"retry: finagle.backoffStart: 1ms: applies only with stack methodBuilder and classifier retryOnTimeoutAndChannelClosed (nothing else reaches the retry policy); leave it at 5ms" + tail,
+			"retry: finagle.backoffMax: 1s: applies only with stack methodBuilder and classifier retryOnTimeoutAndChannelClosed (nothing else reaches the retry policy); leave it at 200ms" + tail,
+		}},
 	}
 	for _, tc := range tests {
 		wantErrors(t, tc.gloss, NameFinagle, withFinagle(tc.mod), tc.want...)
@@ -68,7 +99,7 @@ func TestFinagleValidate(t *testing.T) {
 // request (0 at percentCanRetry 0), floor(1000 / percentCanRetry) withdrawn per retry (1 at 0),
 // a reserve of minRetriesPerSec × ttl in whole seconds × the withdrawal, Empty when both are 0;
 // and the balance a new budget gives: (deposit + reserve) / withdrawal retries after the first
-// request's deposit.
+// request's deposit (the stock client's, when it succeeds).
 func TestFinagleBudgetSetup(t *testing.T) {
 	tests := []struct {
 		gloss                      string
@@ -96,6 +127,7 @@ func TestFinagleBudgetSetup(t *testing.T) {
 		}
 		var st State
 		p.Begin(&st, find, 0, sim.Never)
+		p.Succeeded(&st, 0)
 		if got, _ := FinagleBalance(p, 0); got != tc.balance {
 			t.Errorf("%s: balance after one request %d, want %d", tc.gloss, got, tc.balance)
 		}
@@ -138,33 +170,104 @@ func TestFinagleBudgetExpiry(t *testing.T) {
 	}
 }
 
-// TestFinagleErrorMapping checks what each kind of failure gets: an overload reply (a NACK) and
-// a dispatch failure are requeued at once (RequeueFilter); a network error is retried by the
-// retry policy after its first backoff, 5 ms; a dispatch failure for want of any usable node
-// (the stack is not Open), a server error reply and a local rejection are not retried.
+// TestFinagleErrorMapping checks what each kind of failure gets in each configuration: an
+// overload reply (a NACK) and a dispatch failure are requeued at once (RequeueFilter); a network
+// error is retried after the retry policy's first backoff, 5 ms, only by MethodBuilder's retry
+// filter with a classifier that retries timeouts and closed channels: the stock client has no
+// retry filter, and MethodBuilder's default classifier, ResponseClassifier.Default, calls them
+// NonRetryableFailure (twitter/finagle, finagle-core/src/main/scala/com/twitter/finagle/service/
+// ResponseClassifier.scala, Default). A dispatch failure for want of any usable node (the stack
+// is not Open), a server error reply and a local rejection are not retried.
 func TestFinagleErrorMapping(t *testing.T) {
+	configs := []struct {
+		name string
+		o    Options
+	}{
+		{"stock client", DefaultOptions()},
+		{"MethodBuilder, ResponseClassifier.Default", withFinagle(func(f *FinagleOptions) { f.Stack = FinagleStackMethodBuilder })},
+		{"MethodBuilder, RetryOnTimeout orElse RetryOnChannelClosed", withNetwork(nil)},
+	}
 	tests := []struct {
 		gloss   string
 		f       Failure
-		retried bool
+		retried [3]bool // per config
 		backoff time.Duration
 	}{
-		{"overload reply: requeued", rejected, true, 0},
-		{"overload labels on another code: requeued", code(wire.HostUnreachable, wire.SystemOverloadedError), true, 0},
-		{"no connection: requeued", Failure{Dispatch: true}, true, 0},
-		{"pool cleared: requeued", cleared, true, 0},
-		{"endpoint breaker open: requeued", Failure{Dispatch: true, CircuitOpen: true}, true, 0},
-		{"network error: retry policy", netErr, true, 5 * time.Millisecond},
-		{"no usable node: not requeued", Failure{Dispatch: true, NoNode: true}, false, 0},
-		{"server error reply", code(wire.BadValue, 0), false, 0},
-		{"local rejection", localReject, false, 0},
+		{"overload reply: requeued", rejected, [3]bool{true, true, true}, 0},
+		{"overload labels on another code: requeued", code(wire.HostUnreachable, wire.SystemOverloadedError), [3]bool{true, true, true}, 0},
+		{"no connection: requeued", Failure{Dispatch: true}, [3]bool{true, true, true}, 0},
+		{"pool cleared: requeued", cleared, [3]bool{true, true, true}, 0},
+		{"endpoint breaker open: requeued", Failure{Dispatch: true, CircuitOpen: true}, [3]bool{true, true, true}, 0},
+		{"network error: retry policy only", netErr, [3]bool{false, false, true}, 5 * time.Millisecond},
+		{"no usable node: not requeued", Failure{Dispatch: true, NoNode: true}, [3]bool{}, 0},
+		{"server error reply", code(wire.BadValue, 0), [3]bool{}, 0},
+		{"local rejection", localReject, [3]bool{}, 0},
 	}
 	for _, tc := range tests {
+		for i, c := range configs {
+			p := mustNew(t, NameFinagle, c.o)
+			tr := run(t, p, find, times(1, tc.f), env{jitter: constJitter(0.5)})
+			want := tc.retried[i]
+			if tr.ok != want || (want && tr.backoffs[0] != tc.backoff) || (!want && (tr.why != NotRetryable || tr.err != tc.f)) {
+				t.Errorf("%s, %s: ok=%v backoffs %v %v; want retried=%v after %v, else NotRetryable with the failure",
+					c.name, tc.gloss, tr.ok, tr.backoffs, tr.why, want, tc.backoff)
+			}
+		}
+	}
+}
+
+// TestFinagleDeposits checks when each configuration credits the budget, replaying twitter/finagle
+// finagle-core/src/test/scala/com/twitter/finagle/client/MethodBuilderRetryTest.scala (at 4feb34cb,
+// 2024-10), "MethodBuilder withRetry.disabled should allow RequeueFilter to deposit RetryBudget"
+// and "retries and requeues do not double deposit RetryBudget": with RetryBudget(10 s, 10, 0.1)
+// the balance is 100 retries, and ten successful requests raise it to 101 in both
+// configurations, never to 102. Then ten requests that fail with a server error reply: the stock
+// client's RequeueFilter deposits only after a response its classifier calls successful (Finagle
+// "Retry budgets: only deposit on success", f3a7326e, 2020-08), so the balance stays where it
+// was; MethodBuilder's RetryFilter deposits as each request begins, so it rises by one again.
+func TestFinagleDeposits(t *testing.T) {
+	tests := []struct {
+		gloss                  string
+		stack                  string
+		afterOK, afterFailures int64
+	}{
+		{"stock client: RequeueFilter deposits on success", FinagleStackClient, 101, 101},
+		{"MethodBuilder: RetryFilter deposits at the start, the stack's filter only withdraws", FinagleStackMethodBuilder, 101, 102},
+	}
+	for _, tc := range tests {
+		p := mustNew(t, NameFinagle, withFinagle(func(f *FinagleOptions) {
+			f.Stack, f.TTL, f.MinRetriesPerSec, f.PercentCanRetry = tc.stack, 10*time.Second, 10, 0.1
+		}))
+		if got, _ := FinagleBalance(p, 0); got != 100 {
+			t.Errorf("%s: FinagleBalance(new, 0) = %d, want 100", tc.gloss, got)
+		}
+		for range 10 {
+			run(t, p, find, times(0, netErr), env{})
+		}
+		if got, _ := FinagleBalance(p, 0); got != tc.afterOK {
+			t.Errorf("%s: FinagleBalance(after 10 successes, 0) = %d, want %d", tc.gloss, got, tc.afterOK)
+		}
+		for range 10 {
+			run(t, p, find, alwaysOn(code(wire.BadValue, 0)), env{})
+		}
+		if got, _ := FinagleBalance(p, 0); got != tc.afterFailures {
+			t.Errorf("%s: FinagleBalance(after 10 failures more, 0) = %d, want %d", tc.gloss, got, tc.afterFailures)
+		}
+	}
+}
+
+// TestFinagleStockRetryRate checks the stock client's budget when the server NACKs every attempt:
+// no request succeeds, so nothing is deposited and requeues come from the reserve alone,
+// minRetriesPerSec = 10 a second whatever the request rate, where a budget credited as requests
+// begin would allow 0.2 × the request rate + 10 (TestFinagleRetryRate).
+func TestFinagleStockRetryRate(t *testing.T) {
+	const dur = 600 * time.Second
+	for _, lambda := range []float64{100, 1000} {
 		p := mustNew(t, NameFinagle, DefaultOptions())
-		tr := run(t, p, find, times(1, tc.f), env{jitter: constJitter(0.5)})
-		if tr.ok != tc.retried || (tc.retried && tr.backoffs[0] != tc.backoff) || (!tc.retried && (tr.why != NotRetryable || tr.err != tc.f)) {
-			t.Errorf("%s: ok=%v backoffs %v %v; want retried=%v after %v, else NotRetryable with the failure",
-				tc.gloss, tr.ok, tr.backoffs, tr.why, tc.retried, tc.backoff)
+		gap := time.Duration(float64(time.Second) / lambda)
+		s := closedLoop(t, p, int(dur/gap), gap, 1, func(sim.Time) (Failure, bool) { return rejected, true })
+		if rate := float64(s.attempts-s.ops) / dur.Seconds(); rate > 10 || rate < 9.5 {
+			t.Errorf("λ=%v/s: %.3f retries/s, want within [9.5, 10] (the reserve alone)", lambda, rate)
 		}
 	}
 }
@@ -185,18 +288,18 @@ func TestFinagleRequeueLimit(t *testing.T) {
 // MaxRetries; requeues do not count against the tries (MethodBuilder filters requeueable
 // failures out of the retry policy), and each retry policy attempt gets a fresh requeue limit.
 func TestFinagleTries(t *testing.T) {
-	p := mustNew(t, NameFinagle, DefaultOptions())
+	p := mustNew(t, NameFinagle, withNetwork(nil))
 	if tr := run(t, p, find, alwaysOn(netErr), env{jitter: constJitter(0)}); tr.attempts != 3 || tr.why != MaxRetries ||
 		!slices.Equal(tr.backoffs, ms(5, 5)) {
 		t.Errorf("network errors: %d attempts (%v) backoffs %v, want 3 (MaxRetries) after 5 ms, 5 ms", tr.attempts, tr.why, tr.backoffs)
 	}
 	seq := []Failure{rejected, netErr, rejected, rejected, netErr, rejected, netErr}
 	s := func(i int) (Failure, bool) { return seq[min(i, len(seq)-1)], false }
-	tr := run(t, mustNew(t, NameFinagle, DefaultOptions()), find, s, env{})
+	tr := run(t, mustNew(t, NameFinagle, withNetwork(nil)), find, s, env{})
 	if tr.attempts != 7 || tr.why != MaxRetries || tr.err != netErr {
 		t.Errorf("requeues between network errors: %d attempts (%v, %v), want 7 (MaxRetries, network error)", tr.attempts, tr.why, tr.err)
 	}
-	if tr := run(t, mustNew(t, NameFinagle, withFinagle(func(f *FinagleOptions) { f.Tries = 1 })), find, alwaysOn(netErr), env{}); tr.attempts != 1 {
+	if tr := run(t, mustNew(t, NameFinagle, withNetwork(func(f *FinagleOptions) { f.Tries = 1 })), find, alwaysOn(netErr), env{}); tr.attempts != 1 {
 		t.Errorf("tries 1: %d attempts, want 1", tr.attempts)
 	}
 }
@@ -214,14 +317,14 @@ func TestFinagleBackoff(t *testing.T) {
 		{0.25, msf(5, 7.5, 11.25)},
 	}
 	for _, tc := range tests {
-		p := mustNew(t, NameFinagle, withFinagle(func(f *FinagleOptions) { f.Tries = len(tc.want) + 1 }))
+		p := mustNew(t, NameFinagle, withNetwork(func(f *FinagleOptions) { f.Tries = len(tc.want) + 1 }))
 		tr := run(t, p, find, alwaysOn(netErr), env{jitter: constJitter(tc.jitter)})
 		if !slices.Equal(tr.backoffs, tc.want) {
 			t.Errorf("jitter %v: backoffs %v, want %v", tc.jitter, tr.backoffs, tc.want)
 		}
 	}
 	// A draw of 1 stays below the range's end, as nextLong(range) does.
-	p := mustNew(t, NameFinagle, DefaultOptions()).(*finagle)
+	p := mustNew(t, NameFinagle, withNetwork(nil)).(*finagle)
 	if got := p.backoff(5*time.Millisecond, constJitter(1)); got != 15*time.Millisecond-1 {
 		t.Errorf("jitter 1 after 5 ms: %v, want 15ms − 1ns", got)
 	}
@@ -244,7 +347,7 @@ func TestFinagleEmptyBudget(t *testing.T) {
 // TestFinagleDeadline checks that a deadline stops retries before they withdraw: once it has
 // passed, and when the backoff would end past it.
 func TestFinagleDeadline(t *testing.T) {
-	p := mustNew(t, NameFinagle, DefaultOptions())
+	p := mustNew(t, NameFinagle, withNetwork(nil))
 	before, _ := FinagleBalance(p, 0)
 	tr := run(t, p, find, alwaysOn(netErr), env{deadline: sim.Time(12 * time.Millisecond), attempt: 5 * time.Millisecond})
 	// Attempt 1 ends at 5 ms, the retry waits 5 ms and ends at 15 ms > 12 ms.
@@ -265,8 +368,9 @@ func TestFinagleDeadline(t *testing.T) {
 	}
 }
 
-// TestFinagleRetryRate checks the budget's steady state (Finagle's user guide: "about 20% of
-// the total requests … on top of 10 retries per second"): when every attempt is NACKed, retries
+// TestFinagleRetryRate checks the budget's steady state under MethodBuilder, whose retry filter
+// deposits as each request begins (Finagle's user guide: "about 20% of the total requests … on
+// top of 10 retries per second"): when every attempt is NACKed, retries
 // per second come to 0.2 × the request rate + 10. With requests spaced evenly the bucket's
 // slices move exactly once per slice width and the rate is the bound; with Poisson arrivals a
 // withdrawal may leave the window up to a tenth of the TTL early, hence the 2 % allowance above
@@ -276,7 +380,7 @@ func TestFinagleRetryRate(t *testing.T) {
 	for _, lambda := range []float64{10, 100, 1000} {
 		bound := 0.2*lambda + 10
 		// Evenly spaced.
-		p := mustNew(t, NameFinagle, DefaultOptions())
+		p := mustNew(t, NameFinagle, withFinagle(func(f *FinagleOptions) { f.Stack = FinagleStackMethodBuilder }))
 		gap := time.Duration(float64(time.Second) / lambda)
 		s := closedLoop(t, p, int(dur/gap), gap, 1, func(sim.Time) (Failure, bool) { return rejected, true })
 		rate := float64(s.attempts-s.ops) / dur.Seconds()
@@ -284,7 +388,7 @@ func TestFinagleRetryRate(t *testing.T) {
 			t.Errorf("λ=%v/s evenly spaced: %.3f retries/s, want within [0.97, 1] × %.1f", lambda, rate, bound)
 		}
 		// Poisson arrivals.
-		p = mustNew(t, NameFinagle, DefaultOptions())
+		p = mustNew(t, NameFinagle, withFinagle(func(f *FinagleOptions) { f.Stack = FinagleStackMethodBuilder }))
 		rng := sim.NewStream(2, "arrivals")
 		var st State
 		retries := 0

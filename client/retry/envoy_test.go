@@ -42,6 +42,7 @@ func TestEnvoyValidate(t *testing.T) {
 		{"max interval equal to base", func(e *EnvoyOptions) { e.BaseInterval, e.MaxInterval = time.Second, time.Second }, nil},
 		{"retry budget", withBudget(20, 3), nil},
 		{"retry budget 0 % with no floor", withBudget(0, 0), nil},
+		{"budget interval 10ms", func(e *EnvoyOptions) { withBudget(20, 3)(e); e.RetryBudget.BudgetInterval = 10 * time.Millisecond }, nil},
 		// Sad paths.
 		{"negative retries", func(e *EnvoyOptions) { e.NumRetries, e.MaxRetries = -1, -2 }, []string{
 			"retry: envoy.numRetries: -1: must be ≥ 0" + tail,
@@ -57,6 +58,10 @@ func TestEnvoyValidate(t *testing.T) {
 			[]string{"retry: envoy.maxInterval: 30.5ms: must be a whole number of milliseconds (Envoy's backoff counts milliseconds)" + tail}},
 		{"maxRetries set beside a retry budget", func(e *EnvoyOptions) { withBudget(20, 3)(e); e.MaxRetries = 10 },
 			[]string{"retry: envoy.maxRetries: 10: has no effect with retryBudget, which replaces it; leave it at 3" + tail}},
+		{"budget interval below 10ms", func(e *EnvoyOptions) { withBudget(20, 3)(e); e.RetryBudget.BudgetInterval = 9 * time.Millisecond },
+			[]string{"retry: envoy.retryBudget.budgetInterval: 9ms: must be 0 or ≥ 10ms (Envoy's window moves every interval/10 in whole milliseconds, never below 10ms)" + tail}},
+		{"budget interval in fractions of a millisecond", func(e *EnvoyOptions) { withBudget(20, 3)(e); e.RetryBudget.BudgetInterval = 10500 * time.Microsecond },
+			[]string{"retry: envoy.retryBudget.budgetInterval: 10.5ms: must be a whole number of milliseconds (Envoy counts the interval in milliseconds)" + tail}},
 		{"budget above 100 %, negative floor", withBudget(120, -1), []string{
 			"retry: envoy.retryBudget.budgetPercent: 120: must be in [0, 100] (a percentage)" + tail,
 			"retry: envoy.retryBudget.minRetryConcurrency: -1: must be ≥ 0" + tail,
@@ -191,10 +196,14 @@ func TestEnvoyActiveRetries(t *testing.T) {
 }
 
 // TestEnvoyRetryLimit checks the retry circuit breaker's limit at the moment of the decision:
-// max_retries 3 by default; with a retry budget, max(floor(budget_percent × active
-// operations), min_retry_concurrency), as the resource manager's RetryBudgetImpl::max computes
-// it. Each row begins n operations, fails them in turn, and counts the retries granted before
-// the breaker refuses (Budget).
+// max_retries 3 by default; with a retry budget, max(floor(budget_percent × R),
+// min_retry_concurrency), R the upstream requests active and pending (envoyproxy/envoy,
+// source/common/upstream/resource_manager_impl.h, RetryBudgetImpl::max: requests_.count() +
+// pending_requests_.count()). Each row begins n operations and sends their first attempts, then
+// fails them in turn: each failed attempt leaves R after its own decision, and each retry granted
+// sleeps its backoff, counted against the limit but not in R, so the limit shrinks as retries
+// pile up. Six in-flight failures at 100 %, floor 0, get 3 retries, where counting operations
+// gave 6.
 func TestEnvoyRetryLimit(t *testing.T) {
 	tests := []struct {
 		gloss   string
@@ -205,11 +214,11 @@ func TestEnvoyRetryLimit(t *testing.T) {
 		{"max_retries 3", nil, 10, 3},
 		{"max_retries 1", func(e *EnvoyOptions) { e.MaxRetries = 1 }, 10, 1},
 		{"max_retries 0: no retry ever", func(e *EnvoyOptions) { e.MaxRetries = 0 }, 10, 0},
-		{"budget 20 % of 10 active: the floor, 3", withBudget(20, 3), 10, 3},
-		{"budget 20 % of 50 active: 10", withBudget(20, 3), 50, 10},
-		{"budget 20 % of 54 active: floor(10.8) = 10", withBudget(20, 3), 54, 10},
-		{"budget 20 % of 55 active: 11", withBudget(20, 3), 55, 11},
-		{"budget 100 % of 7: every operation", withBudget(100, 0), 7, 7},
+		{"budget 20 % of 10: the floor, 3", withBudget(20, 3), 10, 3},
+		{"six in flight at 100 %, floor 0: R = 6, 5, 4, 3 against 0, 1, 2, 3 retrying", withBudget(100, 0), 6, 3},
+		{"budget 100 % of 7, floor 0", withBudget(100, 0), 7, 4},
+		{"budget 20 % of 50: floor(0.2 × (50 − i)) against i retrying", withBudget(20, 3), 50, 8},
+		{"budget 20 % of 55", withBudget(20, 3), 55, 9},
 		{"budget 0 %, floor 2", withBudget(0, 2), 20, 2},
 	}
 	for _, tc := range tests {
@@ -217,6 +226,7 @@ func TestEnvoyRetryLimit(t *testing.T) {
 		sts := make([]State, tc.ops)
 		for i := range sts {
 			p.Begin(&sts[i], find, 0, sim.Never)
+			p.(Gate).Admit(&sts[i], 0, nil)
 		}
 		granted, refused := 0, 0
 		for i := range sts {
@@ -236,6 +246,60 @@ func TestEnvoyRetryLimit(t *testing.T) {
 	}
 }
 
+// TestEnvoyBudgetUpstreamRequests replays the example of retry_budget.budget_percent in
+// envoyproxy/envoy api/envoy/config/cluster/v3/circuit_breaker.proto ("100 active requests and
+// the budget_percent is set to 25, there may be 25 active retries") on RetryBudgetImpl::max in
+// resource_manager_impl.h: the limit is a share of the upstream requests active or pending, not
+// of the operations. Operations that have not sent their attempt, or whose attempt completed,
+// are not upstream requests.
+func TestEnvoyBudgetUpstreamRequests(t *testing.T) {
+	p := mustNew(t, NameEnvoy, withEnvoy(withBudget(25, 3))).(*envoy)
+	sts := make([]State, 120)
+	for i := range sts {
+		p.Begin(&sts[i], find, 0, sim.Never)
+	}
+	if got := p.retryLimit(0); got != 3 {
+		t.Errorf("retryLimit(0) with 120 operations begun, none sent = %d, want 3 (the floor)", got)
+	}
+	for i := range 110 {
+		p.Admit(&sts[i], 0, nil)
+	}
+	for i := range 10 {
+		p.Succeeded(&sts[i], 0)
+	}
+	if got := p.retryLimit(0); got != 25 {
+		t.Errorf("retryLimit(0) with 100 upstream requests at 25 %% = %d, want 25", got)
+	}
+}
+
+// TestEnvoyBudgetInterval checks retry_budget.budget_interval (envoyproxy/envoy#44147, Envoy
+// 2026-05; RetryBudgetImpl in source/common/upstream/resource_manager_impl.h): with an interval
+// the share is of the upstream requests started within it, counted as each is sent, in slices of
+// interval/10 from the client's start; a request of slice k leaves at (k+1)·slice + interval.
+// With 1 s (slices of 100 ms) and 20 %, floor 0: 50 requests sent at 50 ms allow 10 retries, and
+// still do at 1099 ms, after they completed; at 1100 ms they have left.
+func TestEnvoyBudgetInterval(t *testing.T) {
+	p := mustNew(t, NameEnvoy, withEnvoy(func(e *EnvoyOptions) {
+		e.RetryBudget = &EnvoyRetryBudget{BudgetPercent: 20, BudgetInterval: time.Second}
+	})).(*envoy)
+	sts := make([]State, 50)
+	at := sim.Time(50 * time.Millisecond)
+	for i := range sts {
+		p.Begin(&sts[i], find, at, sim.Never)
+		p.Admit(&sts[i], at, nil)
+		p.Succeeded(&sts[i], at)
+		p.Ended(&sts[i], at)
+	}
+	for _, tc := range []struct {
+		now  time.Duration
+		want int
+	}{{50 * time.Millisecond, 10}, {1099 * time.Millisecond, 10}, {1100 * time.Millisecond, 0}} {
+		if got := p.retryLimit(sim.Time(tc.now)); got != tc.want {
+			t.Errorf("retryLimit(%v) = %d, want %d", tc.now, got, tc.want)
+		}
+	}
+}
+
 // envoyRun drives an envoy policy on a virtual clock with concurrent operations: arrivals at a
 // fixed rate, attempts that take a fixed time and fail with probability pf (overload), retries
 // after their backoff, Ended when an operation is over. After every grant it checks the circuit
@@ -250,6 +314,7 @@ type envoyRun struct {
 	pf       float64
 	latency  time.Duration
 	done     sim.HandlerFunc
+	send     sim.HandlerFunc
 	maxSeen  int // most retries active at once
 	granted  int
 	refused  int // Budget
@@ -261,7 +326,7 @@ type envoyOp struct{ st State }
 func newEnvoyRun(t *testing.T, o Options, pf float64, latency time.Duration) *envoyRun {
 	r := &envoyRun{t: t, l: sim.NewLoop(), p: mustNew(t, NameEnvoy, o), o: orDefault(o.Envoy),
 		rng: sim.NewStream(9, "envoy"), pf: pf, latency: latency}
-	r.done = r.attemptDone
+	r.done, r.send = r.attemptDone, r.sendAttempt
 	return r
 }
 
@@ -279,7 +344,7 @@ func (r *envoyRun) attemptDone(now sim.Time, _ int, arg any) {
 		r.end(op, now)
 		return
 	}
-	active, _ := envoyState(r.t, r.p)
+	active := r.p.(*envoy).upstream
 	d := r.p.Failed(&op.st, rejected, now, r.rng)
 	if !d.Retry {
 		if d.Why == Budget {
@@ -291,10 +356,20 @@ func (r *envoyRun) attemptDone(now sim.Time, _ int, arg any) {
 	r.granted++
 	_, retrying := envoyState(r.t, r.p)
 	if lim := r.limit(active); retrying > lim {
-		r.t.Errorf("at %v: %d retries active after a grant, limit %d for %d active operations", now, retrying, lim, active)
+		r.t.Errorf("at %v: %d retries active after a grant, limit %d for %d upstream requests", now, retrying, lim, active)
 	}
 	r.maxSeen = max(r.maxSeen, retrying)
-	r.l.After(d.Backoff+r.latency, r.done, 0, op)
+	r.l.After(d.Backoff, r.send, 0, op)
+}
+
+// sendNow sends the operation's attempt at once.
+func (r *envoyRun) sendNow(now sim.Time, op *envoyOp) { r.sendAttempt(now, 0, op) }
+
+// sendAttempt sends the operation's next attempt: the Gate first, as the driver asks it.
+func (r *envoyRun) sendAttempt(now sim.Time, _ int, arg any) {
+	op := arg.(*envoyOp)
+	r.p.(Gate).Admit(&op.st, now, nil)
+	r.l.After(r.latency, r.done, 0, op)
 }
 
 func (r *envoyRun) end(op *envoyOp, now sim.Time) {
@@ -308,7 +383,7 @@ func (r *envoyRun) run(gap time.Duration, horizon sim.Time) {
 	arrive = func(now sim.Time, _ int, _ any) {
 		op := &envoyOp{}
 		r.p.Begin(&op.st, find, now, sim.Never)
-		r.l.After(r.latency, r.done, 0, op)
+		r.sendNow(now, op)
 		if next := now.Add(gap); next < horizon {
 			r.l.At(next, arrive, 0, nil)
 		}

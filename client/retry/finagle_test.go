@@ -435,7 +435,9 @@ func TestFinagleRetryFreshRequeueLimit(t *testing.T) {
 		{"and no 4th", "RRRRNRRRNRRRR", 13, MaxRetries},
 	}
 	for _, tc := range tests {
-		p := mustNew(t, NameFinagle, withFinagle(func(f *FinagleOptions) {
+		// MethodBuilder with a classifier that retries network errors: the one configuration
+		// in which the retry policy retries at all (docs/policies.md §4).
+		p := mustNew(t, NameFinagle, withNetwork(func(f *FinagleOptions) {
 			f.TTL, f.MinRetriesPerSec, f.PercentCanRetry = time.Second, 20, 0
 		}))
 		s := func(i int) (Failure, bool) {

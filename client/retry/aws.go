@@ -465,10 +465,11 @@ func (l *awsLimiter) setRate(v, t float64) {
 	l.tokens = min(l.tokens, l.capacity)
 }
 
-// refill adds the tokens earned since the last refill, up to the capacity.
+// refill adds the tokens earned since the last refill, up to the capacity. (Here and below,
+// explicit conversions keep products unfused, so that every platform rounds alike.)
 func (l *awsLimiter) refill(t float64) {
 	if t > l.last {
-		l.tokens = min(l.capacity, l.tokens+(t-l.last)*l.fill)
+		l.tokens = min(l.capacity, l.tokens+float64((t-l.last)*l.fill))
 		l.last = t
 	}
 }
@@ -494,7 +495,7 @@ func (l *awsLimiter) record(t float64) float64 {
 	l.count++
 	if bucket > l.lastBucket {
 		rate := l.count / (bucket - l.lastBucket)
-		l.measured = rate*awsClockerSmoothing + l.measured*(1-awsClockerSmoothing)
+		l.measured = float64(rate*awsClockerSmoothing) + float64(l.measured*(1-awsClockerSmoothing))
 		l.count, l.lastBucket = 0, bucket
 	}
 	return l.measured
@@ -507,7 +508,7 @@ func (l *awsLimiter) cubicK() float64 { return math.Cbrt(l.wMax * (1 - awsCubicB
 // cubicSuccess is CubicCalculator.success_received: C (t − last_fail − K)^3 + W_max.
 func (l *awsLimiter) cubicSuccess(t float64) float64 {
 	x := t - l.lastFail - l.k
-	return awsCubicC*x*x*x + l.wMax
+	return float64(awsCubicC*x*x*x) + l.wMax
 }
 
 // cubicThrottle is CubicCalculator.error_received: W_max = rate, K recomputed, last_fail = t;

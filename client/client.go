@@ -33,6 +33,10 @@ type Client struct {
 	// while one of its attempts is held back.
 	withdraw retry.Withdrawer
 	ender    retry.Ender // the policy's count of operations in progress, nil without one
+	// recheck says the gate's delays are waits re-checked (retry.Notifier): the operations
+	// held back wait in admitWaiters, in the order their current waits began, for wakeAdmit.
+	recheck      bool
+	admitWaiters opList
 	// hedgeMax is the copies per operation of a hedging policy (0: it retries instead), sent
 	// hedgeDelay apart.
 	hedgeMax   int
@@ -126,6 +130,10 @@ func (c *Client) setPolicy(p retry.Policy) {
 	c.gate, _ = p.(retry.Gate)
 	c.withdraw, _ = p.(retry.Withdrawer)
 	c.ender, _ = p.(retry.Ender)
+	c.recheck = false
+	if n, ok := p.(retry.Notifier); ok {
+		c.recheck = n.Notify(c.wakeAdmit)
+	}
 	c.hedgeDelay, c.hedgeMax = 0, 0
 	if h, ok := p.(retry.Hedger); ok {
 		if d, n, ok := h.Hedging(); ok {

@@ -149,6 +149,13 @@ func (o *op) HandleEvent(now sim.Time, kind int, _ any) {
 		o.nextAttempt(now)
 	case evAdmitted:
 		o.timer = sim.Timer{}
+		if o.c.recheck { // a wait on the gate's condition ended: ask again
+			o.c.admitWaiters.remove(o)
+			o.c.stats.AdmitDelay += now.Sub(o.since)
+			o.c.total.AdmitDelay += now.Sub(o.since)
+			o.nextAttempt(now)
+			return
+		}
 		o.selectServer(now)
 	case evHedge:
 		o.timer = sim.Timer{}
@@ -194,6 +201,12 @@ func (o *op) nextAttempt(now sim.Time) {
 			c.total.LocallyRejected++
 			o.lastAddr = ""
 			o.failed(now, retry.Failure{Dispatch: true, Throttled: true})
+			return
+		case a.Delay > 0 && c.recheck:
+			// A wait the gate re-checks: counted when it ends, as long as it lasted.
+			o.phase, o.since = phAdmit, now
+			o.timer = c.loop.After(a.Delay, o, evAdmitted, nil)
+			c.admitWaiters.push(o)
 			return
 		case a.Delay > 0:
 			c.stats.AdmitDelay += a.Delay
@@ -444,6 +457,11 @@ func (o *op) timeout(now sim.Time) {
 		c.loop.Cancel(o.timer)
 	case phAdmit:
 		c.loop.Cancel(o.timer)
+		if c.recheck {
+			c.admitWaiters.remove(o)
+			c.stats.AdmitDelay += now.Sub(o.since)
+			c.total.AdmitDelay += now.Sub(o.since)
+		}
 		if c.withdraw != nil {
 			c.withdraw.Withdraw(&o.st, now)
 		}
@@ -565,6 +583,18 @@ func classify(f retry.Failure) ErrClass {
 		return ErrNetwork
 	}
 	return ErrServer
+}
+
+// wakeAdmit is the client's wake for a gate whose waits are re-checked (retry.Notifier): the
+// operation whose current wait began first stops waiting and asks the gate again, in an event
+// of its own at the same instant (the notified thread takes the lock after the notifier).
+func (c *Client) wakeAdmit() {
+	o := c.admitWaiters.pop()
+	if o == nil {
+		return
+	}
+	c.loop.Cancel(o.timer)
+	o.timer = c.loop.After(0, o, evAdmitted, nil)
 }
 
 // opList is an intrusive FIFO of ops with O(1) removal (ops leave queues when they time out). It

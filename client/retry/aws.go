@@ -29,6 +29,20 @@ const (
 	AWSBehaviorLegacy = "legacy"
 )
 
+// How an attempt waits for its send token in the adaptive mode, the values of
+// AWSOptions.AdaptiveWait.
+const (
+	// AWSWaitReserve takes the token when the attempt asks, the balance going negative, and
+	// fixes the wait at the fill rate of that moment: a FIFO reservation, returned if the
+	// operation ends first.
+	AWSWaitReserve = "reserve"
+	// AWSWaitRecheck is botocore's blocking TokenBucket.acquire: the attempt takes nothing until
+	// a whole token is in the bucket, and looks again when its wait ends or when a response
+	// changes the rate (the bucket's condition is notified, waking the attempt that has waited
+	// longest).
+	AWSWaitRecheck = "recheck"
+)
+
 // Presets of the aws block (AWSOptions.Preset): an SDK's default retry behaviour when it is not
 // the standard mode. Each fixes the rules; maxAttempts may still be given.
 const (
@@ -111,12 +125,16 @@ type AWSOptions struct {
 	// Service is "" or "dynamodb": the SDK's service defaults for DynamoDB, which exist in the
 	// 2026 behaviour and under botocore-legacy.
 	Service string `yaml:"service"`
+	// AdaptiveWait is how an attempt held back by the adaptive mode's send token bucket waits:
+	// "reserve" (the default; AWSWaitReserve) or "recheck" (botocore's re-checking wait;
+	// AWSWaitRecheck). aws-adaptive only; docs/policies.md §3.8, "Blocking".
+	AdaptiveWait string `yaml:"adaptiveWait"`
 }
 
 // SetDefaults sets the SDKs' defaults: the 2026 behaviour, its default attempts, a quota of 500,
-// no preset, no service.
+// no preset, no service, reserved waits.
 func (a *AWSOptions) SetDefaults() {
-	*a = AWSOptions{Behavior: awsDefaultBehavior, RetryQuota: awsDefaultQuota}
+	*a = AWSOptions{Behavior: awsDefaultBehavior, RetryQuota: awsDefaultQuota, AdaptiveWait: AWSWaitReserve}
 }
 
 func (a *AWSOptions) validate(bad func(name, value, rule string)) {
@@ -149,13 +167,19 @@ func (a *AWSOptions) validate(bad func(name, value, rule string)) {
 	case a.Preset == "" && a.Behavior == AWSBehaviorLegacy:
 		bad("service", strconv.Quote(a.Service), "the standard mode before 2026 has no service defaults")
 	}
+	if a.AdaptiveWait != AWSWaitReserve && a.AdaptiveWait != AWSWaitRecheck {
+		bad("adaptiveWait", strconv.Quote(a.AdaptiveWait), `must be "reserve" or "recheck"`)
+	}
 }
 
 // validatePolicy checks the rules that depend on the policy the block is given to: a preset is
-// not the adaptive mode.
+// not the adaptive mode, and only the adaptive mode waits for send tokens.
 func (a *AWSOptions) validatePolicy(policy string, bad func(name, value, rule string)) {
 	if a.Preset != "" && policy != NameAWSStandard {
 		bad("preset", strconv.Quote(a.Preset), "applies only to "+NameAWSStandard+": a preset is not the adaptive mode")
+	}
+	if a.AdaptiveWait == AWSWaitRecheck && policy != NameAWSAdaptive {
+		bad("adaptiveWait", strconv.Quote(a.AdaptiveWait), "applies only to "+NameAWSAdaptive+": the standard mode has no send token bucket; leave it at "+AWSWaitReserve)
 	}
 }
 
@@ -384,19 +408,44 @@ func (p *awsStandard) clientState() string {
 
 // awsAdaptive is the adaptive mode: the standard mode plus botocore's ClientRateLimiter, a
 // Gate that holds each attempt back until the client-side send token bucket has a token, once
-// a throttling response has enabled it.
+// a throttling response has enabled it. With recheck set (adaptiveWait: recheck) an attempt's
+// wait reserves nothing and is a Notifier's: Admit is asked again when it ends, and every
+// response, which sets the bucket's rate, calls wake (botocore's notify).
 type awsAdaptive struct {
 	awsStandard
-	lim awsLimiter
+	lim     awsLimiter
+	recheck bool
+	wake    func() // the driver's, from Notify; nil until then
 }
 
 func newAWSAdaptive(o Options) Policy {
-	return &awsAdaptive{awsStandard: newAWSStandardPolicy(NameAWSAdaptive, o), lim: newAWSLimiter()}
+	return &awsAdaptive{awsStandard: newAWSStandardPolicy(NameAWSAdaptive, o), lim: newAWSLimiter(),
+		recheck: orDefault(o.AWS).AdaptiveWait == AWSWaitRecheck}
+}
+
+// Notify implements Notifier: with recheck, waits are re-checked and wake is called on every
+// response; with reserve, Delays are final.
+func (p *awsAdaptive) Notify(wake func()) bool {
+	if !p.recheck {
+		return false
+	}
+	p.wake = wake
+	return true
+}
+
+// response feeds a response to the rate limiter. Setting the bucket's rate notifies its
+// condition (bucket.py, the max_rate setter's notify(), which runs on every response): with
+// recheck, the attempt that has waited longest wakes and looks at the bucket again.
+func (p *awsAdaptive) response(now sim.Time, throttling bool) {
+	p.lim.response(now, throttling)
+	if p.recheck && p.wake != nil {
+		p.wake()
+	}
 }
 
 // Succeeded feeds the response to the rate limiter, then releases quota as the standard mode.
 func (p *awsAdaptive) Succeeded(st *State, now sim.Time) {
-	p.lim.response(now, false)
+	p.response(now, false)
 	p.awsStandard.Succeeded(st, now)
 }
 
@@ -406,14 +455,19 @@ func (p *awsAdaptive) Succeeded(st *State, now sim.Time) {
 // network errors do, as botocore's needs-retry event fires for them too.
 func (p *awsAdaptive) Failed(st *State, f Failure, now sim.Time, j Jitter) Decision {
 	if k := Kind(f); k != KindDispatch && k != KindThrottled {
-		p.lim.response(now, k == KindOverload)
+		p.response(now, k == KindOverload)
 	}
 	return p.awsStandard.Failed(st, f, now, j)
 }
 
 // Admit holds the attempt back until a send token is available, once the limiter is enabled
-// (ClientRateLimiter.on_sending_request). It never rejects.
+// (ClientRateLimiter.on_sending_request). It never rejects. With reserve the token is taken
+// now and the Delay is the whole wait; with recheck a token is taken only if one is there, and
+// the Delay is one wait on the condition, after which the driver asks again.
 func (p *awsAdaptive) Admit(_ *State, now sim.Time, _ Jitter) Admission {
+	if p.recheck {
+		return Admission{Delay: p.lim.take(now)}
+	}
 	return Admission{Delay: p.lim.acquire(now)}
 }
 
@@ -422,8 +476,9 @@ func (p *awsAdaptive) Admit(_ *State, now sim.Time, _ Jitter) Admission {
 // cancelled call's would. botocore's acquire blocks a thread that cannot be cancelled, so a
 // Python client would send the attempt late instead; an SDK whose waits can be cancelled
 // behaves as modelled here (docs/policies.md, "Where the model departs").
+// With recheck nothing was reserved and nothing is returned.
 func (p *awsAdaptive) Withdraw(_ *State, _ sim.Time) {
-	if p.lim.enabled {
+	if p.lim.enabled && !p.recheck {
 		p.lim.tokens++
 	}
 }
@@ -486,6 +541,22 @@ func (l *awsLimiter) acquire(now sim.Time) time.Duration {
 		return 0
 	}
 	return time.Duration(math.Ceil(-l.tokens / l.fill * float64(time.Second)))
+}
+
+// take is one look of bucket.py's blocking TokenBucket._acquire, for recheck: when the limiter
+// is enabled and a whole token is in the bucket, take it; otherwise take nothing and return
+// _sleep_amount, the time until there is one at the current fill rate, after which the caller
+// looks again (sooner if the rate changes: Notify).
+func (l *awsLimiter) take(now sim.Time) time.Duration {
+	if !l.enabled {
+		return 0
+	}
+	l.refill(now.Seconds())
+	if l.tokens >= 1 {
+		l.tokens--
+		return 0
+	}
+	return time.Duration(math.Ceil((1 - l.tokens) / l.fill * float64(time.Second)))
 }
 
 // record is RateClocker.record: count the response; when it falls in a later 0.5 s bucket than

@@ -51,7 +51,7 @@ func standardOf(p Policy) *awsStandard {
 func TestAWSDefaults(t *testing.T) {
 	var a AWSOptions
 	a.SetDefaults()
-	if a != (AWSOptions{Behavior: "2026", MaxAttempts: 0, RetryQuota: 500}) || a.attempts() != 3 {
+	if a != (AWSOptions{Behavior: "2026", MaxAttempts: 0, RetryQuota: 500, AdaptiveWait: "reserve"}) || a.attempts() != 3 {
 		t.Errorf("defaults %+v", a)
 	}
 	got := []float64{awsDefaultMaxAttempts, awsDefaultQuota, awsMaxBackoff.Seconds(), awsLegacyBase.Seconds(),
@@ -598,7 +598,8 @@ func TestAWSValidate(t *testing.T) {
 				`retry: aws.retryQuota: -1: preset boto3 has no retry quota; leave it at 500 (retryPolicy aws-standard)` + "\n" +
 				`retry: aws.service: "s3": must be "" or "dynamodb" (retryPolicy aws-standard)`},
 		{"the zero block", func(a *AWSOptions) { *a = AWSOptions{} },
-			`retry: aws.behavior: "": must be "2026" or "legacy" (retryPolicy aws-standard)`},
+			`retry: aws.behavior: "": must be "2026" or "legacy" (retryPolicy aws-standard)` + "\n" +
+				`retry: aws.adaptiveWait: "": must be "reserve" or "recheck" (retryPolicy aws-standard)`},
 		{"presets, DynamoDB", func(a *AWSOptions) { a.Preset, a.Service, a.MaxAttempts = AWSPresetBotocoreLegacy, "dynamodb", 2 }, ""},
 		{"a preset with a standard-mode rule", func(a *AWSOptions) { a.Preset, a.Behavior, a.RetryQuota = AWSPresetCPPDefault, "legacy", 0 },
 			`retry: aws.behavior: "legacy": a standard-mode rule: preset cpp-default fixes the rules; leave it at 2026 (retryPolicy aws-standard)` + "\n" +
@@ -660,7 +661,7 @@ func Example_awsStandard() {
 			{Network: true},
 		} {
 			o := DefaultOptions()
-			o.AWS = &AWSOptions{Behavior: behavior, MaxAttempts: 3, RetryQuota: 500}
+			o.AWS = &AWSOptions{Behavior: behavior, MaxAttempts: 3, RetryQuota: 500, AdaptiveWait: AWSWaitReserve}
 			p, _ := New(NameAWSStandard, o)
 			var st State
 			p.Begin(&st, Class{}, 0, sim.Never)

@@ -398,6 +398,17 @@ type Withdrawer interface {
 	Withdraw(st *State, now sim.Time)
 }
 
+// Notifier is implemented by a Gate whose waits may be re-checked rather than reserved: senders
+// that wait on a condition and look at the limiter again when it is notified (botocore's
+// blocking TokenBucket.acquire). The driver calls Notify once, with the client's wake. When it
+// returns true an Admission's Delay reserves nothing: when it ends the driver asks Admit again,
+// and each call of wake ends at once the wait of the held-back attempt whose current wait began
+// first (a condition's notify), which then asks Admit again. When it returns false the Delays
+// are final and wake is never called.
+type Notifier interface {
+	Notify(wake func()) bool
+}
+
 // Admission is a Gate's answer for one attempt.
 type Admission struct {
 	// Delay holds the attempt back this long before it is sent.

@@ -759,10 +759,10 @@ func TestSetBlockOption(t *testing.T) {
 		{"grpc.hedgingPolicy", "default", func(o *Options) bool { return o.GRPC.HedgingPolicy.MaxAttempts == 4 }, ""},
 		{"grpc.hedgingPolicy", "none", func(o *Options) bool { return o.GRPC != nil && o.GRPC.HedgingPolicy == nil }, ""},
 		{"aws.behavior", "legacy", func(o *Options) bool {
-			return *o.AWS == AWSOptions{Behavior: "legacy", RetryQuota: 500}
+			return *o.AWS == AWSOptions{Behavior: "legacy", RetryQuota: 500, AdaptiveWait: "reserve"}
 		}, ""},
 		{"aws.retryQuota", "x", nil, `strconv.ParseInt: parsing "x": invalid syntax`},
-		{"aws.quota", "1", nil, `no field "quota" in retry.AWSOptions (known: behavior, maxAttempts, retryQuota, preset, service)`},
+		{"aws.quota", "1", nil, `no field "quota" in retry.AWSOptions (known: behavior, maxAttempts, retryQuota, preset, service, adaptiveWait)`},
 		{"nope.x", "1", nil, `no option block "nope"`},
 		{"grpc.maxAttempts.x", "1", nil, "x: a int has no fields"},
 	}

@@ -214,3 +214,58 @@ func TestHedgingRetriedFailureSendsNextAtOnce(t *testing.T) {
 		t.Errorf("result %+v: want the fatal InternalError after one copy", r)
 	}
 }
+
+// rechecking is a scripted gate whose waits are re-checked (retry.Notifier): the driver asks
+// Admit again when a wait ends, and wake ends the longest wait at once.
+type rechecking struct {
+	scripted
+	wake func()
+}
+
+func (p *rechecking) Notify(wake func()) bool { p.wake = wake; return true }
+
+// TestGateRecheck: with a gate whose waits are re-checked (retry.Notifier, botocore's blocking
+// TokenBucket.acquire, docs/policies.md §3.6), a Delay reserves nothing: when it ends the driver
+// asks Admit again, and a wake ends the wait of the attempt held back longest, which asks again
+// at once; the client counts the time each was actually held. Two finds are held back 100 ms at
+// t0; a wake at t0 + 30 ms lets the first go (its second Admit answers go), the second asks
+// again when its 100 ms end and goes; a third, with a 20 ms timeout, is held until it gives up
+// and is counted for the 20 ms it waited, not the 100 ms it was told.
+func TestGateRecheck(t *testing.T) {
+	p := &rechecking{}
+	p.admit = func(n int) retry.Admission {
+		if n < 3 { // each operation's first Admit: wait 100 ms
+			return retry.Admission{Delay: 100 * time.Millisecond}
+		}
+		return retry.Admission{}
+	}
+	e := newEnv(t, envConfig{nodes: standalone(nil), opts: DefaultOptions(), jitter: 1})
+	e.client.setPolicy(p)
+	if p.wake == nil {
+		t.Fatal("setPolicy did not hand a Notifier the client's wake")
+	}
+	t0 := discovered
+	e.loop.At(t0+sim.Time(30*time.Millisecond), sim.HandlerFunc(func(sim.Time, int, any) { p.wake() }), 0, nil)
+	rs := e.run(t0, Spec{Kind: Find}, Spec{Kind: Find}, Spec{Kind: Find, Timeout: 20 * time.Millisecond})
+	if len(rs) != 3 {
+		t.Fatalf("%d results, want 3", len(rs))
+	}
+	// Results arrive in completion order: the timeout at 20 ms, the woken find, the other.
+	if rs[0].OK || rs[0].Done != t0+sim.Time(20*time.Millisecond) {
+		t.Errorf("the 20 ms operation: %+v; want a failure at t0 + 20ms", rs[0])
+	}
+	woken, waited := rs[1], rs[2]
+	if !woken.OK || woken.Done.Sub(t0) < 30*time.Millisecond || woken.Done.Sub(t0) >= 100*time.Millisecond {
+		t.Errorf("the woken find ended %v after t0; want between 30 ms and 100 ms (sent at the wake)", woken.Done.Sub(t0))
+	}
+	if !waited.OK || waited.Done.Sub(t0) < 100*time.Millisecond {
+		t.Errorf("the other find ended %v after t0; want no sooner than its 100 ms wait", waited.Done.Sub(t0))
+	}
+	if p.admits != 5 {
+		t.Errorf("Admit called %d times, want 5: three first asks, the woken find's and the other's second", p.admits)
+	}
+	// 30 ms + 100 ms + 20 ms actually held.
+	if st := e.client.Snapshot(); st.AdmitDelay != 150*time.Millisecond || st.AttemptsStarted != 2 {
+		t.Errorf("AdmitDelay %v, attempts %d; want 150ms held and 2 attempts", st.AdmitDelay, st.AttemptsStarted)
+	}
+}

@@ -54,6 +54,17 @@ const (
 	// when no retry mode is configured: 11 attempts (maxRetries 10), delays 0 then 2^retries × 25
 	// ms with no jitter and no cap, no retry quota.
 	AWSPresetCPPDefault = "cpp-default"
+	// AWSPresetJavaV2Legacy is aws-sdk-java-v2's RetryMode.LEGACY, the Java SDK's default before
+	// the 2026 change: 4 attempts (9 for DynamoDB), full jitter from 100 ms (25 ms for DynamoDB)
+	// and equal jitter from 500 ms for throttling errors, both capped at 20 s, and a 500-token
+	// bucket where a throttling error costs 0 and any other 5; a success gives back what its last
+	// retry took, at least 1.
+	AWSPresetJavaV2Legacy = "java-v2-legacy"
+	// AWSPresetJSV3 is aws-sdk-js-v3's StandardRetryStrategy (@smithy/core's util-retry) without
+	// SMITHY_NEW_RETRIES_2026: 3 attempts, delay ⌊U × min(base × 2^retries, 20 s)⌋ ms with base
+	// 100 ms (500 ms for throttling errors), a 500-token quota where a throttling error costs 5
+	// and a transient one 10, and x-amz-retry-after honoured as in the 2026 mode.
+	AWSPresetJSV3 = "js-v3"
 	// AWSServiceDynamoDB selects DynamoDB's service defaults (AWSOptions.Service).
 	AWSServiceDynamoDB = "dynamodb"
 )
@@ -101,6 +112,27 @@ const (
 	// aws-sdk-cpp's DefaultRetryStrategy(maxRetries = 10, scaleFactor = 25).
 	cppDefaultAttempts = 11
 	cppScaleFactor     = 25 * time.Millisecond
+	// aws-sdk-java-v2's RetryMode.LEGACY (DefaultRetryStrategy.Legacy, SdkDefaultRetrySetting and
+	// DynamoDbRetryPolicy): MAX_ATTEMPTS 4, BASE_DELAY 100 ms, THROTTLED_BASE_DELAY 500 ms,
+	// MAX_BACKOFF 20 s (awsMaxBackoff), DEFAULT_EXCEPTION_TOKEN_COST 5,
+	// THROTTLE_EXCEPTION_TOKEN_COST 0, TOKEN_BUCKET_SIZE 500 (awsDefaultQuota); for DynamoDB
+	// MAX_ATTEMPTS_V20 9 and BASE_DELAY 25 ms.
+	javaLegacyAttempts         = 4
+	javaLegacyDynamoDBAttempts = 9
+	javaLegacyBase             = 100 * time.Millisecond
+	javaLegacyDynamoDBBase     = 25 * time.Millisecond
+	javaLegacyThrottledBase    = 500 * time.Millisecond
+	javaLegacyCost             = 5
+	javaLegacyThrottlingCost   = 0
+	// aws-sdk-js-v3's standard mode before 2026 (util-retry constants.ts and config.ts):
+	// DEFAULT_MAX_ATTEMPTS 3 (awsDefaultMaxAttempts), DEFAULT_RETRY_DELAY_BASE 100 ms,
+	// THROTTLING_RETRY_DELAY_BASE 500 ms, MAXIMUM_RETRY_DELAY 20 s (awsMaxBackoff),
+	// INITIAL_RETRY_TOKENS 500 (awsDefaultQuota), RETRY_COST 5 (charged for a throttling error),
+	// TIMEOUT_RETRY_COST 10 (charged for every TRANSIENT error), NO_RETRY_INCREMENT 1.
+	jsBase           = 100 * time.Millisecond
+	jsThrottlingBase = 500 * time.Millisecond
+	jsThrottlingCost = 5
+	jsTransientCost  = 10
 	// awsMaxDoubling bounds the uncapped delays of the legacy presets (about 146 years), so that a
 	// large maxAttempts cannot overflow a time.Duration.
 	awsMaxDoubling = time.Duration(1) << 62
@@ -116,14 +148,16 @@ type AWSOptions struct {
 	// botocore-legacy, 10 for DynamoDB; 11 under cpp-default), and 1 means no retries.
 	MaxAttempts int `yaml:"maxAttempts"`
 	// RetryQuota is the client's retry quota in tokens: its capacity and starting balance
-	// (default 500); ≥ 0, and 0 means no retries. The presets have no quota: leave it at 500.
+	// (default 500); ≥ 0, and 0 means no retries. botocore-legacy and cpp-default have no quota:
+	// leave it at 500; java-v2-legacy's token bucket and js-v3's quota take it.
 	RetryQuota int `yaml:"retryQuota"`
 	// Preset is "" (the standard or adaptive mode, by Behavior) or an SDK's default retry
-	// behaviour that is not the standard mode: "botocore-legacy" or "cpp-default". aws-standard
-	// only; a preset fixes the rules, so Behavior and RetryQuota keep their defaults.
+	// behaviour that is not botocore's standard mode: "botocore-legacy", "cpp-default",
+	// "java-v2-legacy" or "js-v3". aws-standard only; a preset fixes the rules, so Behavior keeps
+	// its default, and so does RetryQuota under the presets without a quota.
 	Preset string `yaml:"preset"`
 	// Service is "" or "dynamodb": the SDK's service defaults for DynamoDB, which exist in the
-	// 2026 behaviour and under botocore-legacy.
+	// 2026 behaviour and under botocore-legacy and java-v2-legacy.
 	Service string `yaml:"service"`
 	// AdaptiveWait is how an attempt held back by the adaptive mode's send token bucket waits:
 	// "reserve" (the default; AWSWaitReserve) or "recheck" (botocore's re-checking wait;
@@ -148,14 +182,14 @@ func (a *AWSOptions) validate(bad func(name, value, rule string)) {
 		bad("retryQuota", strconv.Itoa(a.RetryQuota), "must be ≥ 0 (0 = no retries)")
 	}
 	switch a.Preset {
-	case "", AWSPresetBotocoreLegacy, AWSPresetCPPDefault:
+	case "", AWSPresetBotocoreLegacy, AWSPresetCPPDefault, AWSPresetJavaV2Legacy, AWSPresetJSV3:
 	default:
-		bad("preset", strconv.Quote(a.Preset), `must be "", "botocore-legacy" or "cpp-default"`)
+		bad("preset", strconv.Quote(a.Preset), `must be "", "botocore-legacy", "cpp-default", "java-v2-legacy" or "js-v3"`)
 	}
 	if a.Preset != "" && a.Behavior != awsDefaultBehavior {
 		bad("behavior", strconv.Quote(a.Behavior), "a standard-mode rule: preset "+a.Preset+" fixes the rules; leave it at "+awsDefaultBehavior)
 	}
-	if a.Preset != "" && a.RetryQuota != awsDefaultQuota {
+	if a.Preset != "" && a.Preset != AWSPresetJavaV2Legacy && a.Preset != AWSPresetJSV3 && a.RetryQuota != awsDefaultQuota {
 		bad("retryQuota", strconv.Itoa(a.RetryQuota), "preset "+a.Preset+" has no retry quota; leave it at "+strconv.Itoa(awsDefaultQuota))
 	}
 	switch {
@@ -164,6 +198,8 @@ func (a *AWSOptions) validate(bad func(name, value, rule string)) {
 	case a.Service == "":
 	case a.Preset == AWSPresetCPPDefault:
 		bad("service", strconv.Quote(a.Service), "aws-sdk-cpp's DefaultRetryStrategy has no service defaults")
+	case a.Preset == AWSPresetJSV3:
+		bad("service", strconv.Quote(a.Service), "aws-sdk-js-v3's StandardRetryStrategy has no service defaults")
 	case a.Preset == "" && a.Behavior == AWSBehaviorLegacy:
 		bad("service", strconv.Quote(a.Service), "the standard mode before 2026 has no service defaults")
 	}
@@ -194,6 +230,10 @@ func (a *AWSOptions) attempts() int {
 		return legacyDynamoDBAttempts
 	case a.Preset == AWSPresetBotocoreLegacy:
 		return legacyAttempts
+	case a.Preset == AWSPresetJavaV2Legacy && a.Service == AWSServiceDynamoDB:
+		return javaLegacyDynamoDBAttempts
+	case a.Preset == AWSPresetJavaV2Legacy:
+		return javaLegacyAttempts
 	case a.Service == AWSServiceDynamoDB:
 		return awsDynamoDBMaxAttempts
 	}
@@ -207,11 +247,11 @@ func (a *AWSOptions) attempts() int {
 type awsStandard struct {
 	name     string
 	legacy   bool
-	preset   string // "" or a preset, which has no quota
+	preset   string // "" or a preset (awsQuotaless says which have no quota)
 	attempts int
 	capacity int
 	quota    int // available capacity
-	// transient is the 2026 backoff base of non-throttling errors; fixed, botocore-legacy's
+	// transient is the 2026 backoff base of non-throttling errors (java-v2-legacy's too); fixed, botocore-legacy's
 	// fixed (unjittered) base, 0 for the random one.
 	transient, fixed time.Duration
 }
@@ -224,6 +264,12 @@ func newAWSStandardPolicy(name string, o Options) awsStandard {
 		p.transient = awsDynamoDBTransientBase
 		if a.Preset == AWSPresetBotocoreLegacy {
 			p.fixed = legacyDynamoDBBase
+		}
+	}
+	if a.Preset == AWSPresetJavaV2Legacy {
+		p.transient = javaLegacyBase
+		if a.Service == AWSServiceDynamoDB {
+			p.transient = javaLegacyDynamoDBBase
 		}
 	}
 	return p
@@ -245,14 +291,19 @@ func (p *awsStandard) Begin(st *State, c Class, _, deadline sim.Time) {
 
 // Succeeded releases quota (botocore quota.py via RetryQuotaChecker.release_retry_quota): 1
 // token when the operation was never retried, else what its last retry acquired; never above
-// the capacity.
+// the capacity. js-v3 releases the same (StandardRetryStrategy.recordSuccess); java-v2-legacy
+// releases what the last retry acquired but at least 1 (BaseRetryStrategy's
+// releaseTokenBucketCapacity), so a retry after a throttling error, which cost 0, gives back 1.
 func (p *awsStandard) Succeeded(st *State, _ sim.Time) {
-	if p.preset != "" {
+	if awsQuotaless(p.preset) {
 		return // no quota
 	}
 	n := awsNoRetryIncrement
 	if st.retries > 0 {
 		n = p.cost(st.kept)
+	}
+	if p.preset == AWSPresetJavaV2Legacy {
+		n = max(n, awsNoRetryIncrement)
 	}
 	p.quota = min(p.quota+n, p.capacity)
 }
@@ -282,6 +333,14 @@ func awsRetryable(f Failure) (retryable, throttling bool) {
 func (p *awsStandard) cost(f Failure) int {
 	k := Kind(f)
 	switch {
+	case p.preset == AWSPresetJavaV2Legacy && k == KindOverload:
+		return javaLegacyThrottlingCost
+	case p.preset == AWSPresetJavaV2Legacy:
+		return javaLegacyCost
+	case p.preset == AWSPresetJSV3 && k == KindOverload:
+		return jsThrottlingCost
+	case p.preset == AWSPresetJSV3:
+		return jsTransientCost
 	case p.preset != "":
 		return 0 // a preset has no quota
 	case p.legacy:
@@ -333,6 +392,10 @@ func (p *awsStandard) delay(attempt int, throttling bool, f Failure, j Jitter) t
 		return awsDoubling(p.fixed, attempt-1)
 	case p.preset == AWSPresetBotocoreLegacy:
 		return time.Duration(awsJitter(j) * float64(awsDoubling(time.Second, attempt-1)))
+	case p.preset == AWSPresetJavaV2Legacy:
+		return javaLegacyDelay(p.transient, attempt, throttling, j)
+	case p.preset == AWSPresetJSV3:
+		return jsDelay(attempt, throttling, f, j)
 	}
 	base := awsLegacyBase
 	if !p.legacy && !throttling {
@@ -374,6 +437,50 @@ func cppDelay(retries int) time.Duration {
 	return awsDoubling(cppScaleFactor, retries)
 }
 
+// javaLegacyDelay is aws-sdk-java-v2's legacy backoff for the retry after the attempt-th attempt
+// failed (the token's attempt is then attempt+1): with c = min(base × 2^(attempt−1), 20 s) in
+// whole milliseconds (BackoffStrategiesConstants.calculateExponentialDelay), full jitter
+// nextInt(c), an integer in [0, c) ms, with base 100 ms (25 ms for DynamoDB)
+// (ExponentialDelayWithJitter), and for a throttling error equal jitter c/2 + nextInt(c/2 + 1),
+// in [c/2, c], from 500 ms (ExponentialDelayWithHalfJitter). A jitter j draws ⌊j × n⌋ of
+// nextInt(n), n − 1 at j = 1. The SDK's suggested delay is not modelled (docs/policies.md §3.8).
+func javaLegacyDelay(transient time.Duration, attempt int, throttling bool, j Jitter) time.Duration {
+	if throttling {
+		half := awsCeiling(javaLegacyThrottledBase, attempt-1).Milliseconds() / 2
+		return time.Duration(half+javaNextInt(half+1, j)) * time.Millisecond
+	}
+	return time.Duration(javaNextInt(awsCeiling(transient, attempt-1).Milliseconds(), j)) * time.Millisecond
+}
+
+// javaNextInt is Random.nextInt(n) for a jitter j: ⌊j × n⌋, at most n − 1.
+func javaNextInt(n int64, j Jitter) int64 {
+	return min(int64(math.Floor(awsJitter(j)*float64(n))), n-1)
+}
+
+// jsDelay is aws-sdk-js-v3's StandardRetryStrategy delay for the retry after the attempt-th
+// attempt failed (retry count attempt−1): ⌊j × min(base × 2^(attempt−1), 20 s)⌋ in whole
+// milliseconds (DefaultRetryBackoffStrategy.computeNextBackoffDelay), base 100 ms or 500 ms for
+// a throttling error; a retry-after hint of N ≥ 0 ms (x-amz-retry-after) makes it
+// max(t, min(N ms, t + 5 s)), and a negative one changes nothing, as in the 2026 mode.
+func jsDelay(attempt int, throttling bool, f Failure, j Jitter) time.Duration {
+	base := jsBase
+	if throttling {
+		base = jsThrottlingBase
+	}
+	ms := math.Floor(awsJitter(j) * float64(awsCeiling(base, attempt-1).Milliseconds()))
+	t := time.Duration(ms) * time.Millisecond
+	if f.Pushback && f.PushbackMS >= 0 {
+		ra := time.Duration(min(f.PushbackMS, math.MaxInt64/int64(time.Millisecond))) * time.Millisecond
+		return max(t, min(ra, t+awsRetryAfterMaxExtra))
+	}
+	return t
+}
+
+// awsQuotaless reports whether preset has no retry quota: botocore-legacy and cpp-default.
+func awsQuotaless(preset string) bool {
+	return preset == AWSPresetBotocoreLegacy || preset == AWSPresetCPPDefault
+}
+
 // awsJitter draws one jitter value, which must be in [0, 1].
 func awsJitter(j Jitter) float64 {
 	x := j.Float64()
@@ -388,9 +495,9 @@ func (p *awsStandard) failureClass(f Failure) string {
 	switch retryable, throttling := awsRetryable(f); {
 	case !retryable:
 		return "not retryable"
-	case p.preset != "" && throttling:
+	case awsQuotaless(p.preset) && throttling:
 		return "throttling error"
-	case p.preset != "":
+	case awsQuotaless(p.preset):
 		return "transient error"
 	case throttling:
 		return "throttling error, retry cost " + strconv.Itoa(p.cost(f))
@@ -400,7 +507,7 @@ func (p *awsStandard) failureClass(f Failure) string {
 
 // clientState describes the quota for transcripts.
 func (p *awsStandard) clientState() string {
-	if p.preset != "" {
+	if awsQuotaless(p.preset) {
 		return "no quota"
 	}
 	return "quota=" + strconv.Itoa(p.quota) + "/" + strconv.Itoa(p.capacity)

@@ -593,7 +593,7 @@ func TestAWSValidate(t *testing.T) {
 			`retry: aws.behavior: "2025": must be "2026" or "legacy" (retryPolicy aws-standard)` + "\n" +
 				"retry: aws.maxAttempts: -1: must be ≥ 0, the first attempt included (0 = the SDK's default, 1 = no retries) (retryPolicy aws-standard)\n" +
 				"retry: aws.retryQuota: -1: must be ≥ 0 (0 = no retries) (retryPolicy aws-standard)\n" +
-				`retry: aws.preset: "boto3": must be "", "botocore-legacy" or "cpp-default" (retryPolicy aws-standard)` + "\n" +
+				`retry: aws.preset: "boto3": must be "", "botocore-legacy", "cpp-default", "java-v2-legacy" or "js-v3" (retryPolicy aws-standard)` + "\n" +
 				`retry: aws.behavior: "2025": a standard-mode rule: preset boto3 fixes the rules; leave it at 2026 (retryPolicy aws-standard)` + "\n" +
 				`retry: aws.retryQuota: -1: preset boto3 has no retry quota; leave it at 500 (retryPolicy aws-standard)` + "\n" +
 				`retry: aws.service: "s3": must be "" or "dynamodb" (retryPolicy aws-standard)`},

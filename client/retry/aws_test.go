@@ -608,6 +608,13 @@ func TestAWSValidate(t *testing.T) {
 			`retry: aws.service: "dynamodb": aws-sdk-cpp's DefaultRetryStrategy has no service defaults (retryPolicy aws-standard)`},
 		{"DynamoDB in the legacy standard mode", func(a *AWSOptions) { a.Behavior, a.Service = "legacy", "dynamodb" },
 			`retry: aws.service: "dynamodb": the standard mode before 2026 has no service defaults (retryPolicy aws-standard)`},
+		{"DynamoDB under js-v3", func(a *AWSOptions) { a.Preset, a.Service = AWSPresetJSV3, "dynamodb" },
+			`retry: aws.service: "dynamodb": aws-sdk-js-v3's StandardRetryStrategy has no service defaults (retryPolicy aws-standard)`},
+		{"DynamoDB under java-v2-legacy", func(a *AWSOptions) { a.Preset, a.Service = AWSPresetJavaV2Legacy, "dynamodb" }, ""},
+		{"the quota of the presets that have one", func(a *AWSOptions) { a.Preset, a.RetryQuota = AWSPresetJSV3, 100 }, ""},
+		{"the quota of java-v2-legacy", func(a *AWSOptions) { a.Preset, a.RetryQuota = AWSPresetJavaV2Legacy, 0 }, ""},
+		{"botocore-legacy has no quota", func(a *AWSOptions) { a.Preset, a.RetryQuota = AWSPresetBotocoreLegacy, 100 },
+			`retry: aws.retryQuota: 100: preset botocore-legacy has no retry quota; leave it at 500 (retryPolicy aws-standard)`},
 	}
 	for _, tc := range tests {
 		got := ""

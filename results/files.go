@@ -171,6 +171,9 @@ type Run struct {
 	Header  Header
 	Series  *Series
 	Summary Summary
+	// Partial says why the run stopped before its horizon (a limit crossed), "" for a whole
+	// run; WriteRunDir records it in the manifest.
+	Partial string
 }
 
 // NewRun completes a run from its header and series: the warm-up is chosen by AutoWarmup when
@@ -202,7 +205,9 @@ func WriteRunDir(dir string, run *Run) error {
 	sum.Header = &SummaryHeader{Schema: SummarySchema, Tool: h.Tool, Version: h.Version, Scenario: h.Scenario,
 		Digest: ScenarioDigest(h.Canonical), Seed: h.Seed, Replication: h.Replication}
 	files = append(files, outputFile{SummaryFile, func(w io.Writer) error { return writeJSON(w, sum) }})
-	return writeResult(dir, newManifest(KindRun, run.Header), files)
+	m := newManifest(KindRun, run.Header)
+	m.Partial = run.Partial
+	return writeResult(dir, m, files)
 }
 
 // ReadHeader reads run.json from a run's folder.

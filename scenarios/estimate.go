@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/overloadsim/overloadsim/client/workload"
 	"github.com/overloadsim/overloadsim/results"
 	"github.com/overloadsim/overloadsim/wire"
 )
@@ -23,13 +24,27 @@ const EventsPerOperation = 12
 // client thread one operation per think time plus a millisecond of service (an upper bound for
 // service times of a millisecond or more), or per pace when the thread is paced and the pace is
 // the longer (a paced thread starts no sooner than one pace after its previous start).
-func (s *Scenario) OfferedOperations() float64 {
+func (s *Scenario) OfferedOperations() float64 { return s.offered(false) }
+
+// offered is OfferedOperations, with the load faults (a group's rate multiplied by Factor for
+// For, as Build lays them into the group's profile) when faults is set.
+func (s *Scenario) offered(faults bool) float64 {
 	var ops float64
 	for i := range s.Clients {
 		g := &s.Clients[i]
 		switch {
 		case g.Workload.Rate != nil && g.Workload.Rate.p != nil:
-			ops += g.Workload.Rate.p.Integral(0, s.Duration)
+			p := g.Workload.Rate.p
+			for j := range s.Faults {
+				f := &s.Faults[j]
+				if !faults || f.Kind != loadKind || f.Group != "" && f.Group != g.Name {
+					continue
+				}
+				if q, err := workload.ScaleWindow(p, f.Factor, f.At, f.At+f.For); err == nil {
+					p = q
+				}
+			}
+			ops += p.Integral(0, s.Duration)
 		case g.Workload.Threads > 0:
 			cycle := time.Millisecond
 			if g.Workload.Think.D != nil {
@@ -42,9 +57,11 @@ func (s *Scenario) OfferedOperations() float64 {
 	return ops
 }
 
-// EstimatedEvents returns about how many loop events one run of s handles: OfferedOperations ×
-// EventsPerOperation.
-func (s *Scenario) EstimatedEvents() float64 { return s.OfferedOperations() * EventsPerOperation }
+// EstimatedEvents returns about how many loop events one run of s handles: the operations
+// offered (OfferedOperations, with each load fault's factor applied to its group's rate for the
+// fault's duration: a surge of ×1 000 for a minute offers a thousand times that minute's
+// operations) × EventsPerOperation.
+func (s *Scenario) EstimatedEvents() float64 { return s.offered(true) * EventsPerOperation }
 
 // Figures behind Cost, each measured on this model (the sources are named), rounded up. They
 // describe a healthy run: a retry storm costs several times the events, and every request
@@ -88,11 +105,19 @@ type Cost struct {
 
 // Cost estimates what one run of s takes (see Cost). It reads only the scenario's fields, in
 // time proportional to its size, however long or large the run it describes.
-func (s *Scenario) Cost() Cost {
+func (s *Scenario) Cost() Cost { return s.costAt(s.Interval) }
+
+// Cost estimates what one trajectory of m takes: a run of its scenario recorded every Step
+// rather than every interval, so a finer Step costs a row and a sampling event per checkpoint
+// (--step 1ns over a minute is 6e10 of each).
+func (m *SplitModel) Cost() Cost { return m.Scenario.costAt(m.step()) }
+
+// costAt is Cost with the recorder sampling every interval.
+func (s *Scenario) costAt(interval time.Duration) Cost {
 	var c Cost
-	if s.Interval > 0 && s.Duration > 0 {
-		c.Intervals = int64(s.Duration / s.Interval)
-		if s.Duration%s.Interval != 0 {
+	if interval > 0 && s.Duration > 0 {
+		c.Intervals = int64(s.Duration / interval)
+		if s.Duration%interval != 0 {
 			c.Intervals++
 		}
 	}

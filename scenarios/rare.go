@@ -57,22 +57,26 @@ func (m *SplitModel) Run(ctx context.Context, p splitting.Path, level float64) (
 	rec.Start()
 	last := int64(0)
 	k := m.Checkpoints()
+	// In slices that ask ctx, so a cancelled estimate stops within a checkpoint, however many
+	// events it holds (the same events in the same order).
+	s := slicer{loop: loop, stop: func() bool { return ctx.Err() != nil }, span: firstSlice}
 	at := func(c int64) sim.Time { return sim.Time(time.Duration(c) * m.step()) }
 	for _, b := range p.Branches {
 		if b.At <= last || b.At > k {
 			return splitting.Stop{}, fmt.Errorf("scenarios: %s: path %s: branch at checkpoint %d outside (%d, %d]", sc.Name, p, b.At, last, k)
 		}
-		loop.RunUntil(at(b.At))
+		if s.runUntil(at(b.At)) {
+			return splitting.Stop{}, ctx.Err()
+		}
 		loop.Branch(b.Key)
 		last = b.At
 	}
 	// A branch at the horizon observes nothing more: a miss where it stands.
 	stop := splitting.Stop{At: k, Score: math.Inf(-1), Max: math.Inf(-1)}
 	for c := last + 1; c <= k; c++ {
-		if c%8 == 0 && ctx.Err() != nil {
+		if s.runUntil(at(c)) {
 			return splitting.Stop{}, ctx.Err()
 		}
-		loop.RunUntil(at(c))
 		if at(c) <= sim.Time(m.From) {
 			continue
 		}

@@ -1,7 +1,9 @@
 package scenarios
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"time"
 
@@ -57,7 +59,27 @@ type RunOptions struct {
 	// horizon: the loop runs up to each in turn, which handles the same events in the same order
 	// as one run to the horizon, so the results do not change.
 	Progress func(now, horizon time.Duration)
+	// Stop, when not nil, is asked between slices of the run (the loop runs to the horizon in
+	// slices of virtual time sized to some stopSliceEvents events each, which handles the same
+	// events in the same order as one run to the horizon): true stops the run where it stands,
+	// and RunWith returns the run so far, summarised up to the virtual time reached and marked
+	// Partial, with ErrStopped. It is how a command stops a run that crosses its memory or time
+	// limit; it must not change the model.
+	Stop func() bool
 }
+
+// ErrStopped is returned, with the run so far, by a run that RunOptions.Stop stopped.
+var ErrStopped = errors.New("scenarios: run stopped before its horizon")
+
+// stopSliceEvents is about how many loop events a run with RunOptions.Stop handles between two
+// questions: the slices of virtual time double while they hold fewer than half of it and halve
+// while they hold more than twice it, so a run whose event rate soars (a queue bomb, a retry
+// storm) is still asked every few milliseconds of wall time.
+const stopSliceEvents = 1 << 15
+
+// firstSlice is the virtual time of a stoppable run's first slice: short, so even a run of a
+// billion operations a second is asked before it has handled many events.
+const firstSlice = time.Microsecond
 
 // label returns the options' label, DefaultLabel when unset.
 func (o RunOptions) label() Label {
@@ -84,16 +106,23 @@ func RunWith(sc *Scenario, seed uint64, replication int, opts RunOptions) (*resu
 	}
 	rec.Start()
 	horizon := sim.Time(sc.Duration)
+	s := slicer{loop: loop, stop: opts.Stop, span: firstSlice}
+	stopped := false
 	if opts.Progress != nil {
-		for i := 1; i < progressSteps; i++ {
+		for i := 1; i < progressSteps && !stopped; i++ {
 			at := sim.Time(int64(sc.Duration) / progressSteps * int64(i))
-			loop.RunUntil(at)
-			opts.Progress(time.Duration(at), sc.Duration)
+			stopped = s.runUntil(at)
+			opts.Progress(time.Duration(loop.Now()), sc.Duration)
 		}
 	}
-	loop.RunUntil(horizon)
-	if opts.Progress != nil {
+	if !stopped {
+		stopped = s.runUntil(horizon)
+	}
+	if opts.Progress != nil && !stopped {
 		opts.Progress(sc.Duration, sc.Duration)
+	}
+	if stopped {
+		horizon = loop.Now()
 	}
 	series := rec.Finish(horizon)
 	series.Recovery = sc.recoveryRule()
@@ -114,7 +143,46 @@ func RunWith(sc *Scenario, seed uint64, replication int, opts RunOptions) (*resu
 	if exps := sc.Expectations(); len(exps) > 0 {
 		run.Summary.Expected = results.Measure(exps, &run.Summary, series)
 	}
+	if stopped {
+		run.Partial = fmt.Sprintf("stopped at %s of %s", time.Duration(horizon), sc.Duration)
+		return run, ErrStopped
+	}
 	return run, nil
+}
+
+// slicer runs a loop to a horizon, in slices when stop is set, asking stop before each.
+type slicer struct {
+	loop *sim.Loop
+	stop func() bool
+	span time.Duration // the next slice's virtual time
+}
+
+// runUntil runs the loop to until, and reports whether stop stopped it first (the clock then
+// stands at the end of the last slice run).
+func (s *slicer) runUntil(until sim.Time) bool {
+	if s.stop == nil {
+		s.loop.RunUntil(until)
+		return false
+	}
+	for {
+		if s.stop() {
+			return true
+		}
+		next := until
+		if now := s.loop.Now(); until.Sub(now) > s.span {
+			next = now.Add(s.span)
+		}
+		n := s.loop.RunUntil(next)
+		switch {
+		case n > 2*stopSliceEvents && s.span > 1:
+			s.span /= 2
+		case n < stopSliceEvents/2 && s.span < time.Duration(math.MaxInt64/4):
+			s.span *= 2
+		}
+		if next == until {
+			return false
+		}
+	}
 }
 
 // SweepPoint is one combination of a sweep's values: the parameters as results records them, and

@@ -13,7 +13,8 @@ import (
 )
 
 // Default limits on the work one command may start: beyond them it is refused before any of it
-// runs, with the estimate and the flag that raises the limit.
+// runs, with the estimate and the flag that raises the limit; work that crosses them while it
+// runs anyway is stopped (limits.enforce, watchdog.go).
 const (
 	defaultMaxTime   = 4 * time.Hour
 	defaultMaxMemory = 8 << 30
@@ -31,8 +32,8 @@ type limits struct {
 // addLimitFlags adds --max-time and --max-memory to fs.
 func addLimitFlags(fs *pflag.FlagSet) *limits {
 	l := &limits{maxTime: defaultMaxTime, maxMemory: defaultMaxMemory}
-	fs.DurationVar(&l.maxTime, "max-time", defaultMaxTime, "refuse work estimated to take longer than this (wall time on the workers)")
-	fs.Var(&l.maxMemory, "max-memory", "refuse work estimated to need more memory than this (e.g. 8GiB, 512MiB)")
+	fs.DurationVar(&l.maxTime, "max-time", defaultMaxTime, "refuse work estimated to take longer than this (wall time on the workers), and stop work still running after it (exit 1, what finished kept, marked partial)")
+	fs.Var(&l.maxMemory, "max-memory", "refuse work estimated to need more memory than this (e.g. 8GiB, 512MiB), and stop work whose memory in use crosses it while running")
 	return l
 }
 
@@ -40,7 +41,12 @@ func addLimitFlags(fs *pflag.FlagSet) *limits {
 // or memory exceeds the limits; what says how the runs add up ("12 points × 5 replications").
 // The estimate is scenarios.Scenario.Cost per run, at eventsPerCPUSecond per worker.
 func (l *limits) check(sc *scenarios.Scenario, runs float64, workers int, what string) error {
-	c := sc.Cost()
+	return l.checkCost(sc, sc.Cost(), runs, workers, what)
+}
+
+// checkCost is check with the cost of one run given (a rare-event trajectory's, say, recorded
+// at its --step).
+func (l *limits) checkCost(sc *scenarios.Scenario, c scenarios.Cost, runs float64, workers int, what string) error {
 	events := runs * c.Events
 	secs := events / eventsPerCPUSecond / float64(max(1, min(float64(workers), runs)))
 	mem := c.Bytes*math.Min(float64(workers), runs) + runs*summaryBytes

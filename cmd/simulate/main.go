@@ -131,7 +131,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "run 'simulate %s --help' for usage\n", name)
 		return exitUsage
 	}
-	if err := action(fs.Args(), stdout, stderr); err != nil {
+	err := action(fs.Args(), stdout, stderr)
+	if limitStopped() { // whatever the command made of it: it did not finish its work
+		if err == nil {
+			err = errors.New(stopCause())
+		}
+		fmt.Fprintf(stderr, "simulate %s: %v\n", name, err)
+		return exitFailure
+	}
+	if err != nil {
 		fmt.Fprintf(stderr, "simulate %s: %v\n", name, err)
 		var u errUsage
 		if errors.As(err, &u) {

@@ -108,10 +108,12 @@ Examples:
 				}
 				info := shardInfo(results.KindMap, sweepHeader(sc, base), *shard, points, *reps)
 				info.Trigger, info.Axes = name, axes
-				return runShard(info, points, base, *workers, dir, nil, stderr)
+				return runShard(lim, info, points, base, *workers, dir, nil, stderr)
 			}
 			ctx, stop := interruptible(stderr, func() string { return "the runs in progress" }, "")
 			defer stop()
+			ctx, unwatch := lim.enforce(ctx, stderr)
+			defer unwatch()
 			m, err := runMap(ctx, sc, axes, name, base, *reps, *workers, stderr)
 			if err != nil {
 				return err

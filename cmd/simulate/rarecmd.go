@@ -82,12 +82,6 @@ Examples:
 			if err := refuseRuns(sc, float64(stages)*float64(*n)*float64(*reps), what, *workers, *maxRuns); err != nil {
 				return err
 			}
-			if err := lim.check(sc, float64(stages)*float64(*n)*float64(*reps), *workers, what); err != nil {
-				return err
-			}
-			base, dir := seedOf(fs, *seed, sc), outDir(*out, sc, "-rare")
-			ctx, stop := interruptible(stderr, func() string { return "the runs in progress" }, "")
-			defer stop()
 			if *step < 0 || *step > sc.Duration {
 				return usageErrorf("--step %s: must be in (0s, duration %s]", *step, sc.Duration)
 			}
@@ -96,6 +90,15 @@ Examples:
 				return err
 			}
 			m := &scenarios.SplitModel{Scenario: sc, Score: score, From: start, Step: *step}
+			// Each trajectory is recorded at --step: a finer one costs a row per checkpoint.
+			if err := lim.checkCost(sc, m.Cost(), float64(stages)*float64(*n)*float64(*reps), *workers, what); err != nil {
+				return err
+			}
+			base, dir := seedOf(fs, *seed, sc), outDir(*out, sc, "-rare")
+			ctx, stop := interruptible(stderr, func() string { return "the runs in progress" }, "")
+			defer stop()
+			ctx, unwatch := lim.enforce(ctx, stderr)
+			defer unwatch()
 			r := results.Rare{Header: sweepHeader(sc, base), Score: string(score), N: *n, Repetitions: *reps,
 				Step: m.Step, From: start}
 			if r.Step == 0 {

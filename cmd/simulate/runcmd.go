@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -93,9 +95,16 @@ Examples:
 					tw.AddMetadata("seed", strconv.FormatUint(w.Seed, 10))
 				}
 			}
+			_, unwatch := lim.enforce(context.Background(), stderr)
 			run, err := scenarios.RunWith(sc, s, 0, opts)
-			if err != nil {
+			unwatch()
+			stopped := errors.Is(err, scenarios.ErrStopped)
+			if err != nil && !stopped {
 				return err
+			}
+			if stopped {
+				// What ran is kept, marked partial with the limit it crossed.
+				run.Partial = stopCause() + "; " + run.Partial
 			}
 			exps := judged(sc, len(*sets) > 0, stderr)
 			run.Summary.Verdicts = results.JudgeRun(exps, run.Summary.Expected)
@@ -119,6 +128,9 @@ Examples:
 				return err
 			}
 			fmt.Fprintf(stderr, "wrote %s\n", dir)
+			if stopped {
+				return fmt.Errorf("%s: %s holds the run so far, marked partial", run.Partial, dir)
+			}
 			if *plotToo {
 				if err := writeFigures(dir, stderr); err != nil {
 					return err

@@ -58,7 +58,7 @@ func shardInfo(work string, hdr results.Header, sh results.Shard, points []scena
 //
 // measures, for a tuning's shard, are what each run keeps in its summary's Expected instead of
 // the scenario's expectations: the tuning's objective and constraints (nil otherwise).
-func runShard(info results.ShardInfo, points []scenarios.SweepPoint, seed uint64, workers int, dir string,
+func runShard(lim *limits, info results.ShardInfo, points []scenarios.SweepPoint, seed uint64, workers int, dir string,
 	measures []results.Expectation, stderr io.Writer) error {
 	units, kept, err := results.OpenShard(dir, info)
 	if err != nil {
@@ -73,6 +73,8 @@ func runShard(info results.ShardInfo, points []scenarios.SweepPoint, seed uint64
 	ctx, stop := interruptible(stderr, func() string { return fmt.Sprintf("%d runs in progress", running.Load()) },
 		fmt.Sprintf("; the runs that finished are kept in %s and the same command resumes the shard", filepath.Join(dir, results.UnitsDir)))
 	defer stop()
+	ctx, unwatch := lim.enforce(ctx, stderr)
+	defer unwatch()
 	bar := newProgressBar(stderr, "shard "+sh.String())
 	reps := info.Replications
 	_, done, err := runParallel(ctx, len(owned), workers, func(k int) (struct{}, error) {

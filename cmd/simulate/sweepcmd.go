@@ -122,10 +122,10 @@ Examples:
 				info := shardInfo(results.KindSweep, sweepHeader(sc, base), *shard, points, sc.Sweep.Replications)
 				ctx := sc.SweepLoadContext(points, *slo)
 				info.Context, info.Expect = &ctx, judged(sc, len(*sets) > 0 || len(*vary) > 0, stderr)
-				return runShard(info, points, base, *workers, dir, nil, stderr)
+				return runShard(lim, info, points, base, *workers, dir, nil, stderr)
 			}
 			exps := judged(sc, len(*sets) > 0 || len(*vary) > 0, stderr)
-			err = runSweep(sc, exps, base, *workers, *slo, dir, textOr(*format, stdout), stderr)
+			err = runSweep(lim, sc, exps, base, *workers, *slo, dir, textOr(*format, stdout), stderr)
 			err = printJSONFile(*format, stdout, filepath.Join(dir, results.SweepFile), err)
 			if err != nil && !errors.Is(err, errExpectation) {
 				return err
@@ -145,7 +145,7 @@ Examples:
 // sweep are not run again, so a sweep stopped in any way resumes where it stopped. Interrupted
 // (SIGINT or SIGTERM), it finishes the runs in progress, writes the points whose replications
 // all finished, marked partial, and reports the interruption.
-func runSweep(sc *scenarios.Scenario, exps []results.Expectation, seed uint64, workers int, slo time.Duration, dir string, stdout, stderr io.Writer) error {
+func runSweep(lim *limits, sc *scenarios.Scenario, exps []results.Expectation, seed uint64, workers int, slo time.Duration, dir string, stdout, stderr io.Writer) error {
 	points, err := sc.Points()
 	if err != nil {
 		return err
@@ -164,6 +164,8 @@ func runSweep(sc *scenarios.Scenario, exps []results.Expectation, seed uint64, w
 	ctx, stop := interruptible(stderr, func() string { return fmt.Sprintf("%d runs in progress", running.Load()) },
 		fmt.Sprintf("; the runs that finished are kept in %s and the same command resumes the sweep", filepath.Join(dir, results.UnitsDir)))
 	defer stop()
+	ctx, unwatch := lim.enforce(ctx, stderr)
+	defer unwatch()
 	bar := newProgressBar(stderr, "sweep")
 	runs, done, err := runParallel(ctx, n, workers, func(i int) (results.Summary, error) {
 		if s, ok := kept[i]; ok {
@@ -223,8 +225,8 @@ func writeSweep(dir string, hdr results.Header, ctx *results.LoadContext, exps [
 				finished++
 			}
 		}
-		partial = fmt.Sprintf("interrupted: %d of %d points complete (%d of %d runs); run the same sweep into the same folder to finish it",
-			len(complete), len(params), finished, n)
+		partial = fmt.Sprintf("%s: %d of %d points complete (%d of %d runs); run the same sweep into the same folder to finish it",
+			stopCause(), len(complete), len(params), finished, n)
 	}
 	stats := results.Aggregate(complete)
 	var verdicts []results.Verdict

@@ -86,6 +86,8 @@ Examples:
 			base, dir := seedOf(fs, *seed, sc), outDir(*out, sc, "-tip")
 			ctx, stop := interruptible(stderr, func() string { return "the runs in progress" }, "")
 			defer stop()
+			ctx, unwatch := lim.enforce(ctx, stderr)
+			defer unwatch()
 			fmt.Fprintf(stderr, "searching %s in [%s, %s] to %s: probes of %d replications at a time, at most %d\n",
 				axis.path, axis.text(axis.lo), axis.text(axis.hi), axis.text(axis.precision), *batch, *maxReps)
 			res, err := tipping.Search(ctx, cfg, func(x float64, rep int) (tipping.Outcome, error) {

@@ -148,7 +148,7 @@ Examples:
 				}
 				info := shardInfo(results.KindTune, t.Header, *shard, points, t.Replications)
 				info.Tune = &results.TuneShard{Params: t.Params, Objective: t.Objective, Constraints: t.Constraints}
-				return runShard(info, points, base, *workers, dir, tuneExpectations(t), stderr)
+				return runShard(lim, info, points, base, *workers, dir, tuneExpectations(t), stderr)
 			}
 			dir := outDir(*out, sc, "-tune")
 			_, statErr := os.Stat(dir)
@@ -159,6 +159,8 @@ Examples:
 			var running atomic.Int64
 			ctx, stop := interruptible(stderr, func() string { return fmt.Sprintf("%d runs in progress", running.Load()) }, "")
 			defer stop()
+			ctx, unwatch := lim.enforce(ctx, stderr)
+			defer unwatch()
 			fmt.Fprintf(stderr, "tuning %s: %d candidates on the coarse grid × %d replications, then up to %d refinement round%s\n",
 				paramPaths(t), len(grid), t.Replications, t.Refine, plural(t.Refine))
 			eval := tuneEval(ctx, sc, t, base, *workers, &running, stderr)
@@ -172,7 +174,7 @@ Examples:
 // writes the candidates that finished, marked partial; a search that found no feasible
 // candidate, or failed, writes nothing (dir is removed if the command created it).
 func finishTune(t *results.Tuning, err error, dir string, created, plotToo bool, format string, stdout, stderr io.Writer) error {
-	interrupted := err != nil && (errors.Is(err, errInterrupted) || signalled.Load())
+	interrupted := err != nil && (errors.Is(err, errInterrupted) || signalled.Load() || limitStopped())
 	if err != nil && !interrupted {
 		removeIfEmpty(dir, created)
 		return err

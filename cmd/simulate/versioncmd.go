@@ -29,8 +29,11 @@ func label() scenarios.Label {
 	return scenarios.Label{Tool: scenarios.DefaultLabel().Tool, Version: buildVersion()}
 }
 
-// runOptions are the options of every run the command-line tool makes: its label.
-func runOptions() scenarios.RunOptions { return scenarios.RunOptions{Label: label()} }
+// runOptions are the options of every run the command-line tool makes: its label, and the stop
+// of a command that crossed its --max-memory or --max-time while running (limits.enforce).
+func runOptions() scenarios.RunOptions {
+	return scenarios.RunOptions{Label: label(), Stop: limitStopped}
+}
 
 // buildVersion returns the -ldflags version, else the module version, else the VCS revision.
 func buildVersion() string {

@@ -6,8 +6,10 @@ import (
 	"crypto/sha256"
 	"encoding/csv"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -242,8 +244,10 @@ func readJSON(path string, v any) error {
 	return nil
 }
 
-// WriteFileAtomic writes path through write: into ".NAME.tmp" in the same folder, flushed and
-// synced, then renamed to path. On any error the temporary file is removed and path is left as
+// WriteFileAtomic writes path through write: into ".NAME.tmp" in the same folder, created
+// exclusively (a stale temporary is removed first, a symbolic link in its place never followed),
+// flushed and synced, then renamed to path, which replaces path itself even when it is a
+// symbolic link, never the file the link points to. On any error the temporary file is removed and path is left as
 // it was, so a file with its final name is always complete. Every output file of overloadsim
 // (results, figures, reports, traces) is written this way. Errors name path, never the
 // temporary file.
@@ -255,7 +259,12 @@ func WriteFileAtomic(path string, write func(io.Writer) error) error {
 // writeAtomic is WriteFileAtomic that also returns the written file's size and SHA-256.
 func writeAtomic(path string, write func(io.Writer) error) (d FileDigest, err error) {
 	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	// A temporary left by a writer that was killed (or anything under its name, a symbolic
+	// link included) is removed, never written through: the new one is created exclusively.
+	if err := os.Remove(tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return d, fmt.Errorf("writing %s: %w", path, pathlessError(err))
+	}
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|noFollow, 0o644)
 	if err != nil {
 		return d, fmt.Errorf("writing %s: %w", path, pathlessError(err))
 	}

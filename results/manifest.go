@@ -160,40 +160,61 @@ func AddFiles(dir string, names ...string) error {
 	return WriteFileAtomic(filepath.Join(dir, ManifestFile), func(w io.Writer) error { return writeJSON(w, m) })
 }
 
-// resultFiles are the names a result of any kind may write; a new result removes them from its
-// folder along with the files the old manifest lists.
+// resultFiles are the names a result of any kind may write: in a folder of ours, a file under
+// one of them that no manifest lists is refused, not overwritten (CheckOutDir).
 var resultFiles = []string{RunFile, TimeseriesFile, ShardsFile, SummaryFile, PointsFile, SweepFile, CompareFile, CompareCSVFile,
 	MapFile, MapCellsFile, TipFile, RareFile}
 
-// claimDir makes dir ready for a new result: it creates dir and removes the old result's manifest
-// first (so the folder reads as unfinished from here on), then every file the old manifest
-// listed (figures and report included), every result file name and, unless keepUnits, a
-// sweep's kept units (UnitsDir). Other files are left alone.
-func claimDir(dir string, keepUnits bool) error {
+// claimDir makes dir ready for a new result that writes the files writes: it creates dir and
+// refuses it when it holds files no overloadsim result lists (CheckOutDir). Then it records,
+// in the claim record (ClaimFile), what the folder's old result and any unfinished write listed
+// with what the new one writes, and only then removes the old manifest (so the folder reads as
+// unfinished from here on, yet is still known to be ours), the files the old manifest and claim
+// listed (figures and report included) and, unless keepUnits, a sweep's kept units (UnitsDir).
+// Nothing else is removed: a file under a name to be written that no manifest lists is refused.
+func claimDir(dir string, keepUnits bool, writes ...string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("results: %w", err)
+	}
+	if err := CheckOutDir(dir); err != nil {
+		return err
 	}
 	var old Manifest
 	mpath := filepath.Join(dir, ManifestFile)
 	_ = readJSON(mpath, &old) // a damaged or missing manifest lists nothing
-	if err := os.Remove(mpath); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("results: %w", err)
-	}
-	names := slices.Clone(resultFiles)
+	names, _ := readClaim(dir)
 	for _, f := range old.Files {
-		if filepath.IsLocal(f.Name) && filepath.Base(f.Name) == f.Name {
+		if topLevel(f.Name) {
 			names = append(names, f.Name)
 		}
 	}
+	if err := writeClaim(dir, append(slices.Clone(names), writes...)); err != nil {
+		return err
+	}
+	if err := os.Remove(mpath); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("results: %w", err)
+	}
 	for _, name := range names {
+		if name == ManifestFile || name == ClaimFile || name == LockFile {
+			continue
+		}
 		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("results: %w", err)
 		}
 	}
-	if !keepUnits {
+	if !keepUnits && ourUnits(filepath.Join(dir, UnitsDir)) {
 		if err := os.RemoveAll(filepath.Join(dir, UnitsDir)); err != nil {
 			return fmt.Errorf("results: %w", err)
 		}
+	}
+	var foreign []string
+	for _, name := range writes {
+		if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
+			foreign = append(foreign, name)
+		}
+	}
+	if len(foreign) > 0 {
+		return foreignError(dir, foreign)
 	}
 	return nil
 }
@@ -205,9 +226,13 @@ type outputFile struct {
 }
 
 // writeResult replaces whatever result dir holds with a new one: claimDir, then each file
-// atomically in order, then the manifest listing them, last.
+// atomically in order, then the manifest listing them, last, and the claim record goes.
 func writeResult(dir string, m Manifest, files []outputFile) error {
-	if err := claimDir(dir, m.Kind == KindSweep); err != nil {
+	writes := []string{ManifestFile}
+	for _, f := range files {
+		writes = append(writes, f.name)
+	}
+	if err := claimDir(dir, m.Kind == KindSweep, writes...); err != nil {
 		return err
 	}
 	for _, f := range files {
@@ -217,7 +242,10 @@ func writeResult(dir string, m Manifest, files []outputFile) error {
 		}
 		m.Files = append(m.Files, d)
 	}
-	return WriteFileAtomic(filepath.Join(dir, ManifestFile), func(w io.Writer) error { return writeJSON(w, m) })
+	if err := WriteFileAtomic(filepath.Join(dir, ManifestFile), func(w io.Writer) error { return writeJSON(w, m) }); err != nil {
+		return err
+	}
+	return removeClaim(dir)
 }
 
 // pathlessError returns err without the path an *fs.PathError carries, for messages that name

@@ -134,7 +134,7 @@ func unitFile(u int) string { return fmt.Sprintf("%08d.gob", u) }
 // unfinished until FinishShard), then any other result in it, and units of another work or shard
 // (OpenUnits); then shard.json is written.
 func OpenShard(dir string, info ShardInfo) (*Units, map[int]Summary, error) {
-	if err := claimDir(dir, true); err != nil {
+	if err := claimDir(dir, true, ShardFile, ManifestFile); err != nil {
 		return nil, nil, err
 	}
 	units, kept, err := OpenUnits(dir, info.unitsKey())
@@ -171,7 +171,10 @@ func FinishShard(dir string, info ShardInfo) error {
 		d.Name = filepath.ToSlash(name)
 		m.Files = append(m.Files, d)
 	}
-	return WriteFileAtomic(filepath.Join(dir, ManifestFile), func(w io.Writer) error { return writeJSON(w, m) })
+	if err := WriteFileAtomic(filepath.Join(dir, ManifestFile), func(w io.Writer) error { return writeJSON(w, m) }); err != nil {
+		return err
+	}
+	return removeClaim(dir)
 }
 
 // ShardResult is one finished shard read back: its description and its units' summaries.

@@ -70,7 +70,7 @@ Examples:
 					return usageErrorf("--out %s: it is inside the compared folder %s; write the comparison elsewhere", dir, a)
 				}
 			}
-			if err := checkWritable(dir, true); err != nil {
+			if err := prepareOut(dir); err != nil {
 				return err
 			}
 			c := results.Compare(in)

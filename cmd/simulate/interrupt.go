@@ -44,6 +44,7 @@ func interruptible(stderr io.Writer, waiting func() string, kept string) (ctx co
 		select {
 		case s := <-sig:
 			fmt.Fprintf(stderr, "\n%s again: stopped at once; the output folder is left unfinished%s\n", signalName(s), kept)
+			releaseAll()
 			os.Exit(exitInterrupted)
 		case <-quit:
 		}

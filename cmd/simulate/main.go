@@ -132,6 +132,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	err := action(fs.Args(), stdout, stderr)
+	releaseAll() // every exit path: a second signal releases them before it exits
 	if limitStopped() { // whatever the command made of it: it did not finish its work
 		if err == nil {
 			err = errors.New(stopCause())

@@ -99,7 +99,7 @@ Examples:
 			base, dir := seedOf(fs, *seed, sc), outDir(*out, sc, "-map")
 			if shard != nil {
 				dir = shardDir(*out, sc, "-map", *shard)
-				if err := checkWritable(dir, true); err != nil {
+				if err := prepareOut(dir); err != nil {
 					return err
 				}
 				points, err := mapPoints(sc, axes)
@@ -109,6 +109,9 @@ Examples:
 				info := shardInfo(results.KindMap, sweepHeader(sc, base), *shard, points, *reps)
 				info.Trigger, info.Axes = name, axes
 				return runShard(lim, info, points, base, *workers, dir, nil, stderr)
+			}
+			if err := prepareOut(dir); err != nil {
+				return err
 			}
 			ctx, stop := interruptible(stderr, func() string { return "the runs in progress" }, "")
 			defer stop()

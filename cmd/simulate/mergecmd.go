@@ -61,7 +61,7 @@ Examples:
 			}
 			_, statErr := os.Stat(dir)
 			created := errors.Is(statErr, os.ErrNotExist) // a tuning with no feasible candidate writes nothing
-			if err := checkWritable(dir, true); err != nil {
+			if err := prepareOut(dir); err != nil {
 				return err
 			}
 			done := make([]bool, len(runs))
@@ -98,10 +98,11 @@ Examples:
 	},
 }
 
-// inside reports whether path is folder or lies inside it.
+// inside reports whether path is folder or lies inside it, once every symbolic link in either
+// is resolved: a link to a shard's folder is that folder.
 func inside(path, folder string) bool {
-	p, err1 := filepath.Abs(path)
-	f, err2 := filepath.Abs(folder)
+	p, err1 := results.ResolvePath(path)
+	f, err2 := results.ResolvePath(folder)
 	if err1 != nil || err2 != nil {
 		return false
 	}

@@ -95,6 +95,9 @@ Examples:
 				return err
 			}
 			base, dir := seedOf(fs, *seed, sc), outDir(*out, sc, "-rare")
+			if err := prepareOut(dir); err != nil {
+				return err
+			}
 			ctx, stop := interruptible(stderr, func() string { return "the runs in progress" }, "")
 			defer stop()
 			ctx, unwatch := lim.enforce(ctx, stderr)

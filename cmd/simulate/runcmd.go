@@ -75,7 +75,7 @@ Examples:
 				dir = filepath.Join("out", sc.Name)
 			}
 			// Before the run, not after it: a run is never thrown away for want of a folder.
-			if err := checkWritable(dir, true); err != nil {
+			if err := prepareOut(dir); err != nil {
 				return err
 			}
 			if *traceFile != "" && *traceFile != "-" {

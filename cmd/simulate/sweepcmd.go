@@ -111,7 +111,7 @@ Examples:
 			if shard != nil {
 				dir = shardDir(*out, sc, "-sweep", *shard)
 			}
-			if err := checkWritable(dir, true); err != nil {
+			if err := prepareOut(dir); err != nil {
 				return err
 			}
 			if shard != nil {

@@ -143,7 +143,7 @@ Examples:
 					return err
 				}
 				dir := shardDir(*out, sc, "-tune", *shard)
-				if err := checkWritable(dir, true); err != nil {
+				if err := prepareOut(dir); err != nil {
 					return err
 				}
 				info := shardInfo(results.KindTune, t.Header, *shard, points, t.Replications)
@@ -153,7 +153,7 @@ Examples:
 			dir := outDir(*out, sc, "-tune")
 			_, statErr := os.Stat(dir)
 			created := errors.Is(statErr, os.ErrNotExist)
-			if err := checkWritable(dir, true); err != nil {
+			if err := prepareOut(dir); err != nil {
 				return err
 			}
 			var running atomic.Int64
@@ -521,6 +521,7 @@ func tuneEval(ctx context.Context, sc *scenarios.Scenario, t *results.Tuning, ba
 // removeIfEmpty removes dir when this command created it and left it empty.
 func removeIfEmpty(dir string, created bool) {
 	if created {
+		releaseOut(dir)    // its lock file
 		_ = os.Remove(dir) // fails, harmlessly, when the folder is not empty
 	}
 }

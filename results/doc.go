@@ -81,13 +81,29 @@
 // # Files
 //
 // Every file is written under a temporary name (".NAME.tmp") in its folder and renamed when
-// complete, so a file with its final name is never partial.
+// complete, so a file with its final name is never partial. The temporary is created
+// exclusively, after removing a stale one, and no write follows a symbolic link: a leftover
+// temporary that links elsewhere is removed, not written through, and the rename replaces a
+// final name that is a link, not the file it points to. Paths are compared (is an output folder
+// inside another?) with their links resolved (ResolvePath).
+//
+// Only what a manifest lists is ever removed. A folder that holds files no overloadsim result
+// lists (no manifest, no claim record, no units of ours) is refused with ErrForeign, naming the
+// folder and a few of the files, and left as it was; beside a result, the user's own files are
+// left alone, but one under a name a result writes is refused, never overwritten. An empty or
+// missing folder is fine (CheckOutDir). A write records what it owns in a claim record
+// (ClaimFile: what the old manifest listed and what it will write) before it removes the old
+// manifest, and removes the record once the new manifest is written, so a folder a killed
+// command left is still known to be ours; an interrupted sweep's units are ours by their key.
+// One writer at a time: the command holds the folder's lock (LockDir, LockFile, flock(2) on
+// Unix, which the kernel drops when its holder dies, so a killed writer never blocks the next)
+// and a folder in use is refused with ErrInUse, naming the holder's pid, command and start.
 //
 // An output folder holds one result. Its manifest.json (Manifest: tool, version, kind, scenario,
 // the SHA-256 digest of the scenario's canonical form, seed, partial, and every file with its
 // size and SHA-256) is written after every file it lists, and a new result written into the
 // folder first removes the old manifest, then the old result's files (those the manifest lists,
-// figures and report included, and every result file name), then writes its own files and its
+// figures and report included), then writes its own files and its
 // manifest last. ReadManifest checks every listed file; the commands read a folder only through
 // it, so a folder that was interrupted, killed, edited or mixed is refused, never read: a file is
 // whole when its size and its SHA-256 both match (an edit that keeps the size is caught), and a

@@ -72,6 +72,9 @@ func TestForeignFolderRefused(t *testing.T) {
 		}
 		mine := map[string]string{PointsFile: "my points", "notes.txt": "kept beside the result"}
 		plantFiles(t, dir, mine)
+		if err := CheckOutDir(dir); !errors.Is(err, ErrForeign) || !strings.Contains(err.Error(), PointsFile) || strings.Contains(err.Error(), "notes.txt") {
+			t.Errorf("CheckOutDir(a run with the user's points.csv and notes.txt) = %v; want ErrForeign naming points.csv only", err)
+		}
 		err := WriteSweepDir(dir, fixtureHeader(), Aggregate(fixturePoints()), "", nil)
 		if !errors.Is(err, ErrForeign) || !strings.Contains(err.Error(), PointsFile) {
 			t.Errorf("a sweep over the user's points.csv: %v; want ErrForeign naming it", err)

@@ -132,7 +132,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	err := action(fs.Args(), stdout, stderr)
-	releaseAll() // every exit path: a second signal releases them before it exits
+	// Every exit path releases the folders' locks (a second signal releases them before it exits).
+	releaseAll()
 	if limitStopped() { // whatever the command made of it: it did not finish its work
 		if err == nil {
 			err = errors.New(stopCause())

@@ -136,7 +136,7 @@ func newLogNormal(mean time.Duration, sigma float64) (*logNormal, *failure) {
 		return nil, f
 	}
 	sigma = math.Abs(sigma) // turns −0 into 0 so that String is canonical
-	return &logNormal{mean: mean, sigma: sigma, mu: math.Log(float64(mean)) - sigma*sigma/2}, nil
+	return &logNormal{mean: mean, sigma: sigma, mu: math.Log(float64(mean)) - float64(sigma*sigma/2)}, nil
 }
 
 func newUniform(lo, hi time.Duration) (*uniform, *failure) {
@@ -166,7 +166,7 @@ func newEmpirical(values []time.Duration, file string) (*empirical, *failure) {
 	m2 := 0.0
 	for _, v := range sorted {
 		s := v.Seconds()
-		m2 += s * s
+		m2 += float64(s * s)
 	}
 	return &empirical{values: sorted, file: file, mean: exactMean(sorted), m2: m2 / float64(len(sorted))}, nil
 }
@@ -239,7 +239,7 @@ func (c *constant) Sample(r *rand.Rand) time.Duration {
 func (c *constant) Mean() time.Duration { return c.d }
 func (c *constant) SecondMoment() float64 {
 	s := c.d.Seconds()
-	return s * s
+	return float64(s * s)
 }
 func (c *constant) String() string { return "const(" + c.d.String() + ")" }
 
@@ -255,7 +255,7 @@ func (e *exponential) Sample(r *rand.Rand) time.Duration {
 func (e *exponential) Mean() time.Duration { return e.mean }
 func (e *exponential) SecondMoment() float64 {
 	m := e.mean.Seconds()
-	return 2 * m * m
+	return float64(2 * m * m)
 }
 func (e *exponential) String() string { return "exp(" + e.mean.String() + ")" }
 
@@ -268,7 +268,7 @@ func (l *logNormal) Sample(r *rand.Rand) time.Duration {
 func (l *logNormal) Mean() time.Duration { return l.mean }
 func (l *logNormal) SecondMoment() float64 {
 	m := l.mean.Seconds()
-	return m * m * math.Exp(l.sigma*l.sigma)
+	return float64(m * m * math.Exp(l.sigma*l.sigma))
 }
 func (l *logNormal) String() string {
 	return "lognormal(" + l.mean.String() + ", " + formatFloat(l.sigma) + ")"
@@ -292,7 +292,7 @@ func (u *uniform) SecondMoment() float64 {
 	const h = 1e-9
 	m := (u.lo.Seconds() + u.hi.Seconds()) / 2
 	w := (u.hi - u.lo).Seconds()
-	return m*m + w*w/12 + w*h/6
+	return float64(m*m) + w*w/12 + w*h/6
 }
 func (u *uniform) String() string {
 	return "uniform(" + u.lo.String() + ", " + u.hi.String() + ")"

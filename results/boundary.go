@@ -178,7 +178,7 @@ func MapBoundary(m PhaseMap, along int) ([]BoundaryPoint, error) {
 			p := base
 			p.Kind, p.Lo, p.Hi, p.PLo, p.PHi = Crossing, xs[i-1], xs[i], ps[i-1], ps[i]
 			p.Rising = ps[i] > ps[i-1]
-			p.At = xs[i-1] + (0.5-ps[i-1])/(ps[i]-ps[i-1])*(xs[i]-xs[i-1])
+			p.At = xs[i-1] + float64((0.5-ps[i-1])/(ps[i]-ps[i-1])*(xs[i]-xs[i-1]))
 			out = append(out, p)
 		}
 		if !crossed {

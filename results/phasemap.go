@@ -108,7 +108,7 @@ func median(xs []float64) float64 {
 	if n%2 == 1 {
 		return xs[n/2]
 	}
-	return (xs[n/2-1] + xs[n/2]) / 2
+	return float64((xs[n/2-1] + xs[n/2]) / 2)
 }
 
 // WriteMapDir writes map.csv and map.json into dir (created if needed), replacing the result it

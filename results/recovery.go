@@ -327,14 +327,14 @@ func Recoveries(s *Series) []Recovery {
 				reach = (lo - end) / slope
 			}
 			if reach <= float64(window)*dt { // climbing back: a slow recovery
-				rec.MoreSeconds = math.Ceil(reach/dt)*dt + float64(hold)*dt
+				rec.MoreSeconds = float64(math.Ceil(reach/dt)*dt) + float64(float64(hold)*dt)
 				break
 			}
 			// A backlog that drains steadily is a long outage, not a sustained state: while it
 			// lasts every request may wait past its timeout, so goodput shows nothing of it.
 			if qSlope, qEnd, qSE := trend(last, dt, backlogOf); qSlope < 0 && qSlope < -DrainT*qSE {
 				drain := math.Max(0, qEnd-preBacklog) / -qSlope
-				rec.MoreSeconds = math.Ceil(drain/dt)*dt + float64(hold)*dt
+				rec.MoreSeconds = float64(math.Ceil(drain/dt)*dt) + float64(float64(hold)*dt)
 				break
 			}
 			rec.Outcome = Stuck
@@ -388,13 +388,13 @@ func trend(pts []intervalTotals, dt float64, y func(intervalTotals) float64) (sl
 	n := float64(len(pts))
 	var st, sy float64
 	for i, p := range pts {
-		st += float64(i) * dt
+		st += float64(float64(i) * dt)
 		sy += y(p)
 	}
 	tm, ym := st/n, sy/n
 	var sxx, sxy float64
 	for i, p := range pts {
-		dx := float64(i)*dt - tm
+		dx := float64(float64(i)*dt) - tm
 		sxx += float64(dx * dx) // explicit rounding: no fused multiply-add on any platform
 		sxy += float64(dx * (y(p) - ym))
 	}
@@ -402,13 +402,13 @@ func trend(pts []intervalTotals, dt float64, y func(intervalTotals) float64) (sl
 		return 0, ym, math.Inf(1)
 	}
 	slope = sxy / sxx
-	end = ym + float64(slope*(float64(len(pts)-1)*dt-tm))
+	end = ym + float64(slope*(float64(float64(len(pts)-1)*dt)-tm))
 	if len(pts) < 3 {
 		return slope, end, math.Inf(1)
 	}
 	var sse float64
 	for i, p := range pts {
-		r := y(p) - (ym + float64(slope*(float64(i)*dt-tm)))
+		r := y(p) - (ym + float64(slope*(float64(float64(i)*dt)-tm)))
 		sse += float64(r * r)
 	}
 	return slope, end, math.Sqrt(sse / (n - 2) / sxx)

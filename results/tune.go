@@ -144,7 +144,7 @@ func (p *TuneParam) span(lo, hi float64, n int) []float64 {
 	var out []float64
 	for i := 0; i < n; i++ {
 		f := float64(i) / float64(n-1)
-		x := lo + f*(hi-lo)
+		x := lo + float64(f*(hi-lo))
 		if p.Log {
 			x = lo * math.Pow(hi/lo, f)
 		}

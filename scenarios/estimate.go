@@ -61,7 +61,9 @@ func (s *Scenario) offered(faults bool) float64 {
 // offered (OfferedOperations, with each load fault's factor applied to its group's rate for the
 // fault's duration: a surge of ×1 000 for a minute offers a thousand times that minute's
 // operations) × EventsPerOperation.
-func (s *Scenario) EstimatedEvents() float64 { return s.offered(true) * EventsPerOperation }
+func (s *Scenario) EstimatedEvents() float64 {
+	return float64(s.offered(true) * EventsPerOperation)
+}
 
 // Figures behind Cost, each measured on this model (the sources are named), rounded up. They
 // describe a healthy run: a retry storm costs several times the events, and every request
@@ -127,10 +129,10 @@ func (s *Scenario) costAt(interval time.Duration) Cost {
 		n := int64(max(g.Count, 0))
 		c.Clients += n
 		if hb := g.Driver.HeartbeatFrequency; hb > 0 && s.Duration > 0 {
-			heartbeats += float64(n) * float64(len(s.Topology.hosts(g))) * (s.Duration.Seconds() / hb.Seconds())
+			heartbeats += float64(float64(n) * float64(len(s.Topology.hosts(g))) * (s.Duration.Seconds() / hb.Seconds()))
 		}
 	}
-	c.Events = s.EstimatedEvents() + heartbeats*EventsPerHeartbeat + float64(c.Intervals)
+	c.Events = s.EstimatedEvents() + float64(heartbeats*EventsPerHeartbeat) + float64(c.Intervals)
 	mongoses, shards := 0, map[string]bool{}
 	for _, n := range s.Topology.Nodes {
 		switch {
@@ -140,9 +142,9 @@ func (s *Scenario) costAt(interval time.Duration) Cost {
 			shards[n.Shard] = true
 		}
 	}
-	rowBytes := float64(len(s.Clients))*BytesPerGroupInterval +
-		float64(len(s.Topology.Nodes)+mongoses*len(shards))*BytesPerServerInterval
-	c.Bytes = float64(c.Clients)*BytesPerClient + float64(c.Intervals)*rowBytes
+	rowBytes := float64(float64(len(s.Clients))*BytesPerGroupInterval) +
+		float64(float64(len(s.Topology.Nodes)+mongoses*len(shards))*BytesPerServerInterval)
+	c.Bytes = float64(float64(c.Clients)*BytesPerClient) + float64(float64(c.Intervals)*rowBytes)
 	return c
 }
 

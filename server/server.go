@@ -518,7 +518,7 @@ func (s *Server) run(now sim.Time, j *job) {
 	default:
 		n := float64(s.busy)
 		base := s.service[j.req.Cmd].Sample(s.svcRNG)
-		slow := 1 + s.cfg.USLSigma*(n-1) + s.cfg.USLKappa*n*(n-1)
+		slow := 1 + float64(s.cfg.USLSigma*(n-1)) + float64(s.cfg.USLKappa*n*(n-1))
 		d = time.Duration(float64(base)*slow) + time.Duration(n)*s.cfg.InFlightPenalty
 	}
 	j.natural = now.Add(time.Duration(float64(d) / s.speed))
@@ -764,12 +764,12 @@ func (s *Server) integrate(now sim.Time) {
 	// it as capacity would show a frozen node as idle. Utilisation (busy ÷ capacity) thus stays
 	// the share of the capacity the node actually had that it used, as for a node that is down.
 	if !s.down && !s.paused {
-		s.busyArea += dt * float64(s.busy)
-		s.capArea += dt * float64(s.workers)
+		s.busyArea += float64(dt * float64(s.busy))
+		s.capArea += float64(dt * float64(s.workers))
 	}
-	s.queueArea += dt * float64(s.work.n)
-	s.connQueueArea += dt * float64(s.connQueued)
-	s.reqQueueArea += dt * float64(s.reqQueued)
+	s.queueArea += float64(dt * float64(s.work.n))
+	s.connQueueArea += float64(dt * float64(s.connQueued))
+	s.reqQueueArea += float64(dt * float64(s.reqQueued))
 	s.lastT = now
 }
 

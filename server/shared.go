@@ -107,8 +107,8 @@ func (s *Server) advanceShared(now sim.Time) {
 	if now > c.last && len(c.jobs) > 0 && !s.paused && !s.down {
 		dt := float64(now.Sub(c.last))
 		sh := s.share()
-		c.v += dt * sh * s.speed
-		c.cpu += dt * sh
+		c.v += float64(dt * sh * s.speed)
+		c.cpu += float64(dt * sh)
 	}
 	c.last = now
 }
@@ -130,7 +130,7 @@ func (s *Server) startShared(now sim.Time, j *job) {
 	default:
 		n := float64(len(s.cpu.jobs) + 1)
 		base := s.service[j.req.Cmd].Sample(s.svcRNG)
-		slow := 1 + s.cfg.USLSigma*(n-1) + s.cfg.USLKappa*n*(n-1)
+		slow := 1 + float64(s.cfg.USLSigma*(n-1)) + float64(s.cfg.USLKappa*n*(n-1))
 		d = time.Duration(float64(base)*slow) + time.Duration(n)*s.cfg.InFlightPenalty
 	}
 	c := &s.cpu
@@ -181,7 +181,7 @@ func (s *Server) sharedDone(now sim.Time) {
 	// The timer fires at the first whole nanosecond after the exact end, so v has passed every
 	// such end but for floating-point rounding, which the slack covers (far below a nanosecond
 	// of work).
-	slack := 1e-9*math.Abs(c.v) + 1e-3
+	slack := float64(1e-9*math.Abs(c.v)) + 1e-3
 	for len(c.jobs) > 0 && c.jobs[0].vEnd <= c.v+slack {
 		j := c.jobs[0]
 		s.loop.Cancel(j.timer)

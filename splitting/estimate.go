@@ -98,7 +98,7 @@ type Result struct {
 // RelVarCost returns RelErr²·Cost, the work-normalised relative variance: the squared relative
 // error that one unit of cost buys, inverted. It hardly depends on the sample size, so it compares
 // methods and level choices fairly; lower is better.
-func (r Result) RelVarCost() float64 { return r.RelErr * r.RelErr * r.Cost }
+func (r Result) RelVarCost() float64 { return float64(r.RelErr * r.RelErr * r.Cost) }
 
 // entrance is a state from which a stage starts: the path that reaches it and the stop there.
 type entrance struct {
@@ -129,7 +129,7 @@ func Estimate(ctx context.Context, cfg Config, m Model) (Result, error) {
 		}
 	}
 	res.P, res.SE = meanSE(res.Reps)
-	half := tQuantile975(len(res.Reps)-1) * res.SE
+	half := float64(tQuantile975(len(res.Reps)-1) * res.SE)
 	res.CILo, res.CIHi = max(0, res.P-half), min(1, res.P+half)
 	if res.P == 0 {
 		// Every repetition had a stage without hits: the spread is 0 but says nothing, and
@@ -256,7 +256,7 @@ func wilson(h, n int) (lo, hi float64) {
 	p, nf := float64(h)/float64(n), float64(n)
 	z2 := z975 * z975
 	centre := (p + z2/(2*nf)) / (1 + z2/nf)
-	half := z975 / (1 + z2/nf) * math.Sqrt(p*(1-p)/nf+z2/(4*nf*nf))
+	half := float64(z975 / (1 + z2/nf) * math.Sqrt(p*(1-p)/nf+z2/(4*nf*nf)))
 	return max(0, centre-half), min(1, centre+half)
 }
 
@@ -269,7 +269,7 @@ func meanSE(xs []float64) (mean, se float64) {
 	mean /= n
 	var ss float64
 	for _, x := range xs {
-		ss += (x - mean) * (x - mean)
+		ss += float64((x - mean) * (x - mean))
 	}
 	return mean, math.Sqrt(ss / (n - 1) / n)
 }

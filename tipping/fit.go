@@ -29,7 +29,7 @@ func fitLogistic(probes []ProbeResult, confidence float64) *Fit {
 		}
 		pts = append(pts, point{p.X, float64(p.Stuck), float64(n)})
 		w += float64(n)
-		mean += float64(n) * p.X
+		mean += float64(float64(n) * p.X)
 		if p.Stuck > 0 {
 			minS, maxS = math.Min(minS, p.X), math.Max(maxS, p.X)
 		}
@@ -46,14 +46,14 @@ func fitLogistic(probes []ProbeResult, confidence float64) *Fit {
 	mean /= w
 	var sd float64
 	for _, p := range pts {
-		sd += p.n * (p.x - mean) * (p.x - mean)
+		sd += float64(p.n * (p.x - mean) * (p.x - mean))
 	}
 	sd = math.Sqrt(sd / w)
 	loglik := func(a, b float64) float64 {
 		var l float64
 		for _, p := range pts {
 			eta := a + b*(p.x-mean)/sd
-			l += p.s*eta - p.n*softplus(eta)
+			l += float64(p.s*eta) - float64(p.n*softplus(eta))
 		}
 		return l
 	}
@@ -62,15 +62,15 @@ func fitLogistic(probes []ProbeResult, confidence float64) *Fit {
 		var iaa, iab, ibb float64
 		for _, p := range pts {
 			u := (p.x - mean) / sd
-			q := 1 / (1 + math.Exp(-(a + b*u)))
-			ga += p.s - p.n*q
-			gb += (p.s - p.n*q) * u
-			v := p.n * q * (1 - q)
+			q := 1 / (1 + math.Exp(-(a + float64(b*u))))
+			ga += p.s - float64(p.n*q)
+			gb += float64((p.s - float64(p.n*q)) * u)
+			v := float64(p.n * q * (1 - q))
 			iaa += v
-			iab += v * u
-			ibb += v * u * u
+			iab += float64(v * u)
+			ibb += float64(v * u * u)
 		}
-		det := iaa*ibb - iab*iab
+		det := float64(iaa*ibb) - float64(iab*iab)
 		if !(det > 0) {
 			return 0, 0, 0, 0, 0, false
 		}
@@ -84,7 +84,7 @@ func fitLogistic(probes []ProbeResult, confidence float64) *Fit {
 		if !ok {
 			return nil
 		}
-		da, db := caa*ga+cab*gb, cab*ga+cbb*gb
+		da, db := float64(caa*ga)+float64(cab*gb), float64(cab*ga)+float64(cbb*gb)
 		// Halve the Newton step until the likelihood does not fall.
 		for h := 0; ; h++ {
 			if h == 50 {
@@ -96,7 +96,7 @@ func fitLogistic(probes []ProbeResult, confidence float64) *Fit {
 				a, b, l = na, nb, nl
 				break
 			}
-			da, db = da/2, db/2
+			da, db = float64(da/2), float64(db/2)
 		}
 	}
 	_, _, caa, cab, cbb, ok := info(a, b)
@@ -106,15 +106,15 @@ func fitLogistic(probes []ProbeResult, confidence float64) *Fit {
 	u50 := -a / b
 	// Delta method: the gradient of −a/b is (−1/b, a/b²).
 	da, db := -1/b, a/(b*b)
-	se := sd * math.Sqrt(da*da*caa+2*da*db*cab+db*db*cbb)
+	se := sd * math.Sqrt(float64(da*da*caa)+float64(2*da*db*cab)+float64(db*db*cbb))
 	z := math.Sqrt2 * math.Erfcinv(1-confidence)
-	x50 := mean + sd*u50
+	x50 := mean + float64(sd*u50)
 	return &Fit{
 		Intercept: a - b*mean/sd,
 		Slope:     b / sd,
 		X50:       x50,
-		Lo:        x50 - z*se,
-		Hi:        x50 + z*se,
+		Lo:        x50 - float64(z*se),
+		Hi:        x50 + float64(z*se),
 	}
 }
 

@@ -156,7 +156,7 @@ func Search(ctx context.Context, cfg Config, probe Probe) (Result, error) {
 	}
 	s := &search{plan: p, probe: probe}
 	s.res = Result{
-		Lo: p.cfg.Lo, Hi: p.cfg.Hi, Boundary: p.cfg.Lo + (p.cfg.Hi-p.cfg.Lo)/2,
+		Lo: p.cfg.Lo, Hi: p.cfg.Hi, Boundary: p.cfg.Lo + float64((p.cfg.Hi-p.cfg.Lo)/2),
 		Confidence: p.cfg.Confidence, MaxProbes: p.maxProbes, LookAlpha: p.beta,
 	}
 	err = s.run(ctx)
@@ -220,7 +220,7 @@ func (s *search) run(ctx context.Context) error {
 // setBracket copies the bracket into the Result, with its midpoint as the Boundary.
 func (s *search) setBracket() {
 	s.res.Lo, s.res.Hi = s.x(s.lo), s.x(s.hi)
-	s.res.Boundary = s.res.Lo + (s.res.Hi-s.res.Lo)/2
+	s.res.Boundary = s.res.Lo + float64((s.res.Hi-s.res.Lo)/2)
 }
 
 // finish adds what is derived from all the probes.
@@ -327,7 +327,7 @@ func (p *plan) x(i int64) float64 {
 	case p.cfg.Integer:
 		return p.cfg.Lo + float64(i)
 	}
-	return p.cfg.Lo + (p.cfg.Hi-p.cfg.Lo)*(float64(i)/float64(p.n))
+	return p.cfg.Lo + float64((p.cfg.Hi-p.cfg.Lo)*(float64(i)/float64(p.n)))
 }
 
 // maxWholeX bounds integer parameters so that every whole number in range is a float64.

@@ -669,7 +669,7 @@ func (l *awsLimiter) take(now sim.Time) time.Duration {
 // record is RateClocker.record: count the response; when it falls in a later 0.5 s bucket than
 // the last update, the rate is the count over the buckets' distance, smoothed 0.8 new, 0.2 old.
 func (l *awsLimiter) record(t float64) float64 {
-	bucket := math.Floor(t*awsClockerBucketsPerSec) / awsClockerBucketsPerSec
+	bucket := float64(math.Floor(t*awsClockerBucketsPerSec) / awsClockerBucketsPerSec)
 	l.count++
 	if bucket > l.lastBucket {
 		rate := l.count / (bucket - l.lastBucket)
@@ -694,7 +694,7 @@ func (l *awsLimiter) cubicSuccess(t float64) float64 {
 func (l *awsLimiter) cubicThrottle(rate, t float64) float64 {
 	l.wMax, l.lastFail = rate, t
 	l.k = l.cubicK()
-	return rate * awsCubicBeta
+	return float64(rate * awsCubicBeta)
 }
 
 // response is ClientRateLimiter.on_receiving_response: measure the send rate; on a throttling

@@ -484,7 +484,7 @@ func (p *custom) backoff(st *State, j Jitter) time.Duration {
 			if prev == 0 {
 				prev = b.Base
 			}
-			d := float64(b.Base) + drawJitter(j)*(3*float64(prev)-float64(b.Base))
+			d := float64(b.Base) + float64(drawJitter(j)*(float64(3*float64(prev))-float64(b.Base)))
 			return time.Duration(min(d, float64(b.Cap)))
 		}
 		f := float64(b.Base) * math.Pow(b.Multiplier, float64(st.retries))
@@ -512,7 +512,7 @@ func (b *customBucket) refill(now sim.Time) {
 		return
 	}
 	if b.cfg.RefillPerSec > 0 {
-		b.tokens = min(b.cfg.Capacity, b.tokens+b.cfg.RefillPerSec*now.Sub(b.at).Seconds())
+		b.tokens = min(b.cfg.Capacity, b.tokens+float64(b.cfg.RefillPerSec*now.Sub(b.at).Seconds()))
 	}
 	b.at = now
 }

@@ -197,7 +197,7 @@ func grpcValidateCodes(field string, names []string, bad func(name, value, rule 
 
 // grpcMilliExact reports whether v is a whole number of thousandths.
 func grpcMilliExact(v float64) bool {
-	m := v * 1000
+	m := float64(v * 1000)
 	return math.Abs(m-math.Round(m)) <= 1e-9*math.Max(1, m)
 }
 

@@ -136,7 +136,7 @@ func (p *sre) Admit(st *State, now sim.Time, j Jitter) Admission {
 func (p *sre) rejectProbability(now sim.Time) float64 {
 	req := float64(p.counts.sum(now, sreRequests))
 	acc := float64(p.counts.sum(now, sreAccepts))
-	return math.Max(0, (req-p.o.K*acc)/(req+1))
+	return math.Max(0, (req-float64(p.o.K*acc))/(req+1))
 }
 
 // Succeeded counts an accept.

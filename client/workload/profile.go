@@ -178,7 +178,7 @@ func (l *linear) invert(from time.Duration, need float64) (time.Duration, float6
 		area := s.area(t, s.end)
 		if area > need {
 			dt := float64(s.end - t)
-			n := need * 1e9
+			n := float64(need * 1e9)
 			k := (s.r1 - a) / dt
 			disc := max(float64(a*a)+float64(2*k*n), 0)
 			x := 2 * n / (a + math.Sqrt(disc))

@@ -143,7 +143,7 @@ func (s *sine) invert(from time.Duration, need float64) (time.Duration, float64,
 	n := need * 1e9 // ops·ns/s: need, with the rate's seconds turned into nanoseconds
 	p := float64(s.period)
 	lo := n / (s.mean + s.amp)
-	hi := (math.Floor(n/float64(s.mean*p)) + 1) * p
+	hi := float64((math.Floor(n/float64(s.mean*p)) + 1) * p)
 	if s.mean > s.amp {
 		hi = min(hi, n/(s.mean-s.amp))
 	}

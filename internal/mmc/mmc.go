@@ -96,7 +96,7 @@ func (r Result) WaitCI(level float64) (mean, half float64) {
 	nbar := float64(r.Served) / Batches
 	pseudo := make([]float64, Batches)
 	for b := range pseudo {
-		pseudo[b] = w + (r.BatchWaitSum[b]-w*float64(r.BatchServed[b]))/nbar
+		pseudo[b] = w + (r.BatchWaitSum[b]-float64(w*float64(r.BatchServed[b])))/nbar
 	}
 	_, half = stats.MeanCI(pseudo, level)
 	return w, half
@@ -181,8 +181,8 @@ func (m *model) integrate(now sim.Time) {
 	from := max(m.lastT, m.warmup)
 	if now > from {
 		dt := float64(now - from)
-		m.busyArea += dt * float64(m.busy)
-		m.qLen += dt * float64(m.n)
+		m.busyArea += float64(dt * float64(m.busy))
+		m.qLen += float64(dt * float64(m.n))
 	}
 	m.lastT = now
 }

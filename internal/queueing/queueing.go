@@ -18,16 +18,16 @@ func ErlangC(c int, a float64) float64 {
 	}
 	b := 1.0
 	for k := 1; k <= c; k++ {
-		b = a * b / (float64(k) + a*b)
+		b = a * b / (float64(k) + float64(a*b))
 	}
 	rho := a / float64(c)
-	return b / (1 - rho*(1-b))
+	return b / (1 - float64(rho*(1-b)))
 }
 
 // MMcWait returns the mean time in queue Wq of an M/M/c queue with arrival rate lambda, service
 // rate mu per server and c servers: Wq = C(c, λ/μ) / (cμ − λ). Source: Kleinrock (1975), eq. 3.43.
 func MMcWait(lambda, mu float64, c int) float64 {
-	return ErlangC(c, lambda/mu) / (float64(c)*mu - lambda)
+	return ErlangC(c, lambda/mu) / (float64(float64(c)*mu) - lambda)
 }
 
 // MM1Wait returns Wq = ρ/(μ − λ) for an M/M/1 queue (Kleinrock 1975, eq. 3.26 with W = Wq + 1/μ).
@@ -41,7 +41,7 @@ func MM1Wait(lambda, mu float64) float64 {
 // MG1Wait returns the Pollaczek–Khinchine mean wait of an M/G/1 queue,
 // Wq = λ·E[S²] / (2(1 − ρ)) with ρ = λ·E[S]. Source: Kleinrock (1975), eq. 5.76.
 func MG1Wait(lambda, meanS, secondMomentS float64) float64 {
-	rho := lambda * meanS
+	rho := float64(lambda * meanS)
 	if !(lambda >= 0) || rho >= 1 {
 		return math.NaN()
 	}
@@ -57,5 +57,5 @@ func MD1Wait(lambda, mu float64) float64 { return MG1Wait(lambda, 1/mu, 1/(mu*mu
 // (2007), ch. 4, eq. 4.31.
 func USLThroughput(n int, x1, sigma, kappa float64) float64 {
 	N := float64(n)
-	return N * x1 / (1 + sigma*(N-1) + kappa*N*(N-1))
+	return N * x1 / (1 + float64(sigma*(N-1)) + float64(kappa*N*(N-1)))
 }

@@ -36,7 +36,7 @@ func WelchP(m1, h1 float64, n1 int, m2, h2 float64, n2 int, level float64) float
 	}
 	v := func(h float64, n int) float64 { // the variance of the mean, sd²/n
 		t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile((1 + level) / 2)
-		return (h / t) * (h / t)
+		return float64((h / t) * (h / t))
 	}
 	v1, v2 := v(h1, n1), v(h2, n2)
 	se := math.Sqrt(v1 + v2)
@@ -48,5 +48,5 @@ func WelchP(m1, h1 float64, n1 int, m2, h2 float64, n2 int, level float64) float
 	}
 	t := (m2 - m1) / se
 	df := (v1 + v2) * (v1 + v2) / (v1*v1/float64(n1-1) + v2*v2/float64(n2-1))
-	return 2 * distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Survival(math.Abs(t))
+	return float64(2 * distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Survival(math.Abs(t)))
 }

@@ -117,7 +117,7 @@ func (f *figure) draw(dc draw.Canvas) {
 	for _, row := range f.rows {
 		for _, pn := range row {
 			if pn.hasLegend() {
-				gutter = max(gutter, pn.legend.Rectangle(draw.Canvas{}).Size().X+2*gutterPad)
+				gutter = max(gutter, pn.legend.Rectangle(draw.Canvas{}).Size().X+vg.Length(2*gutterPad))
 			}
 		}
 	}
@@ -128,12 +128,12 @@ func (f *figure) draw(dc draw.Canvas) {
 	for i := range f.rows {
 		total += f.weight(i)
 	}
-	height := area.Max.Y - area.Min.Y - vg.Length(len(f.rows)-1)*rowGap
+	height := area.Max.Y - area.Min.Y - vg.Length(vg.Length(len(f.rows)-1)*rowGap)
 	tiles := make([][]draw.Canvas, len(f.rows))
 	y := area.Max.Y
 	for i, row := range f.rows {
-		h := height * vg.Length(f.weight(i)/total)
-		w := (area.Max.X - area.Min.X - gutter - vg.Length(len(row)-1)*colGap) / vg.Length(len(row))
+		h := vg.Length(height * vg.Length(f.weight(i)/total))
+		w := (area.Max.X - area.Min.X - gutter - vg.Length(vg.Length(len(row)-1)*colGap)) / vg.Length(len(row))
 		x := area.Min.X
 		for j := range row {
 			tw := w

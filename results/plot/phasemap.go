@@ -79,17 +79,17 @@ var stuckStops = func() []color.NRGBA {
 // stuckColour returns the colour of P(stuck) = p on the fixed 0–1 scale.
 func stuckColour(p float64) color.NRGBA {
 	p = math.Max(0, math.Min(1, p))
-	t := p * float64(len(stuckStops)-1)
+	t := float64(p * float64(len(stuckStops)-1))
 	i := min(int(t), len(stuckStops)-2)
 	f := t - float64(i)
 	a, b := stuckStops[i], stuckStops[i+1]
-	mix := func(x, y uint8) uint8 { return uint8(math.Round(float64(x) + f*(float64(y)-float64(x)))) }
+	mix := func(x, y uint8) uint8 { return uint8(math.Round(float64(x) + float64(f*(float64(y)-float64(x))))) }
 	return color.NRGBA{mix(a.R, b.R), mix(a.G, b.G), mix(a.B, b.B), 0xff}
 }
 
 // inkOn returns the text colour that reads on a fill: white on dark fills, black on light ones.
 func inkOn(c color.NRGBA) color.Color {
-	if 0.299*float64(c.R)+0.587*float64(c.G)+0.114*float64(c.B) < 140 {
+	if float64(0.299*float64(c.R))+float64(0.587*float64(c.G))+float64(0.114*float64(c.B)) < 140 {
 		return color.White
 	}
 	return color.Black
@@ -395,8 +395,8 @@ func (mc *mapCells) Plot(c draw.Canvas, p *plot.Plot) {
 func label(c draw.Canvas, sty draw.TextStyle, bg color.Color, pt vg.Point, s string) {
 	r := sty.Rectangle(s)
 	pad := vg.Points(2)
-	box := vg.Rectangle{Min: vg.Point{X: pt.X + r.Min.X - pad, Y: pt.Y + r.Min.Y - pad/2},
-		Max: vg.Point{X: pt.X + r.Max.X + pad, Y: pt.Y + r.Max.Y + pad/2}}
+	box := vg.Rectangle{Min: vg.Point{X: pt.X + r.Min.X - pad, Y: pt.Y + r.Min.Y - vg.Length(pad/2)},
+		Max: vg.Point{X: pt.X + r.Max.X + pad, Y: pt.Y + r.Max.Y + vg.Length(pad/2)}}
 	c.FillPolygon(bg, rectPath(box))
 	c.FillText(sty, pt, s)
 }
@@ -421,7 +421,7 @@ func hatch(c draw.Canvas, r vg.Rectangle, col color.Color) {
 	gap := vg.Points(6)
 	w, h := r.Max.X-r.Min.X, r.Max.Y-r.Min.Y
 	// Lines x − y = k (relative to r.Min) for k from −h to w.
-	for k := -h + gap/2; k < w; k += gap {
+	for k := -h + vg.Length(gap/2); k < w; k += gap {
 		x0, y0 := max(0, k), max(0, -k)
 		x1, y1 := min(w, h+k), min(h, w-k)
 		if x1 <= x0 {
@@ -581,7 +581,7 @@ func (f *mapFig) gutterWidth() vg.Length {
 	barW := barWidth + vg.Points(6) + tick.Rectangle("0.75 — boundary").Size().X
 	head := textStyle(labelSize, true).Rectangle("P(stuck)").Size().X
 	legW := f.legend.Rectangle(draw.Canvas{}).Size().X
-	return max(barW, head, legW) + 2*gutterPad
+	return max(barW, head, legW) + vg.Length(2*gutterPad)
 }
 
 func (f *mapFig) draw(dc draw.Canvas) {
@@ -589,8 +589,8 @@ func (f *mapFig) draw(dc draw.Canvas) {
 
 	gutter := f.gutterWidth()
 	rows, cols := f.layout()
-	w := (area.Max.X - area.Min.X - gutter - vg.Length(cols-1)*colGap) / vg.Length(cols)
-	h := (area.Max.Y - area.Min.Y - vg.Length(rows-1)*rowGap) / vg.Length(rows)
+	w := (area.Max.X - area.Min.X - gutter - vg.Length(vg.Length(cols-1)*colGap)) / vg.Length(cols)
+	h := (area.Max.Y - area.Min.Y - vg.Length(vg.Length(rows-1)*rowGap)) / vg.Length(rows)
 
 	// Panel titles by the last element of the third axis's path when a full one does not fit
 	// (the subtitle names the path).
@@ -615,8 +615,8 @@ func (f *mapFig) draw(dc draw.Canvas) {
 		if r < rows-1 && i+cols < len(f.panels) {
 			pn.p.X.Label.Text = ""
 		}
-		x := area.Min.X + vg.Length(col)*(w+colGap)
-		y := area.Max.Y - vg.Length(r)*(h+rowGap)
+		x := area.Min.X + vg.Length(vg.Length(col)*(w+colGap))
+		y := area.Max.Y - vg.Length(vg.Length(r)*(h+rowGap))
 		tiles[i] = draw.Canvas{Canvas: dc.Canvas, Rectangle: vg.Rectangle{Min: vg.Point{X: x, Y: y - h}, Max: vg.Point{X: x + w, Y: y}}}
 	}
 	// Line the data areas up: the largest offset on each side, everywhere.
@@ -664,8 +664,8 @@ func (f *mapFig) drawKey(c draw.Canvas) {
 	bar := vg.Rectangle{Min: vg.Point{X: c.Min.X, Y: top - barHeight}, Max: vg.Point{X: c.Min.X + barWidth, Y: top}}
 	const steps = 64
 	for i := range steps {
-		y0 := bar.Min.Y + barHeight*vg.Length(i)/steps
-		y1 := bar.Min.Y + barHeight*vg.Length(i+1)/steps
+		y0 := bar.Min.Y + vg.Length(barHeight*vg.Length(i)/steps)
+		y1 := bar.Min.Y + vg.Length(barHeight*vg.Length(i+1)/steps)
 		// Overlap the next step a little, so that no hairline of background shows between.
 		if i < steps-1 {
 			y1 += vg.Points(0.3)
@@ -677,7 +677,7 @@ func (f *mapFig) drawKey(c draw.Canvas) {
 	tick := textStyle(tickSize, false)
 	tick.YAlign = draw.YCenter
 	for _, v := range []float64{0, 0.25, 0.5, 0.75, 1} {
-		y := bar.Min.Y + barHeight*vg.Length(v)
+		y := bar.Min.Y + vg.Length(barHeight*vg.Length(v))
 		label := formatTick(v, 0.25)
 		sty := lineStyle(refColour, vg.Points(0.6), nil)
 		if v == 0.5 && f.along >= 0 {

@@ -228,7 +228,7 @@ func (w *windowLabels) Plot(c draw.Canvas, p *plot.Plot) {
 			lanes = append(lanes, 0)
 		}
 		lanes[lane] = x + width
-		y := c.Max.Y - vg.Points(3) - vg.Length(lane)*lineH
+		y := c.Max.Y - vg.Points(3) - vg.Length(vg.Length(lane)*lineH)
 		bg := color.White
 		pad := vg.Points(1.5)
 		c.FillPolygon(bg, []vg.Point{{X: x - pad, Y: y - lineH + vg.Points(2)}, {X: x + width + pad, Y: y - lineH + vg.Points(2)},
@@ -467,7 +467,7 @@ func (v *vlines) Plot(c draw.Canvas, p *plot.Plot) {
 			}
 			if free {
 				placed = append(placed, box{float64(x0), float64(x0 + w), float64(row)})
-				c.FillText(sty, vg.Point{X: x0, Y: c.Max.Y - vg.Points(2) - vg.Length(row)*h}, m.label)
+				c.FillText(sty, vg.Point{X: x0, Y: c.Max.Y - vg.Points(2) - vg.Length(vg.Length(row)*h)}, m.label)
 				break
 			}
 		}

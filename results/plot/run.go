@@ -64,7 +64,7 @@ func readRun(dir string) (*run, error) {
 	prev := max(0, ends[0].Seconds()-hdr.Interval.Seconds())
 	for _, e := range ends {
 		s := e.Seconds()
-		r.x = append(r.x, prev+(s-prev)/2)
+		r.x = append(r.x, prev+float64((s-prev)/2))
 		r.starts, r.ends = append(r.starts, prev), append(r.ends, s)
 		prev = s
 	}
@@ -149,7 +149,7 @@ func groupWidth(i, n int) vg.Length {
 	if n == 1 {
 		return medium
 	}
-	return max(thin, vg.Points(2.75)-vg.Points(0.4)*vg.Length(i))
+	return max(thin, vg.Points(2.75)-vg.Length(vg.Points(0.4)*vg.Length(i)))
 }
 
 // sumOver adds a column over the rows of a kind, interval by interval, skipping missing

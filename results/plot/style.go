@@ -146,7 +146,7 @@ func (niceTicks) Ticks(lo, hi float64) []plot.Tick {
 	var ticks []plot.Tick
 	for k := math.Ceil(lo/step - 1e-9); ; k++ {
 		v := k * step
-		if v > hi+step*1e-9 {
+		if v > hi+float64(step*1e-9) {
 			break
 		}
 		ticks = append(ticks, plot.Tick{Value: v, Label: formatTick(v, step)})
@@ -162,10 +162,10 @@ func niceStep(x float64) float64 {
 	mag := math.Pow(10, math.Floor(math.Log10(x)))
 	for _, m := range []float64{1, 2, 2.5, 5, 10} {
 		if m*mag >= x*(1-1e-9) {
-			return m * mag
+			return float64(m * mag)
 		}
 	}
-	return 10 * mag
+	return float64(10 * mag)
 }
 
 // formatTick writes v with as many decimals as step needs, and no "-0".
@@ -201,9 +201,9 @@ func logValues(ys []float64) []float64 {
 // whole decades.
 func logAxis(p *plot.Plot, lo, hi float64) {
 	// Whole decades, and a little room beyond a value that sits on one.
-	l, h := math.Log10(lo), math.Log10(hi)
+	l, h := float64(math.Log10(lo)), float64(math.Log10(hi))
 	lo, hi = math.Floor(l), math.Ceil(h)
-	pad := 0.04 * (hi - lo)
+	pad := float64(0.04 * (hi - lo))
 	p.Y.Min, p.Y.Max = min(lo, l-pad), max(hi, h+pad)
 	p.Y.Tick.Marker = logTicks{}
 }
@@ -217,7 +217,7 @@ func (logTicks) Ticks(lo, hi float64) []plot.Tick {
 	var ticks []plot.Tick
 	for e := math.Floor(lo); e <= math.Ceil(hi); e++ {
 		for m := 1; m < 10; m++ {
-			v := e + math.Log10(float64(m))
+			v := e + float64(math.Log10(float64(m)))
 			if v < lo-1e-9 || v > hi+1e-9 {
 				continue
 			}
@@ -242,11 +242,11 @@ func roundUp(p *plot.Plot, head float64) {
 	}
 	switch p.Y.Tick.Marker.(type) {
 	case niceTicks:
-		top := p.Y.Max + head*(p.Y.Max-p.Y.Min)
+		top := p.Y.Max + float64(head*(p.Y.Max-p.Y.Min))
 		if step := niceStep((top - p.Y.Min) / 6); step > 0 {
 			p.Y.Max = math.Ceil(top/step-1e-9) * step
 		}
 	case logTicks:
-		p.Y.Max += head * (p.Y.Max - p.Y.Min)
+		p.Y.Max += float64(head * (p.Y.Max - p.Y.Min))
 	}
 }

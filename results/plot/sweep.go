@@ -412,7 +412,7 @@ func (s *sweep) glyph(i int, c color.Color) draw.GlyphStyle {
 // side.
 func (s *sweep) dodge(i int) float64 {
 	step := math.Min(0.12, maxDodge/float64(max(len(s.lines)-1, 1)))
-	return step * (float64(i) - float64(len(s.lines)-1)/2)
+	return float64(step * (float64(i) - float64(float64(len(s.lines)-1)/2)))
 }
 
 // maxDodge is how far apart the outermost lines' points stand within a category (categories
@@ -649,7 +649,7 @@ func (s *sweep) ideal(capacity float64) (xs, ys []float64) {
 			q := pts[i-1]
 			if s.x.kind != axisCategory && (q.offered-capacity)*(p.offered-capacity) < 0 {
 				t := (capacity - q.offered) / (p.offered - q.offered)
-				xs, ys = append(xs, q.x+t*(p.x-q.x)), append(ys, capacity)
+				xs, ys = append(xs, q.x+float64(t*(p.x-q.x))), append(ys, capacity)
 			}
 		}
 		xs, ys = append(xs, p.x), append(ys, math.Min(p.offered, capacity))

@@ -210,8 +210,8 @@ func feasibleBox(t *results.Tuning, xa, ya tuneAxis, full *plot.Plot) (box, bool
 	if wy <= 0 {
 		wy = math.Max(math.Abs(b.y1)*0.05, 1e-9)
 	}
-	b.x0, b.x1 = b.x0-0.12*wx, b.x1+0.12*wx
-	b.y0, b.y1 = b.y0-0.12*wy, b.y1+0.12*wy
+	b.x0, b.x1 = b.x0-float64(0.12*wx), b.x1+float64(0.12*wx)
+	b.y0, b.y1 = b.y0-float64(0.12*wy), b.y1+float64(0.12*wy)
 	return b, true
 }
 
@@ -417,9 +417,9 @@ func pad(p *plot.Plot) {
 		if w <= 0 {
 			w = math.Max(math.Abs(a.Max)*0.2, 1)
 		}
-		a.Min -= 0.06 * w
+		a.Min -= float64(0.06 * w)
 		if a == &p.X {
-			a.Max += 0.06 * w
+			a.Max += float64(0.06 * w)
 		}
 	}
 }
@@ -594,11 +594,11 @@ func (l *pointLabels) Plot(c draw.Canvas, p *plot.Plot) {
 			case -1:
 				x = pt.X - gap - sz.X
 			case 0:
-				x = pt.X - sz.X/2
+				x = pt.X - vg.Length(sz.X/2)
 			}
-			y := pt.Y + gap*0.6
+			y := pt.Y + vg.Length(gap*0.6)
 			if v < 0 {
-				y = pt.Y - gap*0.6 - sz.Y
+				y = pt.Y - vg.Length(gap*0.6) - sz.Y
 			}
 			if h == 0 {
 				y = pt.Y + gap + vg.Points(2)

@@ -2,6 +2,7 @@ package results
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
 	"crypto/sha256"
 	"encoding/csv"
@@ -233,10 +234,17 @@ func writeJSON(w io.Writer, v any) error {
 	return err
 }
 
+// readJSON reads the JSON file at path into v, bounded as its kind is (limitOf: only a regular
+// file, of at most its kind's size). An empty file says so, and what it should hold, rather
+// than "EOF".
 func readJSON(path string, v any) error {
-	b, err := os.ReadFile(path)
+	limit, what := limitOf(path)
+	b, err := readBounded(path, limit, what)
 	if err != nil {
 		return fmt.Errorf("results: %w", err)
+	}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return fmt.Errorf("results: %s: the file is empty (%d bytes): want %s, a JSON object", path, len(b), what)
 	}
 	if err := unmarshalJSON(b, v); err != nil {
 		return fmt.Errorf("results: %s: %w", path, err)

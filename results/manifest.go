@@ -10,6 +10,7 @@ import (
 	"hash/crc32"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -122,15 +123,26 @@ func ReadManifestOf(dir, kind string) (Manifest, error) {
 	return m, err
 }
 
-// digestFile returns the size and SHA-256 of dir/name.
+// digestFile returns the size and SHA-256 of dir/name, which must be a regular file (a named
+// pipe or a device such as /dev/zero is refused before it is opened, openRegular); it hashes at
+// most one byte more than the size the file had when opened, so a file that grows without end
+// ends the hash too.
 func digestFile(dir, name string) (FileDigest, error) {
-	f, err := os.Open(filepath.Join(dir, name))
+	path := filepath.Join(dir, name)
+	f, err := openRegular(path, math.MaxInt64-1, "a result file")
 	if err != nil {
 		return FileDigest{}, err
 	}
 	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return FileDigest{}, err
+	}
 	h := sha256.New()
-	n, err := io.Copy(h, f)
+	n, err := io.CopyN(h, f, fi.Size()+1)
+	if errors.Is(err, io.EOF) {
+		err = nil
+	}
 	if err != nil {
 		return FileDigest{}, err
 	}
@@ -355,7 +367,7 @@ func StaleFigures(dir string, m *Manifest) ([]string, error) {
 		if !isDrawn(f.Name) {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(dir, f.Name))
+		data, err := readBounded(filepath.Join(dir, f.Name), MaxFigureBytes, "a figure or report")
 		if err != nil {
 			return nil, fmt.Errorf("results: %w", err)
 		}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -40,12 +39,12 @@ const (
 // ReadTimeseries reads timeseries.csv from a run's folder.
 func ReadTimeseries(dir string) (*Timeseries, error) {
 	path := filepath.Join(dir, TimeseriesFile)
-	f, err := os.Open(path)
+	f, err := openRegular(path, MaxTableBytes, "a "+TimeseriesFile)
 	if err != nil {
 		return nil, fmt.Errorf("results: %w", err)
 	}
 	defer f.Close()
-	ts, err := ParseTimeseries(f)
+	ts, err := ParseTimeseries(io.LimitReader(f, MaxTableBytes))
 	if err != nil {
 		return nil, fmt.Errorf("results: %s: %w", path, err)
 	}

@@ -251,9 +251,9 @@ func ReadShard(dir string) (ShardResult, error) {
 		if !listed[u] {
 			return ShardResult{}, fmt.Errorf("%s lacks %s", name, info.UnitName(u))
 		}
-		s, err := readUnit(filepath.Join(dir, UnitsDir, unitFile(u)))
+		s, err := readUnit(filepath.Join(dir, UnitsDir, unitFile(u)), info.unitsKey(), u)
 		if err != nil {
-			return ShardResult{}, fmt.Errorf("%s: %s cannot be decoded: %v", name, info.UnitName(u), err)
+			return ShardResult{}, fmt.Errorf("%s: %s cannot be used: %v; run the shard again", name, info.UnitName(u), err)
 		}
 		r.Units[u] = s
 	}

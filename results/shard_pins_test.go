@@ -128,29 +128,32 @@ func TestReadShardChecksUnitDigests(t *testing.T) {
 		alter func(t *testing.T, dir string)
 		want  string
 	}{
-		{"unit 0 replaced by unit 2's file", func(t *testing.T, dir string) {
-			b, err := os.ReadFile(filepath.Join(dir, UnitsDir, unitFile(2)))
+		{"unit 1 replaced by unit 3's file", func(t *testing.T, dir string) {
+			b, err := os.ReadFile(filepath.Join(dir, UnitsDir, unitFile(3)))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := os.WriteFile(filepath.Join(dir, UnitsDir, unitFile(0)), b, 0o644); err != nil {
+			if err := os.WriteFile(filepath.Join(dir, UnitsDir, unitFile(1)), b, 0o644); err != nil {
 				t.Fatal(err)
 			}
-		}, "unit 0 (point 0: rate=1/s, replication 0) (units/00000000.gob) changed after the shard finished"},
-		{"unit 2 rewritten with another summary of the same size", func(t *testing.T, dir string) {
+		}, "unit 1 (point 0: rate=1/s, replication 1) (units/00000001.gob) changed after the shard finished"},
+		{"unit 3 rewritten with another summary of the same size", func(t *testing.T, dir string) {
 			var b bytes.Buffer
-			if err := gob.NewEncoder(&b).Encode(shpUnit(40)); err != nil {
+			info := shpInfo(1, 2, 4)
+			if err := gob.NewEncoder(&b).Encode(unitRecord{Key: info.unitsKey(), Index: 3, Summary: shpUnit(40)}); err != nil {
 				t.Fatal(err)
 			}
-			if err := os.WriteFile(filepath.Join(dir, UnitsDir, unitFile(2)), b.Bytes(), 0o644); err != nil {
+			if err := os.WriteFile(filepath.Join(dir, UnitsDir, unitFile(3)), b.Bytes(), 0o644); err != nil {
 				t.Fatal(err)
 			}
-		}, "unit 2 (point 1: rate=2/s, replication 0) (units/00000002.gob) changed after the shard finished"},
+		}, "unit 3 (point 1: rate=2/s, replication 1) (units/00000003.gob) changed after the shard finished"},
 	} {
 		dir := t.TempDir()
-		shpFinishShard(t, dir, shpInfo(0, 2, 4)) // units 0 and 2
+		// Shard 1/2 holds units 1 and 3, whose files (key, index and summary) encode to the
+		// same size: a gob omits a zero index, so unit 0's would be shorter.
+		shpFinishShard(t, dir, shpInfo(1, 2, 4))
 		before := map[string]int64{}
-		for _, u := range []int{0, 2} {
+		for _, u := range []int{1, 3} {
 			fi, err := os.Stat(filepath.Join(dir, UnitsDir, unitFile(u)))
 			if err != nil {
 				t.Fatal(err)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -114,12 +113,12 @@ type ShardTrack struct {
 // ReadShards reads shards.csv from a run's folder.
 func ReadShards(dir string) (ShardRows, error) {
 	var out ShardRows
-	f, err := os.Open(filepath.Join(dir, ShardsFile))
+	f, err := openRegular(filepath.Join(dir, ShardsFile), MaxTableBytes, "a "+ShardsFile)
 	if err != nil {
 		return out, fmt.Errorf("results: %w", err)
 	}
 	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
+	rows, err := csv.NewReader(io.LimitReader(f, MaxTableBytes)).ReadAll()
 	if err != nil {
 		return out, fmt.Errorf("results: %s: %w", ShardsFile, err)
 	}

@@ -25,9 +25,24 @@ const unitsKeyFile = "KEY"
 // Units keeps the finished replications (units) of one sweep on disk, one file per unit written
 // atomically, so that whatever was killed leaves only whole units. The key names the sweep: the
 // scenario's canonical form with its sweep, the base seed, the replications and the simulator's
-// version; units kept under another key are stale and are discarded, never reused.
+// version; units kept under another key are stale and are discarded, never reused. Each unit's
+// file carries the key and the unit's index too, and a file whose key or index is not its own
+// (written by another sweep into the same folder at the same time, or copied over another
+// unit) is not adopted: the unit runs again, and Discarded says which file was set aside and
+// why.
 type Units struct {
 	dir string
+	key string
+	// Discarded names each unit file OpenUnits found but did not adopt, and why: for the
+	// command to say on stderr before it runs those units again.
+	Discarded []string
+}
+
+// unitRecord is a unit's file: the key of the work it belongs to, its index, and its summary.
+type unitRecord struct {
+	Key     string
+	Index   int
+	Summary Summary
 }
 
 // UnitsKey returns the key of a sweep: the digest of everything its units depend on.
@@ -37,12 +52,14 @@ func UnitsKey(hdr Header, replications int) string {
 }
 
 // OpenUnits opens the units of the sweep with key in the output folder dir, creating them, and
-// returns those already finished by index. Units of another sweep, or unreadable ones, are
-// removed first.
+// returns those already finished by index. Units of another sweep are removed first; a unit
+// file that cannot be read, or that names another key or index than its own, is not returned
+// (its unit runs again) and is listed in Units.Discarded.
 func OpenUnits(dir, key string) (*Units, map[int]Summary, error) {
-	u := &Units{dir: filepath.Join(dir, UnitsDir)}
+	u := &Units{dir: filepath.Join(dir, UnitsDir), key: key}
 	done := map[int]Summary{}
-	old, err := os.ReadFile(filepath.Join(u.dir, unitsKeyFile))
+	keyPath := filepath.Join(u.dir, unitsKeyFile)
+	old, err := readBounded(keyPath, MaxSmallJSONBytes, "a units "+unitsKeyFile)
 	if err == nil && string(old) == key {
 		entries, err := os.ReadDir(u.dir)
 		if err != nil {
@@ -54,9 +71,11 @@ func OpenUnits(dir, key string) (*Units, map[int]Summary, error) {
 			if !ok || err != nil || i < 0 {
 				continue // temporary files of a unit being written when it stopped
 			}
-			s, err := readUnit(filepath.Join(u.dir, e.Name()))
+			path := filepath.Join(u.dir, e.Name())
+			s, err := readUnit(path, key, i)
 			if err != nil {
-				continue // cannot happen for an atomically written file; run it again
+				u.Discarded = append(u.Discarded, fmt.Sprintf("%v; unit %d runs again", err, i))
+				continue
 			}
 			done[i] = s
 		}
@@ -68,7 +87,7 @@ func OpenUnits(dir, key string) (*Units, map[int]Summary, error) {
 	if err := os.MkdirAll(u.dir, 0o755); err != nil {
 		return nil, nil, fmt.Errorf("results: %w", err)
 	}
-	if err := WriteFileAtomic(filepath.Join(u.dir, unitsKeyFile), func(w io.Writer) error {
+	if err := WriteFileAtomic(keyPath, func(w io.Writer) error {
 		_, err := io.WriteString(w, key)
 		return err
 	}); err != nil {
@@ -77,14 +96,15 @@ func OpenUnits(dir, key string) (*Units, map[int]Summary, error) {
 	return u, done, nil
 }
 
-// Put keeps unit i's summary. The summary is stored exactly (gob: every float's bits), so a
-// resumed sweep aggregates to the same bytes as one that never stopped.
+// Put keeps unit i's summary, with the units' key and i. The summary is stored exactly (gob:
+// every float's bits), so a resumed sweep aggregates to the same bytes as one that never
+// stopped.
 func (u *Units) Put(i int, s Summary) error {
 	var b bytes.Buffer
-	if err := gob.NewEncoder(&b).Encode(s); err != nil {
+	if err := gob.NewEncoder(&b).Encode(unitRecord{Key: u.key, Index: i, Summary: s}); err != nil {
 		return fmt.Errorf("results: unit %d: %w", i, err)
 	}
-	return WriteFileAtomic(filepath.Join(u.dir, fmt.Sprintf("%08d.gob", i)), func(w io.Writer) error {
+	return WriteFileAtomic(filepath.Join(u.dir, unitFile(i)), func(w io.Writer) error {
 		_, err := w.Write(b.Bytes())
 		return err
 	})
@@ -98,12 +118,23 @@ func (u *Units) Remove() error {
 	return nil
 }
 
-func readUnit(path string) (Summary, error) {
-	var s Summary
-	f, err := os.Open(path)
+// readUnit reads the unit file at path, which must be unit index of the work with key: a file
+// that is not a regular file of at most MaxUnitBytes, does not decode, or names another key or
+// index is an error naming path.
+func readUnit(path, key string, index int) (Summary, error) {
+	data, err := readBounded(path, MaxUnitBytes, "a kept unit")
 	if err != nil {
-		return s, err
+		return Summary{}, err
 	}
-	defer f.Close()
-	return s, gob.NewDecoder(f).Decode(&s)
+	var r unitRecord
+	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&r); err != nil {
+		return Summary{}, fmt.Errorf("%s: cannot be decoded as a kept unit: %v", path, err)
+	}
+	switch {
+	case r.Key != key:
+		return Summary{}, fmt.Errorf("%s: belongs to other work: its key is %.12s…, this work's is %.12s…", path, r.Key, key)
+	case r.Index != index:
+		return Summary{}, fmt.Errorf("%s: holds unit %d, not unit %d (copied over another unit's file?)", path, r.Index, index)
+	}
+	return r.Summary, nil
 }

@@ -64,6 +64,9 @@ func runShard(lim *limits, info results.ShardInfo, points []scenarios.SweepPoint
 	if err != nil {
 		return err
 	}
+	for _, d := range units.Discarded {
+		fmt.Fprintf(stderr, "not resuming from %s\n", d)
+	}
 	sh := info.Shard()
 	owned := sh.Units(info.Units)
 	if len(kept) > 0 {

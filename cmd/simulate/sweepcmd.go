@@ -157,6 +157,9 @@ func runSweep(lim *limits, sc *scenarios.Scenario, exps []results.Expectation, s
 	if err != nil {
 		return err
 	}
+	for _, d := range units.Discarded {
+		fmt.Fprintf(stderr, "not resuming from %s\n", d)
+	}
 	if len(kept) > 0 {
 		fmt.Fprintf(stderr, "resuming: %d of %d runs kept in %s from an earlier run of this sweep\n", len(kept), n, filepath.Join(dir, results.UnitsDir))
 	}

@@ -1,0 +1,168 @@
+package results
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+)
+
+// Limits on the files the package reads, checked before a file is decoded (as scenarios.Load
+// bounds a scenario): every file read is opened only once it is known to be a regular file — a
+// device such as /dev/zero, a named pipe, a directory or a socket is refused without blocking —
+// and is read to at most its kind's limit plus one byte. Each limit is some hundreds of times
+// what a real file of its kind weighs, so that no honest result reaches it while a hostile or
+// mistaken path costs at most the limit (and the decoder's few times that) in memory.
+const (
+	// MaxManifestBytes bounds manifest.json: a run's weighs 0.6 KB, and a shard's lists each
+	// of its units in about 130 bytes, so that a shard of 100 000 units weighs 13 MB.
+	MaxManifestBytes = 16 << 20
+	// MaxUnitBytes bounds a kept unit (units/NNNNNNNN.gob): one run's summary, 5–40 KB for
+	// the library's scenarios.
+	MaxUnitBytes = 16 << 20
+	// MaxSmallJSONBytes bounds run.json, summary.json, shard.json's siblings of one run and
+	// units/KEY: a header with the canonical scenario (at most scenarios.MaxFileBytes, 1 MiB,
+	// as read) and one summary, 2–60 KB for the library's scenarios.
+	MaxSmallJSONBytes = 16 << 20
+	// MaxJSONBytes bounds every other JSON file read (sweep.json and baselines, shard.json,
+	// map.json, tune.json, …): the largest baseline committed weighs 31 KB for its 9 points
+	// (3.4 KB a point), so that 64 MiB holds a sweep of some 20 000 points.
+	MaxJSONBytes = 64 << 20
+	// MaxTableBytes bounds timeseries.csv and shards.csv, read whole into a table: a row per
+	// group and server per interval, some 0.5 KB each; 1 GiB holds two million rows, ten
+	// hours of a 10-server scenario sampled every 100 ms.
+	MaxTableBytes = 1 << 30
+	// MaxFigureBytes bounds a figure or report read back for its mark (StaleFigures): the
+	// library's figures weigh 30–300 KB.
+	MaxFigureBytes = 256 << 20
+)
+
+// Errors of the bounded reads, matched with errors.Is.
+var (
+	// ErrNotRegular is an input path that is not a regular file: a directory, a device
+	// (/dev/zero), a named pipe, a socket.
+	ErrNotRegular = errors.New("results: not a regular file")
+	// ErrTooLarge is an input file larger than the limit of its kind.
+	ErrTooLarge = errors.New("results: file too large")
+)
+
+// limitOf returns the size limit of the file at path, by its name, and the name of its kind.
+func limitOf(path string) (int64, string) {
+	switch base := filepath.Base(path); {
+	case base == ManifestFile:
+		return MaxManifestBytes, "a " + ManifestFile
+	case base == RunFile || base == SummaryFile || base == unitsKeyFile:
+		return MaxSmallJSONBytes, "a " + base
+	case filepath.Ext(base) == ".gob":
+		return MaxUnitBytes, "a kept unit"
+	case base == SweepFile || base == ShardFile || base == MapFile || base == TuneFile || base == CompareFile ||
+		base == TipFile || base == RareFile:
+		return MaxJSONBytes, "a " + base
+	}
+	return MaxJSONBytes, "a JSON result or baseline"
+}
+
+// openRegular opens path for reading only if it is a regular file, without blocking on a named
+// pipe: it is checked with Stat before it is opened, opened with O_NONBLOCK (so that a file
+// swapped for a pipe in between does not block either) and checked again once open. limit
+// (≥ 0; what names the file's kind in the message) bounds its size as Stat gives it; the caller
+// reads at most limit+1 bytes of it all the same, in case it grows.
+func openRegular(path string, limit int64, what string) (*os.File, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkRegular(path, fi, limit, what); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err = f.Stat(); err == nil {
+		err = checkRegular(path, fi, limit, what)
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// checkRegular refuses a file that is not regular, or whose size is over limit.
+func checkRegular(path string, fi fs.FileInfo, limit int64, what string) error {
+	if !fi.Mode().IsRegular() {
+		return &inputError{path: path, value: fileKind(fi.Mode()), rule: "must be a regular file", err: ErrNotRegular}
+	}
+	if fi.Size() > limit {
+		return tooLarge(path, strconv.FormatInt(fi.Size(), 10)+" bytes", limit, what)
+	}
+	return nil
+}
+
+func tooLarge(path, size string, limit int64, what string) error {
+	return &inputError{path: path, value: size, rule: fmt.Sprintf("must be at most %s (the limit for %s)", byteSize(limit), what), err: ErrTooLarge}
+}
+
+// inputError is an input file refused before it is read: "path: what it is: the rule", as
+// field.Error prints one (which this package, below the model, does not import). It matches
+// ErrNotRegular or ErrTooLarge under errors.Is.
+type inputError struct {
+	path, value, rule string
+	err               error
+}
+
+func (e *inputError) Error() string { return e.path + ": " + e.value + ": " + e.rule }
+func (e *inputError) Unwrap() error { return e.err }
+
+// readBounded reads the regular file at path, of at most limit bytes, reading no more than
+// limit+1 bytes of it (openRegular).
+func readBounded(path string, limit int64, what string) ([]byte, error) {
+	f, err := openRegular(path, limit, what)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, tooLarge(path, "more than "+strconv.FormatInt(limit, 10)+" bytes", limit, what)
+	}
+	return data, nil
+}
+
+// fileKind names what a file that is not regular is.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a block device"
+	}
+	return "not a regular file (mode " + m.String() + ")"
+}
+
+// byteSize prints n bytes in the largest binary unit that divides it (16 MiB), or in bytes.
+func byteSize(n int64) string {
+	for _, u := range []struct {
+		name  string
+		bytes int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if n >= u.bytes && n%u.bytes == 0 {
+			return strconv.FormatInt(n/u.bytes, 10) + " " + u.name
+		}
+	}
+	return strconv.FormatInt(n, 10) + " bytes"
+}

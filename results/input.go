@@ -127,7 +127,13 @@ func readBounded(path string, limit int64, what string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	return readAtMost(f, path, limit, what)
+}
+
+// readAtMost reads r to its end, which must come within limit bytes: it reads at most limit+1
+// bytes, so that a file that grows after its size was checked is refused too.
+func readAtMost(r io.Reader, path string, limit int64, what string) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, limit+1))
 	if err != nil {
 		return nil, err
 	}

@@ -248,9 +248,21 @@ func TestInputsBounded(t *testing.T) {
 	}
 }
 
+// endless is a reader that never ends, as a file that keeps growing.
+type endless struct{}
+
+func (endless) Read(p []byte) (int, error) { clear(p); return len(p), nil }
+
 // TestReadBoundedStopsAtLimit pins that a file that grows past its limit after its size was
 // checked is still refused: at most limit+1 bytes are read.
 func TestReadBoundedStopsAtLimit(t *testing.T) {
+	err := withinSeconds(t, "readAtMost of an endless reader", 5*time.Second, func() error {
+		_, err := readAtMost(endless{}, "grows.json", 1<<20, "a test file")
+		return err
+	})
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "grows.json: more than 1048576 bytes: must be at most 1 MiB") {
+		t.Errorf("readAtMost of an endless reader = %v; want it refused at 1 MiB", err)
+	}
 	path := filepath.Join(t.TempDir(), "x.json")
 	if err := os.WriteFile(path, bytes.Repeat([]byte{' '}, 11), 0o644); err != nil {
 		t.Fatal(err)

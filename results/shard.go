@@ -1,6 +1,7 @@
 package results
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -40,7 +41,12 @@ type Shard struct {
 	Count int
 }
 
-// ParseShard parses "i/n" (0 ≤ i < n): Slurm's $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT and
+// MaxShards is the most shards a work may be split into (n of --shard i/n): as many as the
+// most sweep points a scenario may ask for, far more than a cluster gives one job, and few
+// enough that listing the missing shards of a merge stays small.
+const MaxShards = 100_000
+
+// ParseShard parses "i/n" (0 ≤ i < n ≤ MaxShards): Slurm's $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT and
 // Kubernetes' $JOB_COMPLETION_INDEX/n give it directly.
 func ParseShard(s string) (Shard, error) {
 	is, ns, ok := strings.Cut(strings.TrimSpace(s), "/")
@@ -51,6 +57,8 @@ func ParseShard(s string) (Shard, error) {
 		return Shard{}, fmt.Errorf("shard %q: want i/n, such as 0/4 (shard index i of n shards)", s)
 	case n < 1:
 		return Shard{}, fmt.Errorf("shard %q: n is %d: there must be at least 1 shard", s, n)
+	case n > MaxShards:
+		return Shard{}, fmt.Errorf("shard %q: n is %d: there may be at most %d shards", s, n, MaxShards)
 	case i < 0 || i >= n:
 		return Shard{}, fmt.Errorf("shard %q: index %d is out of range: the shards of %d are numbered 0 to %d", s, i, n, n-1)
 	}
@@ -197,6 +205,9 @@ func ReadShard(dir string) (ShardResult, error) {
 		}
 		return ShardResult{}, fmt.Errorf("%s is not a shard folder: %w", dir, err)
 	}
+	if info.Count > MaxShards {
+		return ShardResult{}, fmt.Errorf("%s: %s says count %d: there may be at most %d shards", dir, ShardFile, info.Count, MaxShards)
+	}
 	if info.Count < 1 || info.Index < 0 || info.Index >= info.Count || info.Replications < 1 ||
 		info.Units != len(info.Points)*info.Replications || (info.Work != KindSweep && info.Work != KindMap && info.Work != KindTune) ||
 		(info.Work == KindTune) != (info.Tune != nil) {
@@ -260,6 +271,41 @@ func ReadShard(dir string) (ShardResult, error) {
 	return r, nil
 }
 
+// optionsDiffer compares what, besides the scenario, seed and replications, changes the result
+// two shards merge into — the points, a map's axes, a sweep's load context (the --slo of its
+// latency knee, today's load, the ceilings) and the expectations judged — and returns the first
+// that differs with both values ("" when they agree): shards made with other options would
+// merge into a result that depends on the order they were given in.
+func optionsDiffer(a, b *ShardInfo) (what, x, y string) {
+	if a.Context != nil && b.Context != nil && a.Context.SLO != b.Context.SLO {
+		return "latency objective (--slo)", sloText(a.Context.SLO), sloText(b.Context.SLO)
+	}
+	for _, f := range []struct {
+		what string
+		x, y any
+	}{
+		{"points", a.Points, b.Points},
+		{"axes", a.Axes, b.Axes},
+		{"load context (today's load, ceiling, --slo)", a.Context, b.Context},
+		{"expectations", a.Expect, b.Expect},
+	} {
+		jx, errx := marshalJSON(f.x)
+		jy, erry := marshalJSON(f.y)
+		if errx != nil || erry != nil || !bytes.Equal(jx, jy) {
+			return f.what, "digest " + ScenarioDigest(string(jx))[:12], "digest " + ScenarioDigest(string(jy))[:12]
+		}
+	}
+	return "", "", ""
+}
+
+// sloText says a latency objective in seconds as --slo gives it: "0.05s", or "none".
+func sloText(slo float64) string {
+	if slo <= 0 {
+		return "none (2 × the p99 at the lowest load)"
+	}
+	return fmtSeconds(slo)
+}
+
 // unitOfFile returns the unit a manifest entry "units/00000012.gob" holds.
 func unitOfFile(name string) (int, bool) {
 	dir, base := filepath.Split(filepath.FromSlash(name))
@@ -271,11 +317,16 @@ func unitOfFile(name string) (int, bool) {
 	return u, err == nil && u >= 0
 }
 
+// maxNamed is the most missing shards a merge's error names one by one.
+const maxNamed = 10
+
 // Merge checks that shards are the n shards of one work, each once, from one scenario digest,
-// seed, version and replication count, holding every unit once, and returns the work's
-// description (shard 0's, which all share) and every unit's summary by unit number. The error
-// names the shards that differ, a shard given twice, and the missing shards with the units they
-// should have held.
+// seed, version and replication count, with the same points, axes, load context (--slo) and
+// expectations (everything else that changes the merged result), holding every unit once, and
+// returns the work's description (shard 0's, which all share) and every unit's summary by unit
+// number. The error
+// names the shards that differ with both values, a shard given twice, and the missing shards
+// with the units they should have held (the first maxNamed of them; the rest are counted).
 func Merge(shards []ShardResult) (ShardInfo, []Summary, error) {
 	if len(shards) == 0 {
 		return ShardInfo{}, nil, errors.New("no shard folders given")
@@ -306,6 +357,11 @@ func Merge(shards []ShardResult) (ShardInfo, []Summary, error) {
 			return ShardInfo{}, nil, differ("replications", strconv.Itoa(a.Replications), strconv.Itoa(b.Replications))
 		case a.Count != b.Count:
 			return ShardInfo{}, nil, differ("shard count", strconv.Itoa(a.Count), strconv.Itoa(b.Count))
+		case a.Units != b.Units:
+			return ShardInfo{}, nil, differ("unit count", strconv.Itoa(a.Units), strconv.Itoa(b.Units))
+		}
+		if what, x, y := optionsDiffer(a, b); what != "" {
+			return ShardInfo{}, nil, differ(what, x, y)
 		}
 		if prev, dup := byIndex[b.Index]; dup {
 			return ShardInfo{}, nil, fmt.Errorf("shard %s is given twice: %s and %s; its units would be counted twice", b.Shard(), prev.Dir, s.Dir)
@@ -314,8 +370,12 @@ func Merge(shards []ShardResult) (ShardInfo, []Summary, error) {
 	}
 	info := ref.Info
 	var missing []string
+	nMissing := 0
 	for i := 0; i < info.Count; i++ {
 		if _, ok := byIndex[i]; !ok {
+			if nMissing++; nMissing > maxNamed {
+				continue // counted, not named: the message stays a few lines
+			}
 			sh := Shard{Index: i, Count: info.Count}
 			us := sh.Units(info.Units)
 			names := make([]string, 0, 3)
@@ -329,8 +389,11 @@ func Merge(shards []ShardResult) (ShardInfo, []Summary, error) {
 			missing = append(missing, fmt.Sprintf("shard %s (its %d units: %s%s)", sh, len(us), strings.Join(names, ", "), more))
 		}
 	}
-	if len(missing) > 0 {
-		return ShardInfo{}, nil, fmt.Errorf("%d of %d shards missing: %s", len(missing), info.Count, strings.Join(missing, "; "))
+	if nMissing > 0 {
+		if nMissing > maxNamed {
+			missing = append(missing, fmt.Sprintf("and %d more", nMissing-maxNamed))
+		}
+		return ShardInfo{}, nil, fmt.Errorf("%d of %d shards missing: %s", nMissing, info.Count, strings.Join(missing, "; "))
 	}
 	out := make([]Summary, info.Units)
 	for u := range out {

@@ -53,6 +53,49 @@ func LoadBaseline(path string) (Baseline, error) {
 	return b, nil
 }
 
+// ReadChecked reads the run or the sweep in dir as check compares it: its header, why it is
+// partial ("" when whole) and its points. The folder is read only through its manifest
+// (ReadManifest), and every file read must be one the manifest lists, and so verified: a run's
+// run.json and summary.json, a sweep's sweep.json. A folder holding another kind of result is
+// refused.
+func ReadChecked(dir string) (hdr Header, partial string, points []PointStats, err error) {
+	m, err := ReadManifest(dir)
+	if err != nil {
+		return hdr, "", nil, err
+	}
+	switch m.Kind {
+	case KindSweep:
+		if err = m.requireListed(dir, SweepFile); err == nil {
+			hdr, points, err = ReadSweep(dir)
+		}
+	case KindRun:
+		if err = m.requireListed(dir, RunFile, SummaryFile); err != nil {
+			break
+		}
+		if hdr, err = ReadHeader(dir); err == nil {
+			var s Summary
+			if s, err = ReadSummary(dir); err == nil {
+				points = SinglePoint(s)
+			}
+		}
+	default:
+		err = fmt.Errorf("%s holds a %s: check compares runs and sweeps%s", dir, m.Kind, MergeHint(m.Kind))
+	}
+	return hdr, m.Partial, points, err
+}
+
+// requireListed refuses a folder whose manifest leaves out a file that is about to be read:
+// unlisted, the file is not verified, and may be another result's.
+func (m *Manifest) requireListed(dir string, names ...string) error {
+	for _, name := range names {
+		if !m.Has(name) {
+			return fmt.Errorf("%s: %w: its %s (a %s) does not list %s, which is read from it: the folder mixes results or was edited; write the result again",
+				dir, ErrNoResult, ManifestFile, m.Kind, name)
+		}
+	}
+	return nil
+}
+
 // Tolerance is how far, relative to the edge of the baseline's confidence band, a metric may
 // move in its bad direction before Check reports it.
 type Tolerance struct {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -285,5 +286,50 @@ func TestEmptyBaselineSaysSo(t *testing.T) {
 	_, err := LoadBaseline(path)
 	if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "empty") || !strings.Contains(err.Error(), "baseline") {
 		t.Errorf("LoadBaseline(empty file) = %v; want an error naming %s, saying it is empty and that a baseline is expected", err, path)
+	}
+}
+
+// dropFromManifest rewrites dir's manifest without name, as a tool that mixes folders would.
+func dropFromManifest(t *testing.T, dir, name string) {
+	t.Helper()
+	shpEditManifest(t, dir, func(m *Manifest) {
+		m.Files = slices.DeleteFunc(m.Files, func(f FileDigest) bool { return f.Name == name })
+	})
+}
+
+// TestCheckReadsOnlyListedFiles pins that check (ReadChecked) and ReadPoints read only files the
+// manifest lists, and so verified (package doc, # Check; conventions §15): a folder whose
+// manifest leaves out summary.json or sweep.json, which may be another result's, is refused,
+// naming the file.
+func TestCheckReadsOnlyListedFiles(t *testing.T) {
+	for _, c := range []struct{ kind, file string }{
+		{KindRun, SummaryFile},
+		{KindRun, RunFile},
+		{KindSweep, SweepFile},
+	} {
+		dir := t.TempDir()
+		var err error
+		if c.kind == KindRun {
+			err = WriteRunDir(dir, NewRun(fixtureHeader(), fixtureSeries()))
+		} else {
+			err = WriteSweepDir(dir, fixtureHeader(), Aggregate(fixturePoints()), "", nil)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, _, err := ReadChecked(dir); err != nil {
+			t.Fatalf("ReadChecked of a whole %s: %v", c.kind, err)
+		}
+		dropFromManifest(t, dir, c.file)
+		want := "does not list " + c.file
+		if _, _, _, err := ReadChecked(dir); err == nil || !strings.Contains(err.Error(), want) || !errors.Is(err, ErrNoResult) {
+			t.Errorf("ReadChecked of a %s whose manifest leaves out %s = %v; want it refused saying %q", c.kind, c.file, err, want)
+		}
+		if c.file == RunFile {
+			continue // ReadPoints does not read run.json
+		}
+		if _, err := ReadPoints(dir); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ReadPoints of a %s whose manifest leaves out %s = %v; want it refused saying %q", c.kind, c.file, err, want)
+		}
 	}
 }

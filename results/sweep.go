@@ -201,8 +201,8 @@ func ReadSweep(dir string) (Header, []PointStats, error) {
 }
 
 // ReadPoints reads the points of a sweep folder (sweep.json) or of a run folder (summary.json,
-// as SinglePoint), whichever dir's manifest says it holds; a folder without an intact manifest
-// is an error (ReadManifest).
+// as SinglePoint), whichever dir's manifest says it holds; a folder without an intact manifest,
+// or whose manifest does not list the file read, is an error (ReadManifest).
 func ReadPoints(dir string) ([]PointStats, error) {
 	m, err := ReadManifest(dir)
 	if err != nil {
@@ -210,9 +210,15 @@ func ReadPoints(dir string) ([]PointStats, error) {
 	}
 	switch m.Kind {
 	case KindSweep:
+		if err := m.requireListed(dir, SweepFile); err != nil {
+			return nil, err
+		}
 		_, pts, err := ReadSweep(dir)
 		return pts, err
 	case KindRun:
+		if err := m.requireListed(dir, SummaryFile); err != nil {
+			return nil, err
+		}
 		s, err := ReadSummary(dir)
 		if err != nil {
 			return nil, err

@@ -107,24 +107,10 @@ Examples:
 }
 
 // readResult reads a run folder (one point, one replication) or a sweep folder, whichever its
-// manifest says it holds; partial says why a sweep is incomplete. A folder without an intact
-// manifest, or holding another kind of result, is refused.
+// manifest says it holds, and only from files the manifest lists (results.ReadChecked); partial
+// says why a sweep is incomplete.
 func readResult(dir string) (hdr results.Header, partial string, points []results.PointStats, err error) {
-	m, err := results.ReadManifest(dir)
-	if err != nil {
-		return hdr, "", nil, err
-	}
-	switch m.Kind {
-	case results.KindSweep:
-		hdr, points, err = results.ReadSweep(dir)
-	case results.KindRun:
-		if hdr, err = results.ReadHeader(dir); err == nil {
-			points, err = results.ReadPoints(dir)
-		}
-	default:
-		err = fmt.Errorf("%s holds a %s: check compares runs and sweeps%s", dir, m.Kind, results.MergeHint(m.Kind))
-	}
-	return hdr, m.Partial, points, err
+	return results.ReadChecked(dir)
 }
 
 func parseTolerance(m map[string]string) (results.Tolerance, error) {

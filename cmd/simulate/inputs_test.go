@@ -2,10 +2,16 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"io"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/overloadsim/overloadsim/results"
 )
 
 // TestShardCountRefused: --shard n is at most results.MaxShards, a usage error naming the flag
@@ -45,5 +51,78 @@ func TestMergeRefusesOtherSLO(t *testing.T) {
 			!strings.Contains(errb.String(), "20ms") || !strings.Contains(errb.String(), "50ms") {
 			t.Errorf("merge %v: exit %d, %s; want it refused naming --slo, 20ms and 50ms", order, s, errb.String())
 		}
+	}
+}
+
+// TestCheckRefusesUnlistedSummary: check reads a run's summary.json only if the manifest lists
+// it. A folder whose manifest leaves it out (another run's summary copied in, the manifest
+// rewritten without it) was compared, and passed.
+func TestCheckRefusesUnlistedSummary(t *testing.T) {
+	base := t.TempDir()
+	dir, baseline := filepath.Join(base, "run"), filepath.Join(base, "b.json")
+	runOK(t, "run", "healthy", "--set", "duration=3s", "--set", "warmup=1s", "--out", dir)
+	runOK(t, "check", "--write-baseline", baseline, dir)
+	data, err := os.ReadFile(filepath.Join(dir, results.ManifestFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m results.Manifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	m.Files = slices.DeleteFunc(m.Files, func(f results.FileDigest) bool { return f.Name == results.SummaryFile })
+	if data, err = json.Marshal(m); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, results.ManifestFile), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, _, errb := runStatus("check", "--baseline", baseline, dir)
+	if s == exitOK || !strings.Contains(errb, "does not list summary.json") {
+		t.Errorf("check of a folder whose manifest leaves out summary.json: exit %d, %s; want it refused naming summary.json", s, errb)
+	}
+}
+
+// TestSweepResumeSaysDiscarded: a kept unit whose file holds another unit (copied over it) is
+// not adopted: the sweep says so on stderr, naming the file, and runs the unit again.
+func TestSweepResumeSaysDiscarded(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "s")
+	sc, err := loadScenario("healthy", []string{"duration=3s", "warmup=1s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sc.Vary("clients[0].workload.rate", "200/s,400/s,600/s"); err != nil {
+		t.Fatal(err)
+	}
+	if err := sc.Set("sweep.replications", "2"); err != nil {
+		t.Fatal(err)
+	}
+	u, _, err := results.OpenUnits(dir, results.UnitsKey(sweepHeader(sc, sc.Seed), 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fake results.Summary
+	fake.Total.Goodput, fake.Total.Issued, fake.Total.Succeeded = 12345, 1, 1
+	if err := u.Put(0, fake); err != nil {
+		t.Fatal(err)
+	}
+	unit := func(i int) string { return filepath.Join(dir, results.UnitsDir, fmt.Sprintf("%08d.gob", i)) }
+	data, err := os.ReadFile(unit(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(unit(5), data, 0o644); err != nil { // unit 0 copied over unit 5
+		t.Fatal(err)
+	}
+	_, _, errb := runStatus(sweepArgs(dir)...)
+	if !strings.Contains(errb, "not resuming from "+unit(5)+": holds unit 0, not unit 5") {
+		t.Errorf("the resumed sweep does not name the unit file it set aside:\n%s", errb)
+	}
+	_, pts, err := results.ReadSweep(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, _ := pts[2].Metric("total.goodput"); g.Mean > 1000 {
+		t.Errorf("last point's goodput %g: unit 0's file, copied over unit 5, was adopted", g.Mean)
 	}
 }

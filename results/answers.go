@@ -78,7 +78,9 @@ type LoadAnswers struct {
 	LatencyKnee  float64 `json:"latencyKnee"`
 	LatencyFound bool    `json:"latencyFound"`
 	LatencyRule  string  `json:"latencyRule"`
-	// Headroom is Knee ÷ Today, LatencyHeadroom LatencyKnee ÷ Today; 0 when either is unknown.
+	// Headroom is Knee ÷ Today, LatencyHeadroom LatencyKnee ÷ Today; 0 when either is unknown,
+	// and 0 when the knee (or latency knee) is the lowest point swept: it lies somewhere below
+	// that point, so no headroom figure can be claimed.
 	Headroom        float64 `json:"headroom"`
 	LatencyHeadroom float64 `json:"latencyHeadroom"`
 }
@@ -133,11 +135,13 @@ func AnswerLoad(points []*PointStats, prefix string, ctx LoadContext) LoadAnswer
 			break
 		}
 	}
-	if ctx.Today > 0 {
-		if a.KneeFound {
+	// A knee at the lowest point swept lies somewhere below it: Knee ÷ Today would claim more
+	// headroom than there is, so none is given (Sentences says why).
+	if ctx.Today > 0 && len(pts) > 0 {
+		if a.KneeFound && a.Knee > pts[0].offered {
 			a.Headroom = a.Knee / ctx.Today
 		}
-		if a.LatencyFound {
+		if a.LatencyFound && a.LatencyKnee > pts[0].offered {
 			a.LatencyHeadroom = a.LatencyKnee / ctx.Today
 		}
 	}
@@ -196,6 +200,9 @@ func (a LoadAnswers) Sentences() []string {
 	}
 	if len(hs) > 0 {
 		out = append(out, "Headroom over today's load: "+strings.Join(hs, ", ")+".")
+	}
+	if a.KneeFound && a.LastServed == 0 {
+		out = append(out, "No headroom is claimed: the lowest load swept is already past the knee, so today's load may be too; sweep lower loads to find the knee.")
 	}
 	return out
 }

@@ -470,7 +470,7 @@ func expandRange(text string) ([]string, string) {
 		b, errB := strconv.ParseInt(parts[1], 10, 64)
 		c, errC := strconv.ParseInt(parts[2], 10, 64)
 		if errB == nil && errC == nil {
-			if rule := checkRange(float64(a), float64(b), float64(c)); rule != "" {
+			if rule := checkRange(float64(a), float64(b), float64(c), parts); rule != "" {
 				return nil, rule
 			}
 			var out []string
@@ -503,7 +503,7 @@ func expandRange(text string) ([]string, string) {
 		if !okA || !okB || !okC {
 			continue
 		}
-		if rule := checkRange(a, b, c); rule != "" {
+		if rule := checkRange(a, b, c, parts); rule != "" {
 			return nil, rule
 		}
 		n := int(math.Floor((b-a)/c+1e-9)) + 1
@@ -519,12 +519,18 @@ func expandRange(text string) ([]string, string) {
 	return nil, want
 }
 
-func checkRange(from, to, step float64) string {
+// checkRange refuses a range from:to:step (parts, as written) that gives no values, too many,
+// or, from a range that is not one value (to > from), only one: a step larger than to − from
+// is almost certainly a mistake (1:2:5 for 1:5:2), and would sweep one point silently.
+func checkRange(from, to, step float64, parts []string) string {
 	switch {
 	case !(step > 0):
 		return "step must be > 0"
 	case to < from:
 		return "to must be ≥ from"
+	case to > from && step > to-from:
+		return fmt.Sprintf("the step %s is larger than to − from (%s − %s), so the range gives the one value %s: "+
+			"the step must be at most to − from (to sweep one value, give it alone)", parts[2], parts[1], parts[0], parts[0])
 	case (to-from)/step >= maxSweepValues:
 		return fmt.Sprintf("gives more than %d values", maxSweepValues)
 	}

@@ -126,3 +126,34 @@ func TestSweepResumeSaysDiscarded(t *testing.T) {
 		t.Errorf("last point's goodput %g: unit 0's file, copied over unit 5, was adopted", g.Mean)
 	}
 }
+
+// TestVaryStepLargerThanRange: --vary path=1000/s:2000/s:5000/s, whose step exceeds the range,
+// swept one point silently; it is refused, naming the flag, the value and the rule.
+func TestVaryStepLargerThanRange(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	s, _, errb := runStatus("sweep", "healthy", "--vary", "clients[0].workload.rate=1000/s:2000/s:5000/s", "--out", dir)
+	if s == exitOK || !strings.Contains(errb, "--vary clients[0].workload.rate=1000/s:2000/s:5000/s") ||
+		!strings.Contains(errb, "the step 5000/s is larger than to − from (2000/s − 1000/s)") {
+		t.Errorf("sweep --vary with a step larger than its range: exit %d, %s; want it refused naming --vary and the rule", s, errb)
+	}
+	if _, err := os.Stat(dir); err == nil {
+		t.Errorf("the refused sweep wrote %s", dir)
+	}
+}
+
+// TestTraceOptionsNeedTrace: --trace-window (and --trace-clients) without --trace were ignored;
+// they are a usage error naming both flags.
+func TestTraceOptionsNeedTrace(t *testing.T) {
+	for _, args := range [][]string{{"--trace-window", "1s:2s"}, {"--trace-clients", "3"}} {
+		dir := filepath.Join(t.TempDir(), "out")
+		s, _, errb := runStatus(append([]string{"run", "healthy", "--set", "duration=3s", "--out", dir}, args...)...)
+		if s != exitUsage || !strings.Contains(errb, args[0]+" "+args[1]+" without --trace") {
+			t.Errorf("run %s without --trace: exit %d, %s; want exit %d naming %s and --trace", args, s, errb, exitUsage, args[0])
+		}
+		if _, err := os.Stat(dir); err == nil {
+			t.Errorf("run %s without --trace wrote %s", args, dir)
+		}
+	}
+	runOK(t, "run", "healthy", "--set", "duration=3s", "--out", filepath.Join(t.TempDir(), "ok"),
+		"--trace", filepath.Join(t.TempDir(), "t.json"), "--trace-window", "1s:2s")
+}

@@ -46,6 +46,12 @@ Examples:
 			if err != nil {
 				return err
 			}
+			for _, f := range []string{"trace-window", "trace-clients"} {
+				if fs.Changed(f) && *traceFile == "" {
+					return usageErrorf("--%s %s without --trace: it chooses what the trace records, and there is no trace; give --trace FILE too, or leave --%s out",
+						f, fs.Lookup(f).Value, f)
+				}
+			}
 			var tw *trace.Writer
 			if *traceFile != "" {
 				from, to, err := trace.ParseWindow(*traceWindow)

@@ -99,6 +99,14 @@
 // Unix, which the kernel drops when its holder dies, so a killed writer never blocks the next)
 // and a folder in use is refused with ErrInUse, naming the holder's pid, command and start.
 //
+// Every file is read bounded, as a scenario is: it must be a regular file, checked before it is
+// opened (a named pipe or a link to /dev/zero is refused at once, never read or waited on), and
+// no larger than its kind's limit — manifest.json, run.json, summary.json and a kept unit
+// 16 MiB (MaxManifestBytes, MaxSmallJSONBytes, MaxUnitBytes), sweep.json, a baseline,
+// shard.json and other JSON results 64 MiB (MaxJSONBytes), timeseries.csv and shards.csv 1 GiB
+// (MaxTableBytes) — of which at most one byte more is read; the error names the path, what it
+// is and the limit. An empty JSON file says so, and what it should hold.
+//
 // An output folder holds one result. Its manifest.json (Manifest: tool, version, kind, scenario,
 // the SHA-256 digest of the scenario's canonical form, seed, partial, and every file with its
 // size and SHA-256) is written after every file it lists, and a new result written into the
@@ -111,7 +119,11 @@
 // told from another scenario's. Claiming a folder removes only top-level names the old manifest
 // lists; a nested path it lists (a shard's units/…) is never removed, and a name that leaves
 // the folder is ignored. A shard's shard.json must count len(Points) × Replications units,
-// neither more nor fewer, and its manifest must carry that shard's scenario digest. Figures
+// neither more nor fewer, and its manifest must carry that shard's scenario digest; a shard
+// count is at most MaxShards. Shards merge only if they agree on everything that changes the
+// result: scenario, seed, version, replications, points, axes, load context (--slo) and
+// expectations. A command reads only files the manifest lists (ReadChecked, ReadPoints): an
+// unlisted file is not verified, and may be another result's. Figures
 // and reports are added to the manifest (AddFiles) when drawn, and a report includes only the
 // figures its manifest lists. Floats have six significant digits
 // (strconv 'g'); durations and times are exact decimal seconds; a missing value is an empty CSV
@@ -164,7 +176,10 @@
 //     value there is its text, as the scenario writes it. partial (absent when whole) says why an interrupted sweep holds only the points
 //     that finished; points.csv then starts with a "# partial: …" line.
 //   - units/ — while the sweep is unfinished: each finished replication's summary (Units), so
-//     that the same sweep run again into the folder resumes instead of starting over.
+//     that the same sweep run again into the folder resumes instead of starting over. Each
+//     unit's file carries the sweep's key (UnitsKey) and its own index; one that names another
+//     key or index (written by another sweep into the folder, copied over another unit) is not
+//     adopted: it is named on stderr and its unit runs again.
 //   - manifest.json — last.
 //
 // # Check

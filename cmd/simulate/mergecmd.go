@@ -18,7 +18,7 @@ var mergeCommand = command{
 
 Reads the folders written by 'simulate sweep … --shard i/n', 'simulate map … --shard i/n' or
 'simulate tune … --shard i/n' (a tuning's coarse grid: it cannot refine) for every i of n, checks that they are the n shards of one piece of work (same scenario
-digest, seed, replications, simulator version; each shard once, each finished and intact,
+digest, seed, replications, simulator version, points and options such as --slo; each shard once, each finished and intact,
 every unit present once) and writes the same files, byte for byte, as the command without
 --shard on one machine. On any problem it names the shard and the unit, and writes nothing.
 

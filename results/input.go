@@ -18,19 +18,19 @@ import (
 // what a real file of its kind weighs, so that no honest result reaches it while a hostile or
 // mistaken path costs at most the limit (and the decoder's few times that) in memory.
 const (
-	// MaxManifestBytes bounds manifest.json: a run's weighs 0.6 KB, and a shard's lists each
-	// of its units in about 130 bytes, so that a shard of 100 000 units weighs 13 MB.
+	// MaxManifestBytes bounds manifest.json: a run's weighs 0.8 KB, and a shard's lists each
+	// of its units in about 140 bytes, so that a shard of 100 000 units weighs 14 MB.
 	MaxManifestBytes = 16 << 20
-	// MaxUnitBytes bounds a kept unit (units/NNNNNNNN.gob): one run's summary, 5–40 KB for
-	// the library's scenarios.
+	// MaxUnitBytes bounds a kept unit (units/NNNNNNNN.gob): one run's summary, 3 KB for a
+	// scenario of one group and one server, 7 KB (as summary.json) for one of mongos and shards.
 	MaxUnitBytes = 16 << 20
-	// MaxSmallJSONBytes bounds run.json, summary.json, shard.json's siblings of one run and
-	// units/KEY: a header with the canonical scenario (at most scenarios.MaxFileBytes, 1 MiB,
-	// as read) and one summary, 2–60 KB for the library's scenarios.
+	// MaxSmallJSONBytes bounds run.json, summary.json and units/KEY: a header with the
+	// canonical scenario (whose file is at most 1 MiB, scenarios.MaxFileBytes) or one summary;
+	// run.json weighs 15 KB and summary.json 7 KB for sharded-layered-retries.
 	MaxSmallJSONBytes = 16 << 20
 	// MaxJSONBytes bounds every other JSON file read (sweep.json and baselines, shard.json,
-	// map.json, tune.json, …): the largest baseline committed weighs 31 KB for its 9 points
-	// (3.4 KB a point), so that 64 MiB holds a sweep of some 20 000 points.
+	// map.json, tune.json, …): the largest baseline committed weighs 31 KB for its 9 points,
+	// a sweep of healthy 27 KB for 3, so that 64 MiB holds a sweep of 7 000 to 20 000 points.
 	MaxJSONBytes = 64 << 20
 	// MaxTableBytes bounds timeseries.csv and shards.csv, read whole into a table: a row per
 	// group and server per interval, some 0.5 KB each; 1 GiB holds two million rows, ten

@@ -206,3 +206,28 @@ func ResolvePath(path string) (string, error) {
 		p = parent
 	}
 }
+
+// CheckDrawn reports whether name (a figure or report about to be drawn into dir, whose
+// manifest is m) may be written: when dir holds no file of that name, when m lists it, or when
+// the file there carries an overloadsim result mark (a figure or report drawn earlier, for this
+// result or another). Anything else is a file of someone else's under a name a figure or report
+// takes: it is refused with ErrForeign, never overwritten. A figure's bytes are read back only
+// when it is a regular file within MaxFigureBytes.
+func CheckDrawn(dir string, m *Manifest, name string) error {
+	path := filepath.Join(dir, name)
+	st, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return err
+	case m.Has(name):
+		return nil
+	}
+	if st.Mode().IsRegular() {
+		if data, err := readBounded(path, MaxFigureBytes, "a figure or report"); err == nil && MarkedResult(data) != "" {
+			return nil
+		}
+	}
+	return fmt.Errorf("%s %w (%s): refusing to overwrite it with a figure or report; move it away first", dir, ErrForeign, name)
+}

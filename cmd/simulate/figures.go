@@ -50,6 +50,8 @@ func writeFiguresX(dir, x string, stderr io.Writer) error {
 	return nil
 }
 
+// resultDirArg is the RESULT_DIR argument of plot and report, which draw into it: it must be a
+// folder, and its lock is taken (lockResult), so they never draw while another simulate writes.
 func resultDirArg(args []string) (string, error) {
 	if len(args) != 1 {
 		return "", usageErrorf("want exactly one RESULT_DIR, got %d arguments", len(args))
@@ -57,5 +59,5 @@ func resultDirArg(args []string) (string, error) {
 	if st, err := os.Stat(args[0]); err != nil || !st.IsDir() {
 		return "", usageErrorf("%q is not a folder of results", args[0])
 	}
-	return args[0], nil
+	return args[0], lockResult(args[0])
 }

@@ -77,6 +77,33 @@ func prepareOut(dir string) error {
 	return checkWritable(dir, true)
 }
 
+// lockResult takes the lock of a result folder that a command draws figures or a report into,
+// held until the command returns: a folder another simulate is writing is refused (exit 2),
+// naming the holder.
+func lockResult(dir string) error {
+	key, err := results.ResolvePath(dir)
+	if err != nil {
+		return err
+	}
+	held.Lock()
+	defer held.Unlock()
+	if held.locks[key] != nil {
+		return nil
+	}
+	l, err := results.LockDir(dir, holder())
+	if err != nil {
+		if errors.Is(err, results.ErrInUse) {
+			return usageErrorf("%w", err)
+		}
+		return err
+	}
+	if held.locks == nil {
+		held.locks = map[string]*heldLock{}
+	}
+	held.locks[key] = &heldLock{dir: dir, lock: l}
+	return nil
+}
+
 // holder says who this process is, for the lock it takes: pid, command line and since when.
 func holder() string {
 	args := strings.Join(os.Args[1:], " ")

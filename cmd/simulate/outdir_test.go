@@ -112,6 +112,22 @@ func TestOutInUse(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, results.LockFile)); !os.IsNotExist(err) {
 		t.Errorf("a finished run left its lock: %v", err)
 	}
+	// plot and report draw into a result folder: not while another simulate holds it.
+	if l, err = results.LockDir(dir, "pid 4343, simulate run healthy, since 2026-01-02T03:04:05Z"); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{"plot", "report"} {
+		if s, _, errb := runStatus(cmd, dir); s != exitUsage || !strings.Contains(errb, "pid 4343") {
+			t.Errorf("%s a folder in use: exit %d, %q; want it refused, naming the holder", cmd, s, errb)
+		}
+	}
+	if err := l.Release(); err != nil {
+		t.Fatal(err)
+	}
+	runOK(t, "plot", dir)
+	if _, err := os.Stat(filepath.Join(dir, results.LockFile)); !os.IsNotExist(err) {
+		t.Errorf("a finished plot left its lock: %v", err)
+	}
 
 	// A sweep killed outright leaves its lock file, held by no one: the same sweep resumes.
 	sw := filepath.Join(t.TempDir(), "sw")
@@ -125,4 +141,54 @@ func TestOutInUse(t *testing.T) {
 	if s != exitOK || !strings.Contains(errb, "resuming") {
 		t.Errorf("the sweep after a kill: exit %d, %q; want it resumed", s, errb)
 	}
+}
+
+// TestDrawnRefusesForeignFile: plot and report draw only over their own files. Beside a finished
+// run, a file of the user's under a figure's or the report's name, not listed by the manifest
+// and carrying no overloadsim mark, is refused and left as it was; a figure drawn earlier (ours,
+// marked) is drawn again (docs/conventions.md §15: nothing the manifest does not list is
+// overwritten).
+func TestDrawnRefusesForeignFile(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "r")
+	runOK(t, runArgs(dir)...)
+	for _, tc := range []struct{ cmd, file string }{
+		{"plot", "timeseries.svg"},
+		{"plot", "timeseries.png"},
+		{"report", "report.html"},
+	} {
+		mine := filepath.Join(dir, tc.file)
+		if err := os.WriteFile(mine, []byte("my own notes\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		status, _, stderr := runStatus(tc.cmd, dir)
+		if status == exitOK || !strings.Contains(stderr, tc.file) || !strings.Contains(stderr, "refusing to overwrite") {
+			t.Errorf("%s %s beside the user's %s: exit %d\n%s; want it refused naming the file", tc.cmd, dir, tc.file, status, stderr)
+		}
+		if b, err := os.ReadFile(mine); err != nil || string(b) != "my own notes\n" {
+			t.Errorf("%s %s: the user's %s is now %q (%v); want it untouched", tc.cmd, dir, tc.file, b, err)
+		}
+		if err := os.Remove(mine); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Ours: drawn, then drawn again over the marked files.
+	runOK(t, "plot", dir)
+	runOK(t, "plot", dir)
+	runOK(t, "report", dir)
+	runOK(t, "report", dir)
+	// A figure of ours that the manifest does not list (drawn by a plot killed before it listed
+	// it, here another result's): marked, so drawn over.
+	other := filepath.Join(t.TempDir(), "other")
+	runOK(t, "run", "healthy", "--set", "duration=2s", "--set", "warmup=1s", "--out", other)
+	runOK(t, "plot", other)
+	fresh := filepath.Join(t.TempDir(), "fresh")
+	runOK(t, runArgs(fresh)...)
+	b, err := os.ReadFile(filepath.Join(other, "timeseries.svg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(fresh, "timeseries.svg"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runOK(t, "plot", fresh)
 }

@@ -242,6 +242,14 @@ func writeFigures(dir string, figs []*figure) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("plot: %w", err)
 	}
+	// Nothing is drawn over a file of someone else's: check every name before writing any.
+	for _, f := range figs {
+		for _, ext := range []string{".svg", ".png"} {
+			if err := results.CheckDrawn(dir, &m, f.name+ext); err != nil {
+				return nil, fmt.Errorf("plot: %w", err)
+			}
+		}
+	}
 	digest := m.ResultDigest() // every figure says which result it was drawn from
 	var names []string
 	for _, f := range figs {

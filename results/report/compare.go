@@ -86,6 +86,9 @@ func WriteCompare(dir string) (string, error) {
 	if err := comparePage.Execute(&b, v); err != nil {
 		return "", fmt.Errorf("report: %w", err)
 	}
+	if err := results.CheckDrawn(dir, &m, CompareFile); err != nil {
+		return "", fmt.Errorf("report: %w", err)
+	}
 	path := filepath.Join(dir, CompareFile)
 	if err := writeBytes(path, b.Bytes()); err != nil {
 		return "", err

@@ -65,6 +65,9 @@ func Write(dir string) (path string, err error) {
 	if err != nil {
 		return "", err
 	}
+	if err := results.CheckDrawn(dir, &m, File); err != nil {
+		return "", fmt.Errorf("report: %w", err)
+	}
 	if m.Kind == results.KindMap {
 		if err := drawMapFigure(dir, &m); err != nil {
 			return "", err

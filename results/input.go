@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"syscall"
+
+	"github.com/overloadsim/overloadsim/internal/fileinfo"
 )
 
 // Limits on the files the package reads, checked before a file is decoded (as scenarios.Load
@@ -96,7 +98,7 @@ func openRegular(path string, limit int64, what string) (*os.File, error) {
 // checkRegular refuses a file that is not regular, or whose size is over limit.
 func checkRegular(path string, fi fs.FileInfo, limit int64, what string) error {
 	if !fi.Mode().IsRegular() {
-		return &inputError{path: path, value: fileKind(fi.Mode()), rule: "must be a regular file", err: ErrNotRegular}
+		return &inputError{path: path, value: fileinfo.Kind(fi.Mode()), rule: "must be a regular file", err: ErrNotRegular}
 	}
 	if fi.Size() > limit {
 		return tooLarge(path, strconv.FormatInt(fi.Size(), 10)+" bytes", limit, what)
@@ -105,7 +107,7 @@ func checkRegular(path string, fi fs.FileInfo, limit int64, what string) error {
 }
 
 func tooLarge(path, size string, limit int64, what string) error {
-	return &inputError{path: path, value: size, rule: fmt.Sprintf("must be at most %s (the limit for %s)", byteSize(limit), what), err: ErrTooLarge}
+	return &inputError{path: path, value: size, rule: fmt.Sprintf("must be at most %s (the limit for %s)", fileinfo.Size(limit), what), err: ErrTooLarge}
 }
 
 // inputError is an input file refused before it is read: "path: what it is: the rule", as
@@ -141,34 +143,4 @@ func readAtMost(r io.Reader, path string, limit int64, what string) ([]byte, err
 		return nil, tooLarge(path, "more than "+strconv.FormatInt(limit, 10)+" bytes", limit, what)
 	}
 	return data, nil
-}
-
-// fileKind names what a file that is not regular is.
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a block device"
-	}
-	return "not a regular file (mode " + m.String() + ")"
-}
-
-// byteSize prints n bytes in the largest binary unit that divides it (16 MiB), or in bytes.
-func byteSize(n int64) string {
-	for _, u := range []struct {
-		name  string
-		bytes int64
-	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
-		if n >= u.bytes && n%u.bytes == 0 {
-			return strconv.FormatInt(n/u.bytes, 10) + " " + u.name
-		}
-	}
-	return strconv.FormatInt(n, 10) + " bytes"
 }

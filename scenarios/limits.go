@@ -12,6 +12,7 @@ import (
 	"github.com/goccy/go-yaml/token"
 
 	"github.com/overloadsim/overloadsim/field"
+	"github.com/overloadsim/overloadsim/internal/fileinfo"
 )
 
 // Limits on a scenario's input, checked before it is decoded, so that a hostile or broken file
@@ -107,7 +108,7 @@ func ReadBounded(r io.Reader, name string, limit int64) ([]byte, error) {
 // checkFile refuses a file that is not regular, or whose size is over limit.
 func checkFile(path string, fi fs.FileInfo, limit int64) error {
 	if !fi.Mode().IsRegular() {
-		return &field.Error{Field: path, Value: fileKind(fi.Mode()), Rule: "must be a regular file", Err: ErrNotRegular}
+		return &field.Error{Field: path, Value: fileinfo.Kind(fi.Mode()), Rule: "must be a regular file", Err: ErrNotRegular}
 	}
 	if fi.Size() > limit {
 		return tooLarge(path, strconv.FormatInt(fi.Size(), 10)+" bytes", limit)
@@ -116,38 +117,7 @@ func checkFile(path string, fi fs.FileInfo, limit int64) error {
 }
 
 func tooLarge(path, size string, limit int64) error {
-	return &field.Error{Field: path, Value: size, Rule: "must be at most " + byteSize(limit), Err: ErrTooLarge}
-}
-
-// fileKind names what a file that is not regular is.
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a block device"
-	}
-	return "not a regular file (mode " + m.String() + ")"
-}
-
-// byteSize prints n bytes exactly, in the largest binary unit that divides it (1 MiB,
-// 64 MiB), or in bytes.
-func byteSize(n int64) string {
-	for _, u := range []struct {
-		name  string
-		bytes int64
-	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
-		if n >= u.bytes && n%u.bytes == 0 {
-			return strconv.FormatInt(n/u.bytes, 10) + " " + u.name
-		}
-	}
-	return strconv.FormatInt(n, 10) + " bytes"
+	return &field.Error{Field: path, Value: size, Rule: "must be at most " + fileinfo.Size(limit), Err: ErrTooLarge}
 }
 
 // fileProblem turns a refusal of ReadFileBounded into the scenario file's problem, and reports
@@ -167,7 +137,7 @@ func fileProblem(file string, err error) (Problems, bool) {
 }
 
 // sizeRule is the rule a scenario file larger than MaxFileBytes breaks.
-var sizeRule = fmt.Sprintf("a scenario file holds at most %s (%d bytes)", byteSize(MaxFileBytes), MaxFileBytes)
+var sizeRule = fmt.Sprintf("a scenario file holds at most %s (%d bytes)", fileinfo.Size(MaxFileBytes), MaxFileBytes)
 
 // dataFileError is the error a file a scenario names gives when ReadFileBounded refuses it: its
 // value and a rule about such files, without the path, which the message names already.
@@ -180,7 +150,7 @@ func dataFileError(err error) error {
 	case errors.Is(err, ErrNotRegular):
 		return &field.Error{Value: fe.Value, Rule: "a file a scenario names must be a regular file", Err: err}
 	case errors.Is(err, ErrTooLarge):
-		return &field.Error{Value: fe.Value, Rule: "a file a scenario names holds at most " + byteSize(MaxDataFileBytes), Err: err}
+		return &field.Error{Value: fe.Value, Rule: "a file a scenario names holds at most " + fileinfo.Size(MaxDataFileBytes), Err: err}
 	}
 	return err
 }

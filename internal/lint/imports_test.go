@@ -39,7 +39,7 @@ func TestImportRuleCatchesViolations(t *testing.T) {
 		"client/retry/bad.go:4: imports example.org/m/record: layer client",
 		"newpkg/x.go:4: imports example.org/m/sim, but example.org/m/newpkg is in no layer",
 		"record/bad.go:5: imports example.org/m/scenarios: layer record",
-		"results/plot/bad.go:4: imports example.org/m/server/mongos: layer results (results/...) may import only sim, internal/stats, dist",
+		"results/plot/bad.go:4: imports example.org/m/server/mongos: layer results (results/...) may import only sim, internal/stats, internal/fileinfo, dist",
 		"results/results.go:4: imports example.org/m/client: layer results",
 		"results/results.go:6: imports example.org/m/internal/parallel: layer results",
 		"sim/bad.go:4: imports example.org/m/wire: layer sim",

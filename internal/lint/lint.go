@@ -204,16 +204,16 @@ var util = []string{"dist", "field", "internal/..."}
 //	        │          │           │          │
 //	        └────────▶ sim ◀───────┴──────────┘
 //
-//	dist, field, internal/...: helpers usable from every layer (from results: dist and
-//	internal/stats only); they import only sim and one another.
+//	dist, field, internal/...: helpers usable from every layer (from results: dist,
+//	internal/stats and internal/fileinfo only); they import only sim and one another.
 //	sim/simtest, wire/wiretest: test kits, just above what they stand in for; only tests
 //	import them.
 //
 // An arrow reaches every layer under it (scenarios imports client and sim directly), never one
 // beside it or above it: client and server meet only through wire; the model never imports
 // scenarios, record, results or cmd; results (the records, their files, plots and reports)
-// sits below the model and knows only sim, internal/stats and dist, because record is the one
-// package that reads the model into records; tipping and splitting are analyses on their own
+// sits below the model and knows only sim, internal/stats, internal/fileinfo and dist, because
+// record is the one package that reads the model into records; tipping and splitting are analyses on their own
 // that scenarios and cmd drive. Layers are derived from
 //
 //	go list -f '{{.ImportPath}}: {{join .Imports " "}}' ./...
@@ -239,7 +239,7 @@ var Layers = []Layer{
 	{"sim", []string{"sim"}, util, "sim is the bottom of the model"},
 	{"testkit", []string{"sim/simtest", "wire/wiretest"}, append([]string{"wire", "sim"}, util...),
 		"the test kits stand in for a run's streams and counters and for a wire peer; only tests import them"},
-	{"results", []string{"results/..."}, []string{"sim", "internal/stats", "dist"},
+	{"results", []string{"results/..."}, []string{"sim", "internal/stats", "internal/fileinfo", "dist"},
 		"results is below the model: record reads the model into results' records"},
 	{"util", util, []string{"sim"}, "dist, field and internal/... are helpers: they import only sim and one another"},
 }

@@ -105,53 +105,32 @@ func fusable(fset *token.FileSet, f *ast.File, info *types.Info) []fusableProduc
 	// product returns the float product that e is (under parentheses and unary signs), if any:
 	// a multiplication, a division by a power of two or a call of one of inlinedProducts.
 	product := func(e ast.Expr) ast.Expr {
-		for {
-			switch x := e.(type) {
-			case *ast.ParenExpr:
-				e = x.X
-				continue
-			case *ast.UnaryExpr:
-				if x.Op == token.SUB || x.Op == token.ADD {
-					e = x.X
-					continue
-				}
-			case *ast.CallExpr:
-				if sel, ok := x.Fun.(*ast.SelectorExpr); ok {
-					if fn, ok := info.Uses[sel.Sel].(*types.Func); ok && fn.Pkg() != nil && inlinedProducts[fn.Pkg().Path()+"."+fn.Name()] {
-						return x
-					}
-				}
-			case *ast.BinaryExpr:
-				if !isFloat(x) || isConst(x) {
-					return nil // constants are computed exactly at compile time
-				}
-				// A division by a power of two counts: the compiler turns a/2 into a*0.5.
-				if x.Op == token.MUL || x.Op == token.QUO && powerOfTwo(x.Y) {
+		switch x := bare(e).(type) {
+		case *ast.CallExpr:
+			if sel, ok := x.Fun.(*ast.SelectorExpr); ok {
+				if fn, ok := info.Uses[sel.Sel].(*types.Func); ok && fn.Pkg() != nil && inlinedProducts[fn.Pkg().Path()+"."+fn.Name()] {
 					return x
 				}
 			}
-			return nil
+		case *ast.BinaryExpr:
+			if !isFloat(x) || isConst(x) {
+				return nil // constants are computed exactly at compile time
+			}
+			// A division by a power of two counts: the compiler turns a/2 into a*0.5.
+			if x.Op == token.MUL || x.Op == token.QUO && powerOfTwo(x.Y) {
+				return x
+			}
 		}
+		return nil
 	}
 	// local returns the local variable that e names (under parentheses and unary signs), if any.
 	local := func(e ast.Expr) *types.Var {
-		for {
-			switch x := e.(type) {
-			case *ast.ParenExpr:
-				e = x.X
-				continue
-			case *ast.UnaryExpr:
-				if x.Op == token.SUB || x.Op == token.ADD {
-					e = x.X
-					continue
-				}
-			case *ast.Ident:
-				if v, ok := info.ObjectOf(x).(*types.Var); ok && !v.IsField() && v.Parent() != nil && v.Parent() != v.Pkg().Scope() {
-					return v
-				}
+		if x, ok := bare(e).(*ast.Ident); ok {
+			if v, ok := info.ObjectOf(x).(*types.Var); ok && !v.IsField() && v.Parent() != nil && v.Parent() != v.Pkg().Scope() {
+				return v
 			}
-			return nil
 		}
+		return nil
 	}
 	direct := "is an operand of + or - (or of a doubling): "
 	stored := map[*types.Var][]ast.Expr{} // locals assigned a bare product
@@ -264,4 +243,22 @@ func CheckFusableTree(root string) ([]Finding, error) {
 	}
 	sortFindings(out)
 	return out, nil
+}
+
+// bare is e without the parentheses and unary signs around it: the value a product or a local
+// is, whatever its sign.
+func bare(e ast.Expr) ast.Expr {
+	for {
+		switch x := e.(type) {
+		case *ast.ParenExpr:
+			e = x.X
+		case *ast.UnaryExpr:
+			if x.Op != token.SUB && x.Op != token.ADD {
+				return e
+			}
+			e = x.X
+		default:
+			return e
+		}
+	}
 }

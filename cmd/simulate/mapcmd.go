@@ -113,10 +113,8 @@ Examples:
 			if err := prepareOut(dir); err != nil {
 				return err
 			}
-			ctx, stop := interruptible(stderr, func() string { return "the runs in progress" }, "")
+			ctx, stop := lim.guard(stderr, func() string { return "the runs in progress" }, "")
 			defer stop()
-			ctx, unwatch := lim.enforce(ctx, stderr)
-			defer unwatch()
 			m, err := runMap(ctx, sc, axes, name, base, *reps, *workers, stderr)
 			if err != nil {
 				return err

@@ -98,10 +98,8 @@ Examples:
 			if err := prepareOut(dir); err != nil {
 				return err
 			}
-			ctx, stop := interruptible(stderr, func() string { return "the runs in progress" }, "")
+			ctx, stop := lim.guard(stderr, func() string { return "the runs in progress" }, "")
 			defer stop()
-			ctx, unwatch := lim.enforce(ctx, stderr)
-			defer unwatch()
 			r := results.Rare{Header: sweepHeader(sc, base), Score: string(score), N: *n, Repetitions: *reps,
 				Step: m.Step, From: start}
 			if r.Step == 0 {

@@ -73,11 +73,9 @@ func runShard(lim *limits, info results.ShardInfo, points []scenarios.SweepPoint
 		fmt.Fprintf(stderr, "resuming shard %s: %d of its %d runs kept in %s\n", sh, len(kept), len(owned), filepath.Join(dir, results.UnitsDir))
 	}
 	var running atomic.Int64
-	ctx, stop := interruptible(stderr, func() string { return fmt.Sprintf("%d runs in progress", running.Load()) },
+	ctx, stop := lim.guard(stderr, func() string { return fmt.Sprintf("%d runs in progress", running.Load()) },
 		fmt.Sprintf("; the runs that finished are kept in %s and the same command resumes the shard", filepath.Join(dir, results.UnitsDir)))
 	defer stop()
-	ctx, unwatch := lim.enforce(ctx, stderr)
-	defer unwatch()
 	bar := newProgressBar(stderr, "shard "+sh.String())
 	reps := info.Replications
 	_, done, err := runParallel(ctx, len(owned), workers, func(k int) (struct{}, error) {

@@ -164,11 +164,9 @@ func runSweep(lim *limits, sc *scenarios.Scenario, exps []results.Expectation, s
 		fmt.Fprintf(stderr, "resuming: %d of %d runs kept in %s from an earlier run of this sweep\n", len(kept), n, filepath.Join(dir, results.UnitsDir))
 	}
 	var running atomic.Int64
-	ctx, stop := interruptible(stderr, func() string { return fmt.Sprintf("%d runs in progress", running.Load()) },
+	ctx, stop := lim.guard(stderr, func() string { return fmt.Sprintf("%d runs in progress", running.Load()) },
 		fmt.Sprintf("; the runs that finished are kept in %s and the same command resumes the sweep", filepath.Join(dir, results.UnitsDir)))
 	defer stop()
-	ctx, unwatch := lim.enforce(ctx, stderr)
-	defer unwatch()
 	bar := newProgressBar(stderr, "sweep")
 	runs, done, err := runParallel(ctx, n, workers, func(i int) (results.Summary, error) {
 		if s, ok := kept[i]; ok {

@@ -87,10 +87,8 @@ Examples:
 			if err := prepareOut(dir); err != nil {
 				return err
 			}
-			ctx, stop := interruptible(stderr, func() string { return "the runs in progress" }, "")
+			ctx, stop := lim.guard(stderr, func() string { return "the runs in progress" }, "")
 			defer stop()
-			ctx, unwatch := lim.enforce(ctx, stderr)
-			defer unwatch()
 			fmt.Fprintf(stderr, "searching %s in [%s, %s] to %s: probes of %d replications at a time, at most %d\n",
 				axis.path, axis.text(axis.lo), axis.text(axis.hi), axis.text(axis.precision), *batch, *maxReps)
 			res, err := tipping.Search(ctx, cfg, func(x float64, rep int) (tipping.Outcome, error) {

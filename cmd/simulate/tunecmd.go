@@ -157,10 +157,8 @@ Examples:
 				return err
 			}
 			var running atomic.Int64
-			ctx, stop := interruptible(stderr, func() string { return fmt.Sprintf("%d runs in progress", running.Load()) }, "")
+			ctx, stop := lim.guard(stderr, func() string { return fmt.Sprintf("%d runs in progress", running.Load()) }, "")
 			defer stop()
-			ctx, unwatch := lim.enforce(ctx, stderr)
-			defer unwatch()
 			fmt.Fprintf(stderr, "tuning %s: %d candidates on the coarse grid × %d replications, then up to %d refinement round%s\n",
 				paramPaths(t), len(grid), t.Replications, t.Refine, plural(t.Refine))
 			eval := tuneEval(ctx, sc, t, base, *workers, &running, stderr)

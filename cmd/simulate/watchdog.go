@@ -42,6 +42,15 @@ func stopCause() string {
 	return "interrupted"
 }
 
+// guard starts what watches a command's work while it runs: the interrupt handling
+// (interruptible, with its waiting and kept texts) and the limits' watchdog (enforce). Its stop
+// ends the watchdog, then the interrupt handling, the order in which the two were started.
+func (l *limits) guard(stderr io.Writer, waiting func() string, kept string) (ctx context.Context, stop func()) {
+	ctx, stopSignals := interruptible(stderr, waiting, kept)
+	ctx, unwatch := l.enforce(ctx, stderr)
+	return ctx, func() { unwatch(); stopSignals() }
+}
+
 // enforce holds the command to its limits while it runs, not only to their estimate: it sets
 // the runtime's soft memory limit to --max-memory (the garbage collector works harder as the
 // heap nears it), and every watchEvery of wall time it samples the memory in use and the time

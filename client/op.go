@@ -404,6 +404,14 @@ func (o *op) failed(now sim.Time, f retry.Failure) {
 			c.total.NotRetriedByReason[d.Reason]++
 		}
 	}
+	if d.Succeed {
+		// A release's bug: the application is told the write succeeded although the server
+		// performed nothing.
+		c.stats.WritesLost++
+		c.total.WritesLost++
+		o.finish(now, retry.Failure{}, ErrNone)
+		return
+	}
 	if !d.Retry {
 		if d.Why.Refused() {
 			c.stats.RetriesRefusedNoToken++

@@ -52,12 +52,12 @@ var opInfo = [numOpKinds]struct {
 	cmd   wire.Command
 	class retry.Class
 }{
-	Find:              {"find", wire.Find, retry.Class{RetryableRead: true}},
+	Find:              {"find", wire.Find, retry.Class{RetryableRead: true, Cursor: true}},
 	Insert:            {"insert", wire.Insert, retry.Class{Write: true, RetryableWrite: true}},
 	Update:            {"update", wire.Update, retry.Class{Write: true, RetryableWrite: true}},
 	Delete:            {"delete", wire.Delete, retry.Class{Write: true, RetryableWrite: true}},
-	Aggregate:         {"aggregate", wire.Aggregate, retry.Class{RetryableRead: true}},
-	AggregateOut:      {"aggregateOut", wire.Aggregate, retry.Class{Write: true}},
+	Aggregate:         {"aggregate", wire.Aggregate, retry.Class{RetryableRead: true, Cursor: true}},
+	AggregateOut:      {"aggregateOut", wire.Aggregate, retry.Class{Write: true, Cursor: true}},
 	GetMore:           {"getMore", wire.GetMore, retry.Class{}},
 	RunCommand:        {"runCommand", wire.Ping, retry.Class{RunCommand: true}},
 	CommitTransaction: {"commitTransaction", wire.CommitTransaction, retry.Class{Write: true, RetryableWrite: true}},

@@ -154,7 +154,7 @@ func (pc *pconn) HandleEvent(now sim.Time, kind int, _ any) {
 // out: CMAP (backpressure) labels network errors and timeouts during TCP, TLS and hello with
 // SystemOverloadedError and RetryableError, so SDAM neither marks the server Unknown nor clears
 // the pool, and the operation goes through the overload retry loop.
-var establishmentFailure = retry.Failure{Network: true, Labels: wire.SystemOverloadedError | wire.RetryableError}
+var establishmentFailure = retry.Failure{Network: true, Handshake: true, Labels: wire.SystemOverloadedError | wire.RetryableError}
 
 // checkin returns a connection after an attempt.
 func (p *pool) checkin(now sim.Time, pc *pconn) {

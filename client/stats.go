@@ -23,6 +23,7 @@ type Stats struct {
 	OverloadReplies                                    uint64 // attempts answered with SystemOverloadedError or a Couchbase overload status
 	Retries                                            uint64 // retries the policy allowed
 	RetriesRefusedNoToken                              uint64 // retries refused by a token bucket, budget, quota, throttle or breaker
+	WritesLost                                         uint64 // writes reported as succeeded that the server refused (a release's NoWritesPerformed bug)
 	RetriesCancelled                                   uint64 // Couchbase: retries capped to the deadline, then cancelled
 	// RetriedByReason and NotRetriedByReason log a Couchbase policy's decisions by retry reason
 	// (RFC 0049: "log failed and succeeded retry attempts including the reason").

@@ -19,6 +19,7 @@ func (s *Stats) Add(o *Stats) {
 	s.OverloadReplies += o.OverloadReplies
 	s.Retries += o.Retries
 	s.RetriesRefusedNoToken += o.RetriesRefusedNoToken
+	s.WritesLost += o.WritesLost
 	s.RetriesCancelled += o.RetriesCancelled
 	for i := range s.RetriedByReason {
 		s.RetriedByReason[i] += o.RetriedByReason[i]
@@ -59,6 +60,7 @@ func (s *Stats) Sub(o *Stats) {
 	s.OverloadReplies -= o.OverloadReplies
 	s.Retries -= o.Retries
 	s.RetriesRefusedNoToken -= o.RetriesRefusedNoToken
+	s.WritesLost -= o.WritesLost
 	s.RetriesCancelled -= o.RetriesCancelled
 	for i := range s.RetriedByReason {
 		s.RetriedByReason[i] -= o.RetriedByReason[i]

@@ -726,7 +726,7 @@ func (s *State) beginOther(c Class, deadline sim.Time, allowed int) {
 // propagation rules.
 func (s *State) keepLatest(f Failure) { s.kept, s.hasKept = f, true }
 
-// opFlag is a per-operation flag of the envoy and custom policies (State.flags).
+// opFlag is a per-operation flag of the envoy, custom and release policies (State.flags).
 type opFlag uint8
 
 const (
@@ -736,6 +736,11 @@ const (
 	flagEnded
 	// flagProbe (custom): the retry granted is a half-open probe of the breaker.
 	flagProbe
+	// flagIndefinite (Go release presets): State.indefinite holds prevIndefiniteErr.
+	flagIndefinite
+	// flagPrevOverload (Go release presets): the previous decision was an overload error's,
+	// so this one's budget is maxAdaptiveRetries too.
+	flagPrevOverload
 )
 
 func (s *State) hasFlag(f opFlag) bool { return s.flags&f != 0 }

@@ -23,7 +23,7 @@ func Example() {
 		Labels: wire.SystemOverloadedError | wire.RetryableError | wire.NoWritesPerformed,
 	}
 	for _, name := range retry.Names() {
-		if !retry.MongoDBDriver(name) {
+		if !retry.MongoDBDriver(name) || retry.Release(name) {
 			continue // Couchbase SDKs do not speak to MongoDB (see ExampleReasonOf); other stacks' policies have examples of their own
 		}
 		p, err := retry.New(name, retry.DefaultOptions())

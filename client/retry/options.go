@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -139,7 +140,8 @@ func (o Options) Validate(name string) error {
 
 func unknown(name string) error {
 	return fmt.Errorf("retry: %w", &field.Error{Field: "retryPolicy", Value: strconv.Quote(name),
-		Rule: "unknown policy; known: " + strings.Join(Names(), ", "), Err: ErrUnknownPolicy})
+		Rule: "unknown policy; known: " + strings.Join(slices.DeleteFunc(Names(), Release), ", ") +
+			"; driver releases: " + releaseNames(), Err: ErrUnknownPolicy})
 }
 
 func (o *Options) validate(e *entry) error {
@@ -218,12 +220,21 @@ func (o *Options) validate(e *entry) error {
 // onlyFor names the policies that read the option.
 func onlyFor(opt option) string {
 	var names []string
+	releases := false
 	for i := range registry {
-		if registry[i].reads(opt) {
+		switch {
+		case !registry[i].reads(opt):
+		case Release(registry[i].name):
+			releases = true
+		default:
 			names = append(names, registry[i].name)
 		}
 	}
-	return "applies only to " + strings.Join(names, ", ")
+	s := "applies only to " + strings.Join(names, ", ")
+	if releases {
+		s += " and the driver release presets (go-*, node-*)"
+	}
+	return s
 }
 
 func formatFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }

@@ -28,9 +28,9 @@ func TestNew(t *testing.T) {
 		{"none", NameNone, nil, ""},
 		// Sad paths.
 		{"unknown name", "mongodb-2025-11", nil,
-			`retry: retryPolicy: "mongodb-2025-11": unknown policy; known: aws-adaptive, aws-standard, couchbase-besteffort, couchbase-failfast, custom, envoy, finagle, grpc, mongodb-2026-03, mongodb-2026-07, mongodb-legacy, none, sre-throttle`},
+			`retry: retryPolicy: "mongodb-2025-11": unknown policy; known: aws-adaptive, aws-standard, couchbase-besteffort, couchbase-failfast, custom, envoy, finagle, grpc, mongodb-2026-03, mongodb-2026-07, mongodb-legacy, none, sre-throttle; driver releases: go-2.6.0, go-2.7.0, go-2.8.0, go-2.8.1, go-2.8.2, go-2.9.0, go-2.9.1, go-2.9.2, go-2.9.3, go-2.10.0, node-7.2.0, node-7.3.0, node-7.4.0, node-7.5.0, node-7.6.0, node-7.7.0, node-7.8.0, node-7.9.0`},
 		{"names are case-sensitive", "MongoDB-2026-03", nil,
-			`retry: retryPolicy: "MongoDB-2026-03": unknown policy; known: aws-adaptive, aws-standard, couchbase-besteffort, couchbase-failfast, custom, envoy, finagle, grpc, mongodb-2026-03, mongodb-2026-07, mongodb-legacy, none, sre-throttle`},
+			`retry: retryPolicy: "MongoDB-2026-03": unknown policy; known: aws-adaptive, aws-standard, couchbase-besteffort, couchbase-failfast, custom, envoy, finagle, grpc, mongodb-2026-03, mongodb-2026-07, mongodb-legacy, none, sre-throttle; driver releases: go-2.6.0, go-2.7.0, go-2.8.0, go-2.8.1, go-2.8.2, go-2.9.0, go-2.9.1, go-2.9.2, go-2.9.3, go-2.10.0, node-7.2.0, node-7.3.0, node-7.4.0, node-7.5.0, node-7.6.0, node-7.7.0, node-7.8.0, node-7.9.0`},
 		{"negative maxAdaptiveRetries", NameMongoDB202607, func(o *Options) { o.MaxAdaptiveRetries = -1 },
 			"retry: maxAdaptiveRetries: -1: must be ≥ 0 (0 disables overload retries) (retryPolicy mongodb-2026-07)"},
 		{"NaN capacity", NameMongoDB202603, func(o *Options) { o.AdaptiveRetries, o.RetryTokenCapacity = true, math.NaN() },
@@ -42,11 +42,11 @@ func TestNew(t *testing.T) {
 		{"capacity without adaptiveRetries", NameMongoDB202603, func(o *Options) { o.RetryTokenCapacity = 10 },
 			"retry: retryTokenCapacity: 10: applies only with adaptiveRetries=true (retryPolicy mongodb-2026-03)"},
 		{"maxAdaptiveRetries with 2026-03", NameMongoDB202603, func(o *Options) { o.MaxAdaptiveRetries = 3 },
-			"retry: maxAdaptiveRetries: 3: applies only to mongodb-2026-07; leave it at its default 2 (retryPolicy mongodb-2026-03)"},
+			"retry: maxAdaptiveRetries: 3: applies only to mongodb-2026-07 and the driver release presets (go-*, node-*); leave it at its default 2 (retryPolicy mongodb-2026-03)"},
 		{"zero Options with 2026-03: maxAdaptiveRetries 0 is not the default", NameMongoDB202603, func(o *Options) { *o = Options{} },
-			"retry: maxAdaptiveRetries: 0: applies only to mongodb-2026-07; leave it at its default 2 (retryPolicy mongodb-2026-03)"},
+			"retry: maxAdaptiveRetries: 0: applies only to mongodb-2026-07 and the driver release presets (go-*, node-*); leave it at its default 2 (retryPolicy mongodb-2026-03)"},
 		{"retargeting with 2026-03", NameMongoDB202603, func(o *Options) { o.EnableOverloadRetargeting = true },
-			"retry: enableOverloadRetargeting: true: applies only to mongodb-2026-07 (retryPolicy mongodb-2026-03)"},
+			"retry: enableOverloadRetargeting: true: applies only to mongodb-2026-07 and the driver release presets (go-*, node-*) (retryPolicy mongodb-2026-03)"},
 		{"adaptiveRetries with 2026-07", NameMongoDB202607, func(o *Options) { o.AdaptiveRetries = true },
 			"retry: adaptiveRetries: true: applies only to mongodb-2026-03 (retryPolicy mongodb-2026-07)"},
 		{"capacity with 2026-07", NameMongoDB202607, func(o *Options) { o.RetryTokenCapacity = 10 },
@@ -55,8 +55,8 @@ func TestNew(t *testing.T) {
 			o.AdaptiveRetries, o.RetryTokenCapacity, o.MaxAdaptiveRetries, o.EnableOverloadRetargeting = true, 5, 7, true
 		}, "retry: adaptiveRetries: true: applies only to mongodb-2026-03 (retryPolicy mongodb-legacy)\n" +
 			"retry: retryTokenCapacity: 5: applies only to mongodb-2026-03 (retryPolicy mongodb-legacy)\n" +
-			"retry: maxAdaptiveRetries: 7: applies only to mongodb-2026-07; leave it at its default 2 (retryPolicy mongodb-legacy)\n" +
-			"retry: enableOverloadRetargeting: true: applies only to mongodb-2026-07 (retryPolicy mongodb-legacy)"},
+			"retry: maxAdaptiveRetries: 7: applies only to mongodb-2026-07 and the driver release presets (go-*, node-*); leave it at its default 2 (retryPolicy mongodb-legacy)\n" +
+			"retry: enableOverloadRetargeting: true: applies only to mongodb-2026-07 and the driver release presets (go-*, node-*) (retryPolicy mongodb-legacy)"},
 		{"adaptiveRetries with none", NameNone, func(o *Options) { o.AdaptiveRetries = true },
 			"retry: adaptiveRetries: true: applies only to mongodb-2026-03 (retryPolicy none)"},
 	}
@@ -96,6 +96,10 @@ func TestNew(t *testing.T) {
 func TestNames(t *testing.T) {
 	want := []string{NameAWSAdaptive, NameAWSStandard, NameCouchbaseBestEffort, NameCouchbaseFailFast, NameCustom, NameEnvoy,
 		NameFinagle, NameGRPC, NameMongoDB202603, NameMongoDB202607, NameLegacy, NameNone, NameSRE}
+	for _, r := range releases {
+		want = append(want, r.name)
+	}
+	slices.Sort(want)
 	got := Names()
 	if !slices.Equal(got, want) || !slices.IsSorted(got) {
 		t.Errorf("Names() = %v, want %v (sorted)", got, want)

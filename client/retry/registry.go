@@ -76,6 +76,8 @@ var registry = []entry{
 	{NameCustom, optCustom, newCustom},
 }
 
+func init() { registry = append(registry, releaseEntries()...) }
+
 // Couchbase reports whether the policy called name is one of Couchbase SDK3's, whose requests go
 // to a Couchbase node's services rather than to MongoDB.
 func Couchbase(name string) bool {
@@ -83,12 +85,13 @@ func Couchbase(name string) bool {
 	return e != nil && e.reads(optCouchbase)
 }
 
-// MongoDBDriver reports whether the policy called name is a MongoDB driver's (mongodb-*, none):
+// MongoDBDriver reports whether the policy called name is a MongoDB driver's (mongodb-*, none,
+// and the release presets go-* and node-*):
 // the policies the Client Backpressure, Retryable Reads and Retryable Writes rules and tests
 // apply to. The others are Couchbase SDK3's and those of other stacks (grpc, aws-*, finagle,
 // envoy, sre-throttle, custom).
 func MongoDBDriver(name string) bool {
-	return name == NameNone || strings.HasPrefix(name, "mongodb-") && lookup(name) != nil
+	return name == NameNone || Release(name) || strings.HasPrefix(name, "mongodb-") && lookup(name) != nil
 }
 
 func lookup(name string) *entry {

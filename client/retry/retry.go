@@ -48,6 +48,10 @@ type Class struct {
 	// off there (Retryable Reads 2a; Retryable Writes, "Executing Retryable Write Commands");
 	// overload retries are not.
 	InTransaction bool
+	// Cursor says the operation opens a cursor (find, aggregate): the release presets of the
+	// Node driver 7.2–7.7 never cut an overload backoff at the CSOT deadline for these
+	// (docs/drivers.md §3).
+	Cursor bool
 
 	// Service is the service the request goes to: MongoDB, or one of a Couchbase node's, whose
 	// statuses the Couchbase policies map to retry reasons.
@@ -95,6 +99,11 @@ type Failure struct {
 	// BaseBackoffMS is the reply's baseBackoffMS in milliseconds, 0 when absent. mongodb-2026-07
 	// uses it as the backoff base when it is > 0.
 	BaseBackoffMS int64
+	// Handshake says establishing the attempt's connection failed: its handshake got an error
+	// reply or the connection closed or timed out before the handshake finished. The spec texts
+	// treat it as the labelled network error it is; a release preset may not (the Go driver
+	// never retries it, docs/drivers.md §2).
+	Handshake bool
 	// Dispatch says the request never left the client: the checkout failed (no connection could
 	// be had, or PoolClearedError). Couchbase's "client dispatch" stage, retryable for every
 	// request.
@@ -236,6 +245,10 @@ type Decision struct {
 	// Reason is the Couchbase retry reason the decision was made for, retried or not;
 	// ReasonNone from MongoDB policies.
 	Reason Reason
+	// Succeed says the driver reports success although the attempt failed: the bug of some Go
+	// driver releases on a write refused with NoWritesPerformed (docs/drivers.md §2). Retry is
+	// false.
+	Succeed bool
 	// Cancel says the retry's delay was capped to the request's deadline: when it ends the
 	// request has timed out, so it is cancelled then instead of being sent again (RFC 0049,
 	// "Capping the Retry Duration").
@@ -273,6 +286,10 @@ type State struct {
 	last time.Duration
 	// flags are per-operation flags a policy of another stack owns (opFlag); begin clears them.
 	flags opFlag
+	// overloadRetries counts the overload retries granted (the Go release presets' backoff
+	// exponent); indefinite is their error kept for NoWritesPerformed propagation.
+	overloadRetries int
+	indefinite      Failure
 }
 
 // Reasons returns the Couchbase retry reasons the operation was retried for so far (the RFC's
@@ -456,6 +473,12 @@ const panicJitter = "retry: Jitter.Float64() = %v: must be in [0, 1]"
 // backoff is jitter × min(MaxBackoff, base × 2^exp), drawing one jitter value from j. base must
 // be > 0 and exp ≥ 0.
 func backoff(j Jitter, base time.Duration, exp int) time.Duration {
+	return backoffSteps(j, base, exp, 0)
+}
+
+// backoffSteps is backoff with the jitter rounded down to the grid k/steps when steps > 0 (the
+// Go driver 2.6.0 draws k in [0, 512) and divides by 512).
+func backoffSteps(j Jitter, base time.Duration, exp, steps int) time.Duration {
 	ceil := base
 	for i := 0; i < exp && ceil < MaxBackoff; i++ {
 		ceil *= 2
@@ -464,6 +487,9 @@ func backoff(j Jitter, base time.Duration, exp int) time.Duration {
 	x := j.Float64()
 	if !(x >= 0 && x <= 1) {
 		panic(fmt.Sprintf(panicJitter, x))
+	}
+	if steps > 0 {
+		x = float64(min(int(x*float64(steps)), steps-1)) / float64(steps)
 	}
 	return time.Duration(x * float64(ceil))
 }

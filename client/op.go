@@ -295,7 +295,7 @@ func (o *op) gotConn(now sim.Time, pc *pconn) {
 	a := c.newAttempt()
 	a.op, o.att = o, a
 	a.req = wire.Request{
-		ID: c.stats.AttemptsStarted, Cmd: o.kind.Command(), Conn: pc.conn,
+		ID: c.stats.AttemptsStarted, Op: o.id, Cmd: o.kind.Command(), Conn: pc.conn,
 		Write:       o.kind.IsWrite(),
 		SecondaryOK: c.opts.ReadPreference.Mode != selection.Primary,
 		ReadPref:    readModes[c.opts.ReadPreference.Mode], // forwarded to a mongos

@@ -187,7 +187,11 @@ type Conn struct {
 // Request is one command attempt on the wire. Clients pool them; see the package doc for who
 // owns a Request when.
 type Request struct {
-	ID   uint64
+	ID uint64
+	// Op is the client's number for the operation this attempt belongs to (1, 2, ... in issue
+	// order per client), 0 for connection establishment and monitoring: a scripted node tells
+	// one operation's attempts apart by it, as a mock server does by a real driver's comment.
+	Op   uint64
 	Conn *Conn
 	Cmd  Command
 	// Write says the command writes (insert, update, delete, findAndModify, aggregate with $out,

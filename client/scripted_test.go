@@ -66,3 +66,37 @@ func TestRetriesAgainstScriptedNode(t *testing.T) {
 		t.Errorf("node received %d connects, want 2 (the monitor's and the pool's)", got)
 	}
 }
+
+// TestAttemptsNameTheirOperation: every attempt carries its operation's number (Request.Op, 1, 2,
+// ... in issue order), retries included, and connection establishment and monitoring carry 0, so
+// a scripted node can tell one operation's attempts from another's.
+func TestAttemptsNameTheirOperation(t *testing.T) {
+	loop := sim.NewLoop()
+	node := wiretest.NewNode(loop, wire.Standalone).On(wire.Find, wiretest.RateLimited().Times(2)...)
+	c, err := client.New(loop, client.DefaultOptions(), selection.Single,
+		[]client.Node{{Address: "db", Handler: node, Link: wire.NewLink(nil, nil)}}, 1, "client/app/0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	app := &done{}
+	loop.At(sim.Time(time.Millisecond), sim.HandlerFunc(func(now sim.Time, _ int, _ any) {
+		c.Execute(now, client.Spec{Kind: client.Find}, app)
+		c.Execute(now, client.Spec{Kind: client.Find}, app)
+	}), 0, nil)
+	loop.RunUntil(sim.Time(5 * time.Second))
+	if len(app.results) != 2 {
+		t.Fatalf("%d results, want 2\nnode saw:\n%s", len(app.results), node.Transcript())
+	}
+	finds := map[uint64]int{}
+	for _, a := range node.Arrivals {
+		switch {
+		case a.Req.Cmd == wire.Find:
+			finds[a.Req.Op]++
+		case a.Req.Op != 0:
+			t.Errorf("%v carries operation %d, want 0", a, a.Req.Op)
+		}
+	}
+	if len(finds) != 2 || finds[1] != 2 || finds[2] != 2 {
+		t.Errorf("finds by operation %v, want operations 1 and 2 with 2 attempts each", finds)
+	}
+}

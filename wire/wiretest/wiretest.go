@@ -286,8 +286,9 @@ func (a Arrival) String() string {
 	return fmt.Sprintf("%v %v #%d on conn %d: %s", a.At, a.Req.Cmd, a.Req.ID, a.ConnID, a.Answer)
 }
 
-// Node is a scripted node: each command is answered by the next Answer of that command's script
-// (On), or by Default once the script is used up. Around the script it behaves as a node does:
+// Node is a scripted node: each command is answered by AnswerFunc if it takes the request, else
+// by the next Answer of that command's script (On), or by Default once the script is used up.
+// Around them it behaves as a node does:
 // a connect establishes the connection (numbering it), a disconnect closes it and gets no
 // reply, anything sent on a closed connection gets a network error, and every reply carries the
 // node's Role. Create it with NewNode.
@@ -296,6 +297,11 @@ type Node struct {
 	Role wire.Role
 	// Default answers the commands whose script is used up; the zero Answer is success.
 	Default Answer
+	// AnswerFunc, if not nil, is asked first for every request the node answers itself (not a
+	// disconnect, nor a request on a closed connection): it returns the answer and true, or false
+	// to leave the request to the script. It answers what one script per command cannot, such as
+	// answers that depend on the request's operation (Request.Op) or connection.
+	AnswerFunc func(now sim.Time, r *wire.Request) (Answer, bool)
 	// Arrivals records every request received, in order.
 	Arrivals []Arrival
 
@@ -345,7 +351,7 @@ func (n *Node) HandleEvent(now sim.Time, kind int, arg any) {
 		n.send(now, r)
 		return
 	}
-	a := n.answer(r)
+	a := n.answer(now, r)
 	var id uint64
 	if r.Conn != nil {
 		id = r.Conn.ID
@@ -372,13 +378,18 @@ func (n *Node) HandleEvent(now sim.Time, kind int, arg any) {
 }
 
 // answer picks the answer for r: a network error on a closed connection (a connect reopens it),
-// else the next one of its command's script, else Default.
-func (n *Node) answer(r *wire.Request) Answer {
+// else AnswerFunc's, else the next one of its command's script, else Default.
+func (n *Node) answer(now sim.Time, r *wire.Request) Answer {
 	if r.Cmd != wire.Connect && (r.Conn == nil || r.Conn.Closed) {
 		return CloseConn()
 	}
 	if r.Cmd == wire.Disconnect {
 		return Answer{Hang: true}
+	}
+	if n.AnswerFunc != nil {
+		if a, ok := n.AnswerFunc(now, r); ok {
+			return a
+		}
 	}
 	if s := n.scripts[r.Cmd]; len(s) > 0 {
 		n.scripts[r.Cmd] = s[1:]

@@ -124,3 +124,38 @@ func TestClientClosedLoop(t *testing.T) {
 		t.Errorf("%d request records, want the 4 in flight reused", got)
 	}
 }
+
+// TestNodeAnswerFunc: AnswerFunc answers the requests it takes, before the script; those it
+// leaves go to the script and then Default; a disconnect and a request on a closed connection
+// never reach it.
+func TestNodeAnswerFunc(t *testing.T) {
+	loop := sim.NewLoop()
+	n := NewNode(loop, wire.Standalone).On(wire.Find, Fail(wire.NotWritablePrimary, 0))
+	var asked []uint64
+	n.AnswerFunc = func(_ sim.Time, r *wire.Request) (Answer, bool) {
+		asked = append(asked, r.ID)
+		if r.Op == 7 {
+			return CloseConn(), true
+		}
+		return Answer{}, false
+	}
+	c := NewClient(loop, n)
+	c.Send(0, wire.Connect, nil)                                       // #1: left to Default
+	c.Send(ms(1), wire.Find, nil)                                      // #2: left to the script
+	c.Send(ms(2), wire.Find, func(r *wire.Request) { r.Op = 7 })       // #3: closed by AnswerFunc
+	c.Send(ms(3), wire.Find, nil)                                      // #4: closed connection
+	c.Send(ms(4), wire.Disconnect, func(r *wire.Request) { r.Op = 7 }) // #5: on a closed connection
+	loop.Run()
+	want := []string{"OK", "NotWritablePrimary", "network error", "network error"}
+	if len(c.Replies) != len(want) {
+		t.Fatalf("replies:\n%s", c.Transcript())
+	}
+	for i, w := range want {
+		if got := describe(c.Replies[i].Reply); got != w {
+			t.Errorf("reply %d: %s, want %s", i+1, got, w)
+		}
+	}
+	if len(asked) != 3 || asked[0] != 1 || asked[1] != 2 || asked[2] != 3 {
+		t.Errorf("AnswerFunc asked about requests %v, want [1 2 3]", asked)
+	}
+}

@@ -4,4 +4,6 @@ go 1.26
 
 require github.com/overloadsim/overloadsim v0.0.0
 
+require gonum.org/v1/gonum v0.17.0 // indirect
+
 replace github.com/overloadsim/overloadsim => ../

@@ -217,9 +217,9 @@ func convert(a experiment.Answer, f string) (answer, error) {
 // replayer is one replay's state: the loop, the client, the nodes' counters and the record
 // being written.
 type replayer struct {
-	e       *experiment.Experiment
-	o       Options
-	kind    client.OpKind
+	e    *experiment.Experiment
+	o    Options
+	kind client.OpKind
 	// command is the command every attempt is, as the script names it: runCommand's attempts
 	// are the {find: ...} a runner sends, whatever wire command the simulated client uses.
 	command string

@@ -89,18 +89,18 @@ var uriOptions = map[string]uriOption{
 		if err != nil || n < 0 {
 			return fmt.Errorf("must be a whole number ≥ 0")
 		}
-		if reads(c.RetryPolicy, func(r *retry.Options) { r.MaxAdaptiveRetries = n }) {
+		if reads(c.RetryPolicy, "maxAdaptiveRetries", v) {
 			c.MaxAdaptiveRetries = n
 		}
 		return nil
 	},
 	"enableOverloadRetargeting": boolOption(func(c *client.Options, b bool) {
-		if reads(c.RetryPolicy, func(r *retry.Options) { r.EnableOverloadRetargeting = b }) {
+		if reads(c.RetryPolicy, "enableOverloadRetargeting", strconv.FormatBool(b)) {
 			c.EnableOverloadRetargeting = b
 		}
 	}),
 	"adaptiveRetries": boolOption(func(c *client.Options, b bool) {
-		if reads(c.RetryPolicy, func(r *retry.Options) { r.AdaptiveRetries = b }) {
+		if reads(c.RetryPolicy, "adaptiveRetries", strconv.FormatBool(b)) {
 			c.AdaptiveRetries = b
 		}
 	}),
@@ -130,13 +130,35 @@ func boolOption(set func(c *client.Options, b bool)) uriOption {
 	}
 }
 
-// reads reports whether the retry policy called name reads the option set sets. A policy that
-// does not read it ignores it, as a release that does not know a connection-string option
-// ignores it: the experiment then shows the policy's own behaviour.
-func reads(name string, set func(r *retry.Options)) bool {
+// policyOptions set the connection-string options that only some retry policies read on a
+// policy's options, from a value uriOptions has checked.
+var policyOptions = map[string]func(r *retry.Options, v string){
+	"maxAdaptiveRetries":        func(r *retry.Options, v string) { r.MaxAdaptiveRetries, _ = strconv.Atoi(v) },
+	"enableOverloadRetargeting": func(r *retry.Options, v string) { r.EnableOverloadRetargeting = v == "true" },
+	"adaptiveRetries":           func(r *retry.Options, v string) { r.AdaptiveRetries = v == "true" },
+}
+
+// reads reports whether the retry policy called name reads option at value v (one of
+// policyOptions). A policy that does not read it ignores it, as a release that does not know a
+// connection-string option ignores it: the experiment then shows the policy's own behaviour.
+// An option at its default is read by every policy.
+func reads(name, option, v string) bool {
 	r := retry.DefaultOptions()
-	set(&r)
+	policyOptions[option](&r, v)
 	return r.Validate(name) == nil
+}
+
+// IgnoredOptions returns the experiment's connection-string options that o's retry policy does
+// not read and the replay therefore leaves at their defaults, sorted: for a report to say so.
+func IgnoredOptions(e *experiment.Experiment, o Options) []string {
+	var out []string
+	for k, v := range e.URI {
+		if _, ok := policyOptions[k]; ok && !reads(o.Policy, k, v) {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // applyURI sets e's connection-string options on c, refusing any the replay does not model.

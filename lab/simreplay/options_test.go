@@ -110,3 +110,21 @@ func TestRefusals(t *testing.T) {
 		t.Error("a nil experiment replayed")
 	}
 }
+
+// TestIgnoredOptions: the options a policy does not read are named; those it reads, or that
+// keep their defaults, are not.
+func TestIgnoredOptions(t *testing.T) {
+	e := exp(map[string]string{"maxAdaptiveRetries": "4", "enableOverloadRetargeting": "true", "adaptiveRetries": "false", "retryReads": "false"})
+	for _, tc := range []struct {
+		policy string
+		want   string
+	}{
+		{"mongodb-2026-03", "enableOverloadRetargeting,maxAdaptiveRetries"},
+		{spec, ""},
+		{"mongodb-legacy", "enableOverloadRetargeting,maxAdaptiveRetries"},
+	} {
+		if got := strings.Join(IgnoredOptions(e, Options{Policy: tc.policy}), ","); got != tc.want {
+			t.Errorf("%s ignores %q, want %q", tc.policy, got, tc.want)
+		}
+	}
+}

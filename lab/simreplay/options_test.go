@@ -90,6 +90,9 @@ func TestRefusals(t *testing.T) {
 		{"handshake auth error", spec, func(e *experiment.Experiment) {
 			e.Handshake = []experiment.Answer{{Error: &experiment.Error{Code: 18}}}
 		}, "handshake[0].error: code 18 without SystemOverloadedError: the simulated client takes every failed handshake for an overloaded one"},
+		{"handshake base backoff", spec, func(e *experiment.Experiment) {
+			e.Handshake = []experiment.Answer{{Error: &experiment.Error{Code: 462, Labels: experiment.Overloaded, BaseBackoffMS: 20}}}
+		}, "handshake[0].error.baseBackoffMS: 20: the simulated client's failed handshake carries no baseBackoffMS"},
 		{"unknown label", spec, func(e *experiment.Experiment) {
 			e.Script = []experiment.Entry{{Command: "find", Answers: []experiment.Answer{{Error: &experiment.Error{Code: 462, Labels: []string{"Busy"}}}}}}
 		}, `script[0].answers[0].error.labels[0]: "Busy": the simulator has no such label`},

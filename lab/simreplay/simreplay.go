@@ -30,9 +30,13 @@
 //
 // What the simulator cannot model is refused with an error naming the field, the value and the
 // reason: a connection-string option it has no counterpart for, timeoutMS=0, a handshake error
-// reply without SystemOverloadedError (the simulated client takes every failed handshake for an
-// overloaded one, as CMAP labels a failed establishment), an error label or code the wire model
-// lacks.
+// reply without SystemOverloadedError or with baseBackoffMS (the simulated client takes every
+// failed handshake for an overloaded network error, as CMAP labels a failed establishment, and
+// keeps neither its code nor its base), an error label or code the wire model lacks. A handshake
+// answered with an overload error is modelled, retried as the overload it is; but if it is the
+// error the application receives, the replay reports what the simulated client returns, the
+// network error of a failed establishment (class network, no code), where a real driver may
+// report the server's reply.
 package simreplay
 
 import (
@@ -177,6 +181,9 @@ func convertScript(e *experiment.Experiment) (*script, error) {
 		f := fmt.Sprintf("handshake[%d]", j)
 		if a.Error != nil && !slices.Contains(a.Error.Labels, "SystemOverloadedError") {
 			return nil, fmt.Errorf("%s.error: code %d without SystemOverloadedError: the simulated client takes every failed handshake for an overloaded one (CMAP labels a failed establishment SystemOverloadedError and RetryableError), so it cannot model another handshake error", f, a.Error.Code)
+		}
+		if a.Error != nil && a.Error.BaseBackoffMS != 0 {
+			return nil, fmt.Errorf("%s.error.baseBackoffMS: %d: the simulated client's failed handshake carries no baseBackoffMS, so it cannot model one", f, a.Error.BaseBackoffMS)
 		}
 		w, err := convert(a, f)
 		if err != nil {

@@ -191,7 +191,7 @@ var util = []string{"dist", "field", "internal/..."}
 
 // Layers is the import-direction rule. The module's dependency graph points one way, down:
 //
-//	                 cmd/...
+//	             cmd/..., lab/...
 //	                    │
 //	                scenarios ──────────▶ tipping, splitting     (analysis)
 //	                    │
@@ -207,7 +207,7 @@ var util = []string{"dist", "field", "internal/..."}
 //	dist, field, internal/...: helpers usable from every layer (from results: dist,
 //	internal/stats and internal/fileinfo only); they import only sim and one another.
 //	sim/simtest, wire/wiretest: test kits, just above what they stand in for; only tests
-//	import them.
+//	import them, and the conformance lab, whose replay scripts servers with wiretest's nodes.
 //
 // An arrow reaches every layer under it (scenarios imports client and sim directly), never one
 // beside it or above it: client and server meet only through wire; the model never imports
@@ -222,6 +222,8 @@ var util = []string{"dist", "field", "internal/..."}
 // external test may drive its package from above.
 var Layers = []Layer{
 	{"cmd", []string{"cmd/..."}, []string{"..."}, "the commands sit on top and may use anything"},
+	{"lab", []string{"lab/..."}, []string{"..."},
+		"the conformance lab (a module of its own) sits on top beside the commands: it drives the model as they do, and its replay's scripted servers are the wire test kit's nodes"},
 	{"scenarios", []string{"scenarios/..."},
 		append([]string{"record/...", "results/...", "tipping", "splitting", "client/...", "server/...", "wire", "ratelimiter", "sim"}, util...),
 		"scenarios builds runs from the layers below it; only cmd is above it"},

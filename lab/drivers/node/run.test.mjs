@@ -79,6 +79,20 @@ test('releaseAlias', async (t) => {
   }
 });
 
+// A release that needs a newer Node than the machine's would fail on import, or subtly later.
+test('every installed release supports this Node', async (t) => {
+  const newer = (a, b) => a.localeCompare(b, 'en', { numeric: true }) >= 0;
+  for (const release of releases) {
+    await t.test(release, () => {
+      const meta = JSON.parse(readFileSync(new URL(`./node_modules/mongodb-${release}/package.json`, import.meta.url), 'utf8'));
+      assert.equal(meta.version, release);
+      const m = /^>=\s*(\d+\.\d+\.\d+)$/.exec(meta.engines?.node ?? '');
+      assert.ok(m, `mongodb ${release}: engines.node ${JSON.stringify(meta.engines?.node)}: expected ">=x.y.z"`);
+      assert.ok(newer(process.versions.node, m[1]), `mongodb ${release} needs Node ${m[1]}, this is ${process.versions.node}`);
+    });
+  }
+});
+
 // Every release the package installs must export the classes the mapping relies on and map its
 // own errors the same way.
 for (const release of releases) {

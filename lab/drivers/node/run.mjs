@@ -11,12 +11,16 @@
 //   {"uri": "mongodb://...", "operation": "find"|"insertOne"|"runCommand"|"aggregateOut",
 //    "readPreference": "primary"|..., "count": N, "concurrency": C, "database": "lab",
 //    "collection": "c"}
-// One MongoClient is made from the URI; `count` operations run, at most `concurrency` at a time
-// (a new one starts when one finishes). The client is not connect()ed first: the first operation
-// connects it, as in an application that never calls connect(). An explicit connect() in 7.x
-// checks out a pooled connection, an application handshake before any operation that the
-// experiments' handshake scripts would answer instead of the first operation's. Operation i
-// carries the comment "op-i", so the mock server can tell its attempts apart:
+// One MongoClient is made from the URI. Before any operation the runner waits until the monitors
+// have discovered every server (from the driver's topologyDescriptionChanged events), so the first
+// operations see the same topology as the last: otherwise a primaryPreferred retry that
+// deprioritizes the primary could find the secondary still Unknown and go back to the primary.
+// Connecting sends no command: the client is made with the driver's own __skipPingOnConnect
+// option, the one its automatic connect on a first operation uses, because an explicit connect()
+// in 7.x otherwise checks out a pooled connection, an application handshake that the experiments'
+// handshake scripts would answer instead of the first operation's. Then `count` operations run, at
+// most `concurrency` at a time (a new one starts when one finishes). Operation i carries the
+// comment "op-i", so the mock server can tell its attempts apart:
 //   find          collection.find({}, {comment}) and its first batch (the mock answers an empty
 //                 batch with cursor id 0);
 //   insertOne     collection.insertOne({_id: i}, {comment});
@@ -33,7 +37,8 @@
 // The harness classifies a line; the runner only reports the driver's facts. Exit 0 once every
 // operation has a line and the client is closed.
 //
-// Failures: a bad job, an unknown release or a crash go to stderr with exit 1 and no lines. A
+// Failures: a bad job, an unknown release, a client that cannot connect or discover every server
+// within its serverSelectionTimeoutMS, or a crash go to stderr with exit 1 and no lines. A
 // release that refuses the URI itself (releases before 7.2.0 throw MongoParseError for
 // maxAdaptiveRetries and enableOverloadRetargeting) is a result, not a setup failure: an
 // application with that URI gets the error before any command, so every operation gets a line
@@ -175,6 +180,54 @@ export async function runAll(count, concurrency, runOne, emit) {
 }
 
 /**
+ * undiscovered returns the addresses of the servers a topology description still has as Unknown,
+ * sorted; none once every server has answered its monitor.
+ */
+export function undiscovered(description) {
+  if (!description?.servers) return ['(no topology yet)'];
+  return [...description.servers.values()]
+    .filter((sd) => sd.type === 'Unknown')
+    .map((sd) => sd.address)
+    .sort();
+}
+
+/**
+ * connectAndDiscover connects client and waits until no server of its topology is Unknown,
+ * throwing after waitMS with the servers still unknown. It follows the topology through the
+ * client's topologyDescriptionChanged events, so it needs nothing but the public event API.
+ */
+export async function connectAndDiscover(client, waitMS) {
+  let latest = null;
+  let wake = () => {};
+  const onChange = (ev) => {
+    latest = ev.newDescription;
+    wake();
+  };
+  client.on('topologyDescriptionChanged', onChange);
+  try {
+    await client.connect();
+    const until = Date.now() + waitMS;
+    for (;;) {
+      const missing = undiscovered(latest);
+      if (missing.length === 0) return;
+      const left = until - Date.now();
+      if (left <= 0) {
+        throw new Error(`discovery: ${missing.join(', ')}: still Unknown after ${waitMS} ms`);
+      }
+      await new Promise((resolve) => {
+        const t = setTimeout(resolve, left);
+        wake = () => {
+          clearTimeout(t);
+          resolve();
+        };
+      });
+    }
+  } finally {
+    client.off('topologyDescriptionChanged', onChange);
+  }
+}
+
+/**
  * operation returns the function that runs operation i of the job on client, resolving when the
  * application would have its result.
  */
@@ -233,7 +286,7 @@ async function main(argv) {
 
   let client;
   try {
-    client = new driver.MongoClient(job.uri);
+    client = new driver.MongoClient(job.uri, { __skipPingOnConnect: true });
   } catch (e) {
     const line = refusedLine(0, e);
     process.stderr.write(`${alias} refuses the URI: ${line.message}\n`);
@@ -242,6 +295,12 @@ async function main(argv) {
   }
 
   try {
+    const waitMS = client.options?.serverSelectionTimeoutMS ?? 30000;
+    try {
+      await connectAndDiscover(client, waitMS);
+    } catch (e) {
+      throw new Error(`connecting with ${alias}: ${e?.name ?? 'Error'}: ${e?.message ?? e}`);
+    }
     const run = operation(job, client);
     await runAll(job.count, job.concurrency, async (i) => {
       try {

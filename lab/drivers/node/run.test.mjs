@@ -9,8 +9,9 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { EventEmitter } from 'node:events';
 import {
-  parseJob, releaseAlias, errorLine, okLine, refusedLine, runAll,
+  parseJob, releaseAlias, errorLine, okLine, refusedLine, runAll, undiscovered, connectAndDiscover, operation,
 } from './run.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -98,6 +99,8 @@ test('every installed release supports this Node', async (t) => {
 for (const release of releases) {
   test(`errorLine maps mongodb ${release}'s errors`, async (t) => {
     const d = await import(`mongodb-${release}`);
+    // The runner's one client option must be one the release knows, or every run would be refused.
+    await new d.MongoClient('mongodb://127.0.0.1:1/', { __skipPingOnConnect: true }).close();
     for (const name of ['MongoClient', 'MongoServerError', 'MongoNetworkError', 'MongoNetworkTimeoutError',
       'MongoServerSelectionError', 'MongoOperationTimeoutError']) {
       assert.equal(typeof d[name], 'function', `${release} exports ${name}`);
@@ -225,23 +228,93 @@ test('setup failures go to stderr with exit 1 and no lines', async (t) => {
   }
 });
 
-test('every operation reports a selection failure when no server answers', async (t) => {
+test('a client that cannot connect is a setup failure', () => {
+  // Port 1 refuses connections at once; the short selection timeout bounds the test.
   const newest = releases[releases.length - 1];
-  for (const operation of ['find', 'insertOne', 'runCommand', 'aggregateOut']) {
-    await t.test(operation, () => {
-      // Port 1 refuses connections at once; the short selection timeout bounds the test. One
-      // operation: the driver closes a client whose first connect failed, so any others would
-      // report MongoTopologyClosedError.
-      const r = run([newest], jobText({
-        operation, count: 1, concurrency: 1,
-        uri: 'mongodb://127.0.0.1:1/?serverSelectionTimeoutMS=200&directConnection=true',
-      }));
-      assert.equal(r.status, 0, r.stderr);
-      assert.deepEqual(r.lines.map((l) => l.op), [0]);
-      for (const l of r.lines) {
-        assert.equal(l.ok, false);
-        assert.equal(l.selection, true, l.message);
-      }
+  const r = run([newest], jobText({
+    uri: 'mongodb://127.0.0.1:1/?serverSelectionTimeoutMS=200&directConnection=true',
+  }));
+  assert.equal(r.status, 1);
+  assert.equal(r.stdout, '');
+  assert.match(r.stderr, /connecting with mongodb-[\d.]+: MongoServerSelectionError: .*ECONNREFUSED/);
+});
+
+// A fake topology description: address → type, as the driver's ServerDescription has them.
+const description = (types) => ({
+  servers: new Map(Object.entries(types).map(([address, type]) => [address, { address, type }])),
+});
+
+test('undiscovered', async (t) => {
+  const cases = [
+    { name: 'no description yet', d: null, want: ['(no topology yet)'] },
+    { name: 'all known', d: description({ a: 'RSPrimary', b: 'RSSecondary' }), want: [] },
+    { name: 'some unknown, sorted', d: description({ c: 'Unknown', a: 'Mongos', b: 'Unknown' }), want: ['b', 'c'] },
+  ];
+  for (const c of cases) await t.test(c.name, () => assert.deepEqual(undiscovered(c.d), c.want));
+});
+
+// fakeClient connects at once, then announces the descriptions one by one, a few ms apart.
+class FakeClient extends EventEmitter {
+  constructor(steps) {
+    super();
+    this.steps = steps;
+  }
+
+  async connect() {
+    this.steps.forEach((types, k) => setTimeout(() => this.emit('topologyDescriptionChanged', { newDescription: description(types) }), 5 * (k + 1)));
+  }
+}
+
+test('connectAndDiscover waits for every server, and no longer than its bound', async (t) => {
+  await t.test('returns once the last server is known', async () => {
+    const c = new FakeClient([{ a: 'Unknown', b: 'Unknown' }, { a: 'RSPrimary', b: 'Unknown' }, { a: 'RSPrimary', b: 'RSSecondary' }]);
+    const t0 = Date.now();
+    await connectAndDiscover(c, 5000);
+    assert.ok(Date.now() - t0 >= 14, 'it waited for the third description');
+    assert.equal(c.listenerCount('topologyDescriptionChanged'), 0, 'its listener is gone');
+  });
+  await t.test('names the servers still unknown at the bound', async () => {
+    const c = new FakeClient([{ a: 'RSPrimary', b: 'Unknown' }]);
+    await assert.rejects(connectAndDiscover(c, 50), { message: 'discovery: b: still Unknown after 50 ms' });
+    assert.equal(c.listenerCount('topologyDescriptionChanged'), 0);
+  });
+  await t.test('a failed connect is its error', async () => {
+    const c = new FakeClient([]);
+    c.connect = async () => { throw new Error('no route'); };
+    await assert.rejects(connectAndDiscover(c, 50), { message: 'no route' });
+  });
+});
+
+test('operation i sends its command with the comment op-i', async (t) => {
+  // A fake client records the calls the driver's API would get.
+  const calls = [];
+  const cursor = (what) => ({
+    next: async () => { calls.push(`${what}.next`); return null; },
+    close: async () => { calls.push(`${what}.close`); },
+    toArray: async () => { calls.push(`${what}.toArray`); return []; },
+  });
+  const client = {
+    db: (name) => ({
+      command: async (cmd, opts) => { calls.push(['command', name, cmd, opts]); return { ok: 1 }; },
+      collection: (coll) => ({
+        find: (filter, opts) => { calls.push(['find', name, coll, filter, opts]); return cursor('find'); },
+        insertOne: async (doc, opts) => { calls.push(['insertOne', name, coll, doc, opts]); },
+        aggregate: (pipeline, opts) => { calls.push(['aggregate', name, coll, pipeline, opts]); return cursor('aggregate'); },
+      }),
+    }),
+  };
+  const cases = [
+    { operation: 'find', want: [['find', 'lab', 'c', {}, { comment: 'op-7', readPreference: 'secondary' }], 'find.next', 'find.close'] },
+    { operation: 'insertOne', want: [['insertOne', 'lab', 'c', { _id: 7 }, { comment: 'op-7' }]] },
+    { operation: 'runCommand', want: [['command', 'lab', { find: 'c', filter: {}, comment: 'op-7' }, { readPreference: 'secondary' }]] },
+    { operation: 'aggregateOut', want: [['aggregate', 'lab', 'c', [{ $out: 'out' }], { comment: 'op-7' }], 'aggregate.toArray'] },
+  ];
+  for (const c of cases) {
+    await t.test(c.operation, async () => {
+      calls.length = 0;
+      const job = parseJob(jobText({ operation: c.operation, readPreference: 'secondary' }));
+      await operation(job, client)(7);
+      assert.deepEqual(calls, c.want);
     });
   }
 });

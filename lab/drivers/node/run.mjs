@@ -34,8 +34,12 @@
 //    "message"}
 // network: a MongoNetworkError (closed connection, reset...); timeout: MongoOperationTimeoutError
 // (timeoutMS) or MongoNetworkTimeoutError (a socket timeout); selection: MongoServerSelectionError.
-// The harness classifies a line; the runner only reports the driver's facts. Exit 0 once every
-// operation has a line and the client is closed.
+// labels are every label the error carries, the driver's own bookkeeping ones included
+// (HandshakeError, ResetPool): the harness classifies by SystemOverloadedError and the code, and
+// the runner only reports the driver's facts. Driver warnings (6.22.0 and 7.8.0+ ignore timeoutMS
+// and say so) go to stderr. Exit 0 once every operation has a line and the client is closed.
+//
+// Tests (no server needed): node --test lab/drivers/node/
 //
 // Failures: a bad job, an unknown release, a client that cannot connect or discover every server
 // within its serverSelectionTimeoutMS, or a crash go to stderr with exit 1 and no lines. A

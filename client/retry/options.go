@@ -176,6 +176,9 @@ func (o *Options) validate(e *entry) error {
 	if !MongoDBDriver(e.name) && !e.reads(optCouchbase) && (!o.RetryReads || !o.RetryWrites) {
 		bad("retryReads/retryWrites", "false", "MongoDB options that "+e.name+" ignores: its own rules decide what it retries")
 	}
+	if r := releaseRules(e.name); r != nil && r.timeoutIgnored && o.CSOT {
+		bad("timeoutMS", "set", "this release ignores timeoutMS (deprecated there; docs/drivers.md §3): leave it unset, or model a release that reads it")
+	}
 	if e.reads(optCouchbase) {
 		// MongoDB's options mean nothing to a Couchbase SDK: refuse a setting it would ignore.
 		if o.CSOT {

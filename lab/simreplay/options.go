@@ -37,6 +37,10 @@ func ClientOptions(e *experiment.Experiment, o Options) (client.Options, error) 
 	if err := applyURI(&c, e); err != nil {
 		return c, err
 	}
+	if retry.IgnoresTimeoutMS(c.RetryPolicy) {
+		// The release ignores timeoutMS (the real runner gets it in the URI and drops it).
+		c.Timeout = 0
+	}
 	mode := selection.Primary
 	if e.ReadPreference != "" {
 		m, ok := selection.ParseMode(e.ReadPreference)

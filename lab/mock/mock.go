@@ -62,8 +62,10 @@ type Set struct {
 	closed     bool
 	log        []Entry
 	rng        *rand.Rand
-	matched    map[[2]int]int // (op, script entry) → commands of the op the entry matched
-	handshakes int            // application handshakes so far
+	matched    map[[2]int]int  // (op, script entry) → commands of the op the entry matched
+	handshakes int             // application handshakes so far
+	hsEntry    map[connKey]int // a connection's handshake entry in log, while it may be a monitor's
+	dropped    map[int]bool    // log entries found to be a monitor's handshake
 	connID     int32
 	conns      map[net.Conn]struct{}
 	problems   []error
@@ -93,6 +95,8 @@ func Start(e *experiment.Experiment) (*Set, error) {
 		done:    make(chan struct{}),
 		rng:     rand.New(rand.NewPCG(e.Seed, 0)),
 		matched: map[[2]int]int{},
+		hsEntry: map[connKey]int{},
+		dropped: map[int]bool{},
 		conns:   map[net.Conn]struct{}{},
 	}
 	// Every listener exists before any serves: a replica set's hello lists all of them.
@@ -173,8 +177,17 @@ func (s *Set) URI(extra map[string]string) string {
 func (s *Set) Log() []Entry {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return slices.Clone(s.log)
+	out := make([]Entry, 0, len(s.log))
+	for i, e := range s.log {
+		if !s.dropped[i] {
+			out = append(out, e)
+		}
+	}
+	return out
 }
+
+// connKey names a connection: its node's index and its number there.
+type connKey struct{ node, conn int }
 
 // Err returns the protocol problems met so far (messages the mock could not read), nil if none:
 // a run with problems did not test what it meant to.
@@ -307,17 +320,31 @@ func (s *Set) decide(n *node, conn int, req *request, first bool, at time.Durati
 			return ok
 		}
 		a := ok
-		if s.handshakes < len(s.e.Handshake) {
+		scripted := s.handshakes < len(s.e.Handshake)
+		if scripted {
 			a = s.draw(s.e.Handshake[s.handshakes])
 		}
 		s.handshakes++
+		if !scripted {
+			s.hsEntry[connKey{n.index, conn}] = len(s.log)
+		}
 		s.log = append(s.log, Entry{Node: n.name, Conn: conn, T: at, Op: -1, Command: name, Answer: a.Describe()})
 		return a
 	}
+	k := connKey{n.index, conn}
 	op, tagged := opIndex(req)
 	if !tagged {
+		// A monitor whose connection was closed (a driver may close it when an application
+		// connection fails during a check) reconnects: the later hello gives it away. Its
+		// handshake, answered with success, is then no application handshake.
+		if i, found := s.hsEntry[k]; found && isHello(name) {
+			s.dropped[i] = true
+			s.handshakes--
+			delete(s.hsEntry, k)
+		}
 		return ok
 	}
+	delete(s.hsEntry, k) // an application connection for sure
 	a := ok
 	if i := s.e.Match(n.name, name); i >= 0 {
 		k := [2]int{op, i}

@@ -623,3 +623,27 @@ func TestConcurrentConnections(t *testing.T) {
 		t.Errorf("%d entries, want 8 handshakes and 16 attempts", n)
 	}
 }
+
+// TestMonitorReconnect: a later connection that sends hello again after its handshake is a
+// monitor that reconnected, and its handshake is not an application handshake.
+func TestMonitorReconnect(t *testing.T) {
+	s := start(t, &experiment.Experiment{Name: "mon"})
+	dial(t, s.Addrs()[0]).handshake()
+	mon := dial(t, s.Addrs()[0])
+	mon.handshake()
+	app := dial(t, s.Addrs()[0])
+	app.handshake()
+	app.msg(find("op-0"))
+	app.reply()
+	mon.msg(bson.D{{Key: "hello", Value: 1}, {Key: "$db", Value: "admin"}})
+	mon.reply()
+	app.msg(bson.D{{Key: "hello", Value: 1}, {Key: "$db", Value: "admin"}}) // after an attempt: stays
+	app.reply()
+	var got []string
+	for _, en := range s.Log() {
+		got = append(got, itoa(en.Conn)+" "+en.Command)
+	}
+	if want := []string{"2 isMaster", "2 find"}; !slices.Equal(got, want) {
+		t.Errorf("log %v, want %v", got, want)
+	}
+}

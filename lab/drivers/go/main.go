@@ -23,6 +23,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.mongodb.org/mongo-driver/v2/mongo/readpref"
+	"go.mongodb.org/mongo-driver/v2/x/mongo/driver"
 	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/topology"
 )
 
@@ -215,12 +216,9 @@ func outcome(i int, err error) line {
 	}
 	l.Message = err.Error()
 	var labels []string
-	var ce mongo.CommandError
 	var we mongo.WriteException
 	var bwe mongo.BulkWriteException
 	switch {
-	case errors.As(err, &ce):
-		l.Code, l.CodeName, labels = int(ce.Code), ce.Name, ce.Labels
 	case errors.As(err, &we):
 		labels = we.Labels
 		if len(we.WriteErrors) > 0 {
@@ -234,6 +232,26 @@ func outcome(i int, err error) line {
 			l.Code = bwe.WriteErrors[0].Code
 		} else if bwe.WriteConcernError != nil {
 			l.Code, l.CodeName = bwe.WriteConcernError.Code, bwe.WriteConcernError.Name
+		}
+	}
+	// A command error's code may sit below a code-less wrapper: every pinned release reports a
+	// failed connection handshake as a labelled error without a code around the connection
+	// error, which wraps the server's reply. The first non-zero code in the chain is the server's.
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		var code int32
+		var name string
+		var ls []string
+		switch x := e.(type) {
+		case mongo.CommandError:
+			code, name, ls = x.Code, x.Name, x.Labels
+		case driver.Error:
+			code, name, ls = x.Code, x.Name, x.Labels
+		default:
+			continue
+		}
+		labels = append(labels, ls...)
+		if l.Code == 0 && code != 0 {
+			l.Code, l.CodeName = int(code), name
 		}
 	}
 	var le mongo.LabeledError

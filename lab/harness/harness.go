@@ -5,10 +5,14 @@
 // # Runner protocol
 //
 // The job is one JSON object: {"uri", "operation", "readPreference", "count", "concurrency",
-// "database", "collection"}. The runner makes one client from the URI, runs count operations at
-// most concurrency at a time, tagging operation i with the comment "op-i", and writes one JSON
-// line per operation, in any order: {"op", "ok", "code", "codeName", "labels", "network",
-// "timeout", "selection", "message"}; then it exits 0. A setup failure goes to stderr with exit 1.
+// "database", "collection"}. The runner makes one client from the URI and waits until its
+// monitors have discovered every server of the URI (from the driver's topology events: no
+// command is sent), so the first operations see the same topology as the last; without that, a
+// replica set read with primaryPreferred goes to a secondary while the primary is still unknown.
+// Then it runs count operations at most concurrency at a time, tagging operation i with the
+// comment "op-i", and writes one JSON line per operation, in any order: {"op", "ok", "code",
+// "codeName", "labels", "network", "timeout", "selection", "message"}; then it exits 0. A setup
+// failure goes to stderr with exit 1.
 package harness
 
 import (

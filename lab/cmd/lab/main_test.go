@@ -69,6 +69,9 @@ func TestWriteFile(t *testing.T) {
 	if err := json.Unmarshal(b, &back); err != nil || back.Release != "go-2.10.0" || !strings.HasSuffix(string(b), "}\n") || !strings.Contains(string(b), "\n  \"runner\"") {
 		t.Errorf("written %q (%v)", b, err)
 	}
+	if st, err := os.Stat(path); err != nil || st.Mode().Perm() != 0o644 {
+		t.Errorf("mode %v (%v), want 0644", st.Mode(), err)
+	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
 		t.Errorf("%d files in the folder, want the record alone", len(entries))
 	}

@@ -187,6 +187,11 @@ func writeFile(path string, content func() ([]byte, error)) error {
 		_ = f.Close()
 		return err
 	}
+	// CreateTemp makes the file private; a record is as readable as any file written.
+	if err := f.Chmod(0o644); err != nil {
+		_ = f.Close()
+		return err
+	}
 	if err := f.Sync(); err != nil {
 		_ = f.Close()
 		return err

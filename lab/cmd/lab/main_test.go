@@ -44,7 +44,7 @@ func TestSummary(t *testing.T) {
 		{Attempts: []record.Attempt{a, a, a}, Outcome: over},
 		{Attempts: []record.Attempt{a}, Outcome: ok},
 	}, Handshakes: []record.Attempt{a, a}}
-	if got, want := Summary(rec), "attempts 1×1 3×2  outcomes ok×2 overload(462)×1  handshakes 2"; got != want {
+	if got, want := summary(rec), "attempts 1×1 3×2  outcomes ok×2 overload(462)×1  handshakes 2"; got != want {
 		t.Errorf("%q, want %q", got, want)
 	}
 }

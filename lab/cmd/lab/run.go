@@ -88,9 +88,13 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 			if ctx.Err() != nil {
 				return fmt.Errorf("interrupted at %s", e.Name)
 			}
+			var be *harness.BuildError
+			if errors.As(err, &be) { // every other experiment would fail the same way
+				return fmt.Errorf("%s: the runner could not be built", runner.Release())
+			}
 			continue
 		}
-		fmt.Fprintf(stdout, "%-28s %s  (%.1fs)\n", e.Name, Summary(res.Record), time.Since(t0).Seconds())
+		fmt.Fprintf(stdout, "%-28s %s  (%.1fs)\n", e.Name, summary(res.Record), time.Since(t0).Seconds())
 	}
 	if len(failed) > 0 {
 		return fmt.Errorf("%s: %d of %d experiments failed: %s", runner.Release(), len(failed), len(exps), strings.Join(failed, ", "))
@@ -116,9 +120,9 @@ func selectExperiments(dir string, names []string) ([]*experiment.Experiment, er
 	return out, errors.Join(errs...)
 }
 
-// Summary is one line about a record: the histogram of attempts per operation, the outcome
+// summary is one line about a record: the histogram of attempts per operation, the outcome
 // classes (with the code when not ok), and the application handshakes.
-func Summary(rec *record.Record) string {
+func summary(rec *record.Record) string {
 	attempts := map[int]int{}
 	outcomes := map[string]int{}
 	for _, op := range rec.Ops {

@@ -230,7 +230,12 @@ func (s *Set) accept(n *node) {
 	for {
 		c, err := n.ln.Accept()
 		if err != nil {
-			return // closed
+			select {
+			case <-s.done: // closed
+			default: // the node stops answering: say so, or the run would only look slow
+				s.problem(n, n.accepted, fmt.Errorf("accept: %w", err))
+			}
+			return
 		}
 		s.mu.Lock()
 		if s.closed {

@@ -6,7 +6,9 @@
 // A connection's first command is its handshake. A node's first connection is the driver's
 // monitoring connection (serverMonitoringMode=poll opens exactly one) and is always answered with
 // success; every later connection is an application connection, whose handshake takes the next
-// answer of the experiment's handshake list. A command whose comment is "op-N" is an attempt of
+// answer of the experiment's handshake list. A later connection whose next command is hello (a
+// monitor that reconnected) or endSessions (the client closing) was no application connection
+// after all: its handshake leaves the log, unless it took an answer from the list. A command whose comment is "op-N" is an attempt of
 // operation N: the first script entry matching its node and command answers it, with the answer
 // indexed by how many earlier commands of operation N that entry matched. Every other command
 // gets a plausible success.
@@ -339,10 +341,12 @@ func (s *Set) decide(n *node, conn int, req *request, first bool, at time.Durati
 	k := connKey{n.index, conn}
 	op, tagged := opIndex(req)
 	if !tagged {
-		// A monitor whose connection was closed (a driver may close it when an application
-		// connection fails during a check) reconnects: the later hello gives it away. Its
-		// handshake, answered with success, is then no application handshake.
-		if i, found := s.hsEntry[k]; found && isHello(name) {
+		// Two connections' handshakes are no application handshakes, found out by the command
+		// after them: a monitor's whose connection was closed (a driver may close it when an
+		// application connection fails during a check) and that reconnects sends hello again;
+		// a connection the client opens only to end its sessions as it closes sends endSessions.
+		// Only a handshake answered with success past the script is taken back.
+		if i, found := s.hsEntry[k]; found && (isHello(name) || name == "endSessions") {
 			s.dropped[i] = true
 			s.handshakes--
 			delete(s.hsEntry, k)

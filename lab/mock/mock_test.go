@@ -624,26 +624,34 @@ func TestConcurrentConnections(t *testing.T) {
 	}
 }
 
-// TestMonitorReconnect: a later connection that sends hello again after its handshake is a
-// monitor that reconnected, and its handshake is not an application handshake.
-func TestMonitorReconnect(t *testing.T) {
-	s := start(t, &experiment.Experiment{Name: "mon"})
+// TestNotApplicationConnections: a later connection that sends hello again after its handshake
+// is a monitor that reconnected, one that sends endSessions the client closing: their handshakes
+// are not application handshakes, unless the handshake script answered them.
+func TestNotApplicationConnections(t *testing.T) {
+	s := start(t, &experiment.Experiment{Name: "mon", Handshake: []experiment.Answer{{OK: true, DelayMS: 1}}})
 	dial(t, s.Addrs()[0]).handshake()
+	scripted := dial(t, s.Addrs()[0])
+	scripted.handshake()
 	mon := dial(t, s.Addrs()[0])
 	mon.handshake()
 	app := dial(t, s.Addrs()[0])
 	app.handshake()
 	app.msg(find("op-0"))
 	app.reply()
-	mon.msg(bson.D{{Key: "hello", Value: 1}, {Key: "$db", Value: "admin"}})
-	mon.reply()
-	app.msg(bson.D{{Key: "hello", Value: 1}, {Key: "$db", Value: "admin"}}) // after an attempt: stays
-	app.reply()
+	closing := dial(t, s.Addrs()[0])
+	closing.handshake()
+	hello := bson.D{{Key: "hello", Value: 1}, {Key: "$db", Value: "admin"}}
+	for _, c := range []*client{scripted, mon, app} { // app: after an attempt, it stays
+		c.msg(hello)
+		c.reply()
+	}
+	closing.msg(bson.D{{Key: "endSessions", Value: bson.A{}}, {Key: "$db", Value: "admin"}})
+	closing.reply()
 	var got []string
 	for _, en := range s.Log() {
 		got = append(got, itoa(en.Conn)+" "+en.Command)
 	}
-	if want := []string{"2 isMaster", "2 find"}; !slices.Equal(got, want) {
+	if want := []string{"1 isMaster", "3 isMaster", "3 find"}; !slices.Equal(got, want) {
 		t.Errorf("log %v, want %v", got, want)
 	}
 }

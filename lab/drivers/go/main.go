@@ -4,7 +4,11 @@
 // time, and writes one JSON line per operation on stdout saying what the driver returned.
 //
 // It is built against one driver release at a time (go.mod, or go.v<release>.mod with
-// -modfile), so it uses only the API every pinned release shares.
+// -modfile), so it uses only the API every pinned release shares. The pinned releases are one of
+// each kind of overload behaviour: v2.5.0 (none), v2.6.0 (the first, discrete jitter), v2.7.0
+// (continuous jitter), v2.8.2 (a write's un-retried NoWritesPerformed error no longer reads as
+// success), v2.9.1 (backoff doubled, baseBackoffMS honoured, that bug back), v2.9.3 and
+// v2.10.0 (the bug fixed again).
 package main
 
 import (

@@ -119,6 +119,10 @@ func (pc *pconn) HandleEvent(now sim.Time, kind int, _ any) {
 			owner.checkoutFailed(now, establishmentFailure)
 		}
 	case !pc.req.Reply.OK():
+		f := establishmentFailure
+		if !pc.req.Reply.NetErr {
+			f.HandshakeCode = pc.req.Reply.Code // what a driver shows inside its wrapped error
+		}
 		c.loop.Cancel(pc.timer)
 		c.freeRequest(pc.req)
 		pc.req = nil
@@ -126,7 +130,7 @@ func (pc *pconn) HandleEvent(now sim.Time, kind int, _ any) {
 		c.stats.ConnectionEstablishFailed++
 		c.total.ConnectionEstablishFailed++
 		if owner != nil {
-			owner.checkoutFailed(now, establishmentFailure)
+			owner.checkoutFailed(now, f)
 		}
 	case pc.gen != p.generation || p.paused: // the pool was cleared meanwhile
 		c.loop.Cancel(pc.timer)

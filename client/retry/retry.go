@@ -104,6 +104,10 @@ type Failure struct {
 	// treat it as the labelled network error it is; a release preset may not (the Go driver
 	// never retries it, docs/drivers.md §2).
 	Handshake bool
+	// HandshakeCode is, for a Handshake failure that got an error reply, the reply's code (0
+	// when the connection closed or timed out): the policies decide on the labelled network
+	// error, but a driver shows the code inside the error it returns.
+	HandshakeCode wire.Code
 	// Dispatch says the request never left the client: the checkout failed (no connection could
 	// be had, or PoolClearedError). Couchbase's "client dispatch" stage, retryable for every
 	// request.

@@ -356,6 +356,9 @@ func outcome(res *client.Result) record.Outcome {
 	}
 	f := res.Err
 	o := record.Outcome{Code: int(f.Code), Labels: f.Labels.Names()}
+	if f.Handshake && f.HandshakeCode != 0 {
+		o.Code = int(f.HandshakeCode) // the driver wraps the handshake's error reply
+	}
 	slices.Sort(o.Labels)
 	switch {
 	case res.Class == client.ErrTimeout:

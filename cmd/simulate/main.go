@@ -11,7 +11,7 @@
 //	check      compare a run or sweep with a baseline; exit 1 on a regression
 //	compare    compare runs or sweeps side by side: differences and their significance
 //	help       print a command's help, or the list of commands
-//	list       list the library's scenarios and what each demonstrates
+//	list       list the library's scenarios, what each demonstrates and which drivers it models
 //	map        map where an overload sticks: P(stuck) over a grid of two or three parameters
 //	merge      merge the shards of a sweep, map or tuning run with --shard into the one-machine result
 //	mmc        run the built-in M/M/c queue and compare it with Erlang C

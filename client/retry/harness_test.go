@@ -19,12 +19,12 @@ const nearOne = constJitter(1 - 1.0/(1<<53))
 
 // Operation classes of the model, as the specs classify them.
 var (
-	find         = Class{RetryableRead: true}
+	find         = Class{RetryableRead: true, Cursor: true}
 	insert       = Class{Write: true, RetryableWrite: true}
 	getMore      = Class{}
 	runCommand   = Class{RunCommand: true}
 	updateMany   = Class{Write: true}
-	aggregateOut = Class{Write: true}
+	aggregateOut = Class{Write: true, Cursor: true}
 	txnInsert    = Class{Write: true, RetryableWrite: true, InTransaction: true}
 	txnFind      = Class{RetryableRead: true, InTransaction: true}
 )

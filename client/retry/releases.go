@@ -251,7 +251,11 @@ func (p *release) retryGo(st *State, f Failure, budgeted, overload bool, now sim
 	d := Decision{Deprioritize: p.opts.Sharded || (overload && p.opts.EnableOverloadRetargeting)}
 	if overload {
 		st.overloadRetries++
-		d.Backoff = p.backoff(j, f, st.overloadRetries)
+		n := st.attempt // the spec's exponent: every retry so far
+		if p.r.overloadExponent {
+			n = st.overloadRetries
+		}
+		d.Backoff = p.backoff(j, f, n)
 		if st.csot && now.Add(d.Backoff) > st.deadline {
 			return st.stop(Deadline)
 		}

@@ -106,6 +106,8 @@ func TestCompare(t *testing.T) {
 			r.Handshakes = []record.Attempt{{Server: "n0", Answer: "close"}}
 			return r
 		}(), "handshakes=differs", false},
+		{"both at once: a round trip against none", exp(300, "gaps"), rec("b", 300, 3, false, uniform(2, 5), overloaded), "gaps=agrees gaps=agrees", true},
+		{"at once against a backoff", exp(300, "gaps"), rec("b", 300, 3, false, uniform(2, 100), overloaded), "gaps=differs gaps=differs", false},
 		{"too few gaps", exp(20, "gaps"), rec("b", 20, 3, false, uniform(2, 100), overloaded), "gaps=too few gaps=too few", true},
 		{"no retries", exp(300, "gaps"), rec("b", 300, 1, false, nil, overloaded), "gaps=too few", true},
 		{"another experiment", exp(300, "attempts"), func() *record.Record { r := base(); r.Experiment = "y"; return r }(), "record=differs", false},
@@ -115,6 +117,9 @@ func TestCompare(t *testing.T) {
 		want := base()
 		if tc.name == "too few gaps" {
 			want = rec("a", 20, 3, false, uniform(1, 100), overloaded)
+		}
+		if strings.HasPrefix(tc.name, "both at once") || strings.HasPrefix(tc.name, "at once") {
+			want = rec("a", 300, 3, false, func(int) float64 { return 0 }, overloaded)
 		}
 		if tc.name == "no retries" {
 			want = rec("a", 300, 1, false, nil, overloaded)

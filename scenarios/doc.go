@@ -380,8 +380,9 @@
 // healthy, spike, sustained-overload, rejection-cost-storm, connection-storm, stepdown,
 // retargeting, app-retries, capacity-drop, policy-comparison, legacy-vs-backpressure,
 // couchbase-vs-mongodb, sharded-layered-retries, mongos-retargeting, retry-budgets (four
-// retry policies against their closed forms across failure probabilities) and policy-zoo (every
-// retry policy through the same surge and CPU drop). Six show metastable
+// retry policies against their closed forms across failure probabilities), policy-zoo (every
+// retry policy through the same surge and CPU drop) and drivers-as-shipped (the 2026-07 text
+// and two driver releases through one connection storm). Six show metastable
 // failures and what backpressure does to them, each claim checked over all of its sweep's
 // replications: spike-collapse (a load surge; about half the seeds stick), cpu-cut-storm (a
 // sharp threshold in the cut's length), pause-collapse (a GC or VM pause at moderate load), and

@@ -110,7 +110,8 @@ func releaseEntries() []entry {
 }
 
 // release is a driver release's retry loop: the 2026-07 text's shape (maxAdaptiveRetries,
-// overload retargeting, no token bucket) with the release's departures.
+// overload retargeting, no token bucket) with the release's departures; with none it is the
+// mongodb-2026-07 policy.
 type release struct {
 	name string
 	r    *rules
@@ -142,8 +143,10 @@ func (p *release) Failed(st *State, f Failure, now sim.Time, j Jitter) Decision 
 	return p.failedNode(st, f, now, j)
 }
 
-// failedNode is the 2026-07 order (mongodb202607.Failed) with the release's exponent, base,
-// propagation and deadline rules.
+// failedNode is the 2026-07 text's order: eligibility, the attempt count and MAX_RETRIES (kept
+// once an overload error is seen), the deadline, then the backoff after an overload error, with
+// the release's exponent, base, propagation and deadline rules. With no departures it is the
+// text's loop (mongodb-2026-07).
 func (p *release) failedNode(st *State, f Failure, now sim.Time, j Jitter) Decision {
 	p.keep(st, f)
 	retryable, why := p.opts.eligible(st.class, f, true)

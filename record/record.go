@@ -45,6 +45,7 @@ func Group(g *client.Group) results.GroupInterval {
 	rec.DriverOps, rec.Attempts = cs.OpsIssued, cs.AttemptsStarted
 	rec.Retries, rec.RetriesRefused, rec.RetriesCancelled = cs.Retries, cs.RetriesRefusedNoToken, cs.RetriesCancelled
 	rec.Backoff = cs.BackoffTotal
+	rec.WritesLost = cs.WritesLost
 	rec.LocallyRejected, rec.HedgedCopies, rec.AttemptsCancelled = cs.LocallyRejected, cs.HedgedCopies, cs.AttemptsCancelled
 	rec.AdmitDelay = cs.AdmitDelay
 	rec.CheckoutFailed, rec.PoolClears = cs.CheckoutFailed, cs.PoolClears

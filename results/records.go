@@ -38,6 +38,7 @@ type GroupInterval struct {
 	Attempts       uint64        // commands put on the wire (CommandStartedEvent)
 	Retries        uint64        // retries the retry policy allowed
 	RetriesRefused uint64        // retries refused by a token bucket, budget, quota, throttle or breaker
+	WritesLost     uint64        // writes the driver reported as succeeded that the server refused (a release's bug)
 	Backoff        time.Duration // backoff slept by the driver
 	CheckoutFailed uint64
 	PoolClears     uint64
@@ -79,6 +80,7 @@ func (g *GroupInterval) Add(o *GroupInterval) {
 	g.Attempts += o.Attempts
 	g.Retries += o.Retries
 	g.RetriesRefused += o.RetriesRefused
+	g.WritesLost += o.WritesLost
 	g.Backoff += o.Backoff
 	g.CheckoutFailed += o.CheckoutFailed
 	g.PoolClears += o.PoolClears
@@ -113,6 +115,7 @@ func (g *GroupInterval) Sub(o *GroupInterval) {
 	g.Attempts -= o.Attempts
 	g.Retries -= o.Retries
 	g.RetriesRefused -= o.RetriesRefused
+	g.WritesLost -= o.WritesLost
 	g.Backoff -= o.Backoff
 	g.CheckoutFailed -= o.CheckoutFailed
 	g.PoolClears -= o.PoolClears

@@ -42,6 +42,10 @@ type GroupSummary struct {
 	Retries        uint64 `json:"retries"`        // driver retries the policy allowed
 	RetriesRefused uint64 `json:"retriesRefused"` // retries refused by a token bucket, budget, quota, throttle or breaker
 	AppRetries     uint64 `json:"appRetries"`     // driver operations the application re-issued
+	// WritesLost counts writes the driver reported as succeeded although the server refused them
+	// with NoWritesPerformed: a release's bug (docs/drivers.md §2). They are in Succeeded and
+	// Goodput, as the application saw them. Absent when none.
+	WritesLost uint64 `json:"writesLost,omitempty"`
 
 	Offered            float64         `json:"offered"`       // offered load, operations/s
 	AttemptRate        float64         `json:"attemptRate"`   // attempts/s
@@ -138,7 +142,7 @@ type SummaryHeader struct {
 func groupSummary(name string, g *GroupInterval, secs float64, classes, reasons []string) GroupSummary {
 	gs := GroupSummary{
 		Name: name, Issued: g.Issued, Attempts: g.Attempts, Succeeded: g.Succeeded, Failed: g.Failed,
-		Retries: g.Retries, RetriesRefused: g.RetriesRefused, AppRetries: g.AppRetries,
+		Retries: g.Retries, RetriesRefused: g.RetriesRefused, AppRetries: g.AppRetries, WritesLost: g.WritesLost,
 		Offered: rate(g.Issued, secs), AttemptRate: rate(g.Attempts, secs),
 		Amplification: ratio(g.Attempts, g.Issued), Goodput: rate(g.Succeeded, secs),
 		FailureRate: rate(g.Failed, secs), RetriesRefusedRate: rate(g.RetriesRefused, secs),

@@ -46,6 +46,12 @@ func printSummary(w io.Writer, run *results.Run) {
 				sh.OverloadRetries, sh.Retargeted, sh.Amplification, balance(sh.BalanceMin))
 		}
 	}
+	for _, g := range s.Groups {
+		if g.WritesLost > 0 {
+			fmt.Fprintf(w, "\n%s: %d writes reported as succeeded were refused by the server (%.1f/s, counted in goodput): its driver release reports a NoWritesPerformed error as success (docs/drivers.md §2)\n",
+				g.Name, g.WritesLost, float64(g.WritesLost)/s.Measured.Seconds())
+		}
+	}
 	var reasons []string
 	for _, g := range s.Groups {
 		for _, r := range g.RetryReasons {

@@ -32,11 +32,10 @@
 // reason: a connection-string option it has no counterpart for, timeoutMS=0, a handshake error
 // reply without SystemOverloadedError or with baseBackoffMS (the simulated client takes every
 // failed handshake for an overloaded network error, as CMAP labels a failed establishment, and
-// keeps neither its code nor its base), an error label or code the wire model lacks. A handshake
-// answered with an overload error is modelled, retried as the overload it is; but if it is the
-// error the application receives, the replay reports what the simulated client returns, the
-// network error of a failed establishment (class network, no code), where a real driver may
-// report the server's reply.
+// keeps only its code, retry.Failure.HandshakeCode), an error label or code the wire model
+// lacks. A handshake answered with an overload error is modelled; when it is the error the
+// application receives, the replay reports it as the Go driver does, a network error carrying
+// the reply's code.
 package simreplay
 
 import (

@@ -107,10 +107,12 @@ type BuildError struct {
 	Offline bool
 }
 
+// Error says which release's runner could not be built and why.
 func (e *BuildError) Error() string {
 	return fmt.Sprintf("building the runner of %s: %v\n%s", e.Release, e.Err, e.Output)
 }
 
+// Unwrap returns the build's own error.
 func (e *BuildError) Unwrap() error { return e.Err }
 
 // offlineRE matches the go command's words for a module it could not download.

@@ -12,10 +12,13 @@ import (
 // from the spec texts. Each field is a rule the conformance lab measured on the real releases
 // (lab/, docs/drivers.md); the zero value of every field is the 2026-07 text's rule.
 type rules struct {
-	// goBudget is the Go driver's retry budget: maxAdaptiveRetries covers the decision after an
-	// overload error and the one after the attempt that follows it; every other decision uses
-	// the operation's default budget (one retry, or unlimited once a deadline is set). The spec
-	// keeps MAX_RETRIES for the rest of the operation once an overload error is seen.
+	// goBudget selects the Go driver's loop (failedGo). Its budget: maxAdaptiveRetries covers
+	// the decision after an overload error and the one after the attempt that follows it; every
+	// other decision uses the operation's default budget (one retry, or unlimited once a
+	// deadline is set), where the spec keeps MAX_RETRIES for the rest of the operation once an
+	// overload error is seen. Its error propagation: the latest error, unless it carries
+	// NoWritesPerformed; then the first retried error (replaced by any later retried server
+	// error without the label), which is judged again by the retry rules once.
 	goBudget bool
 	// overloadExponent says the backoff's exponent counts overload retries only (Go); the spec
 	// counts every retry.
@@ -31,10 +34,6 @@ type rules struct {
 	// handshakeNotRetried says a failed connection establishment ends the operation with the
 	// previous attempt's error, or with its own when there was none (Go).
 	handshakeNotRetried bool
-	// goErrors is the Go driver's error propagation: the latest error, unless it carries
-	// NoWritesPerformed; then the first retried error (replaced by any later retried server
-	// error without the label), which is judged again by the retry rules once.
-	goErrors bool
 	// nwpSuccess is the bug of Go 2.6.0–2.8.0 and 2.9.0–2.9.1: a write whose first attempt's
 	// error carries NoWritesPerformed and is not retried reports success to the application (a
 	// read fails to decode the error reply instead, which the model reports as the error).
@@ -52,11 +51,11 @@ type rules struct {
 // Release rule sets, one per behaviour class (docs/drivers.md §1 lists the releases in each and
 // the lab experiments that tell them apart).
 var (
-	goV26  = rules{goBudget: true, overloadExponent: true, shift: -1, ignoreServerBase: true, jitterSteps: 512, handshakeNotRetried: true, goErrors: true, nwpSuccess: true}
-	goV27  = rules{goBudget: true, overloadExponent: true, shift: -1, ignoreServerBase: true, handshakeNotRetried: true, goErrors: true, nwpSuccess: true}
-	goV281 = rules{goBudget: true, overloadExponent: true, shift: -1, ignoreServerBase: true, handshakeNotRetried: true, goErrors: true}
-	goV29  = rules{goBudget: true, overloadExponent: true, handshakeNotRetried: true, goErrors: true, nwpSuccess: true}
-	goV292 = rules{goBudget: true, overloadExponent: true, handshakeNotRetried: true, goErrors: true}
+	goV26  = rules{goBudget: true, overloadExponent: true, shift: -1, ignoreServerBase: true, jitterSteps: 512, handshakeNotRetried: true, nwpSuccess: true}
+	goV27  = rules{goBudget: true, overloadExponent: true, shift: -1, ignoreServerBase: true, handshakeNotRetried: true, nwpSuccess: true}
+	goV281 = rules{goBudget: true, overloadExponent: true, shift: -1, ignoreServerBase: true, handshakeNotRetried: true}
+	goV29  = rules{goBudget: true, overloadExponent: true, handshakeNotRetried: true, nwpSuccess: true}
+	goV292 = rules{goBudget: true, overloadExponent: true, handshakeNotRetried: true}
 	nodeV2 = rules{shift: -1, ignoreServerBase: true, nwpAllOps: true, cursorNoCut: true}
 	nodeV6 = rules{nwpAllOps: true, cursorNoCut: true}
 	nodeV8 = rules{nwpAllOps: true, timeoutIgnored: true}

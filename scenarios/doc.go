@@ -175,7 +175,7 @@
 //
 //	appName                    the group's name
 //	retryReads, retryWrites    true
-//	timeoutMS                  0 (CSOT off); ≥ 0
+//	timeoutMS                  0 (CSOT off); ≥ 0; not with node-7.8.0 or node-7.9.0
 //	maxPoolSize                100; ≥ 1
 //	maxConnecting              2; ≥ 1
 //	connectTimeoutMS           30s; > 0
@@ -186,7 +186,9 @@
 //	minHeartbeatFrequencyMS    500ms; > 0
 //	readPreference             primary, primaryPreferred, secondary, secondaryPreferred, nearest
 //	readPreferenceTags         [] tag sets in order, e.g. [{dc: ny}, {}]; not with primary
-//	retryPolicy                mongodb-2026-03, mongodb-2026-07, mongodb-legacy, none; a
+//	retryPolicy                mongodb-2026-03, mongodb-2026-07 (the spec texts),
+//	                           mongodb-legacy, none; a driver release as it ships: go-2.6.0 …
+//	                           go-2.10.0, node-7.2.0 … node-7.9.0 (docs/drivers.md); a
 //	                           Couchbase SDK3's couchbase-besteffort or couchbase-failfast
 //	                           (its hosts must be couchbase nodes); or another stack's: grpc,
 //	                           aws-standard, aws-adaptive, finagle, envoy, sre-throttle, custom
@@ -198,8 +200,8 @@
 //	                           only with its retryPolicy (aws for aws-standard and
 //	                           aws-adaptive, sre for sre-throttle); a block given starts from
 //	                           the defaults (docs/policies.md lists every option)
-//	maxAdaptiveRetries         2 (mongodb-2026-07 only; ≥ 0)
-//	enableOverloadRetargeting  false (mongodb-2026-07 only)
+//	maxAdaptiveRetries         2 (mongodb-2026-07 and the release presets only; ≥ 0)
+//	enableOverloadRetargeting  false (mongodb-2026-07 and the release presets only)
 //	kvTimeout                  2.5s (couchbase-* only): the KV request timeout
 //	queryTimeout, searchTimeout  75s (couchbase-* only)
 //	circuitBreaker             absent = off (couchbase-* only): {enabled: true, volumeThreshold:

@@ -259,8 +259,8 @@ type Driver struct {
 	// RetryTokenCapacity is the adaptive retry bucket's capacity and starting balance
 	// (adaptiveRetries only): 0 = the spec's 1000.
 	RetryTokenCapacity        float64 `yaml:"retryTokenCapacity,omitzero"`
-	MaxAdaptiveRetries        int     `yaml:"maxAdaptiveRetries"`        // 2026-07 only; default 2
-	EnableOverloadRetargeting bool    `yaml:"enableOverloadRetargeting"` // 2026-07 only; default false
+	MaxAdaptiveRetries        int     `yaml:"maxAdaptiveRetries"`        // 2026-07 and release presets; default 2
+	EnableOverloadRetargeting bool    `yaml:"enableOverloadRetargeting"` // 2026-07 and release presets; default false
 	// Couchbase SDK per-request timeouts (couchbase-* policies only): 0 = kvTimeout 2.5s,
 	// queryTimeout 75s, searchTimeout 75s.
 	KVTimeout     time.Duration `yaml:"kvTimeout,omitzero"`

@@ -49,11 +49,8 @@ func checkCmd(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr, "usage: lab check --release go-2.10.0 [--recorded] [--policy P] [--out DIR] [NAME...]")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError{err}
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	if *release == "" {
 		return usageError{errors.New("--release: required (go-<x.y.z> or node-<x.y.z>)")}
@@ -64,15 +61,9 @@ func checkCmd(args []string, stdout, stderr io.Writer) error {
 		}
 		*policy = *release
 	}
-	lab, err := harness.FindLab(".")
+	lab, err := labFolders(map[*string]string{expDir: "experiments", recDir: "records"})
 	if err != nil {
 		return err
-	}
-	if *expDir == "" {
-		*expDir = filepath.Join(lab, "experiments")
-	}
-	if *recDir == "" {
-		*recDir = filepath.Join(lab, "records")
 	}
 	exps, err := selectExperiments(*expDir, fs.Args())
 	if err != nil {
@@ -99,11 +90,7 @@ func checkCmd(args []string, stdout, stderr io.Writer) error {
 		}
 		if *outDir != "" {
 			for _, r := range []*record.Record{real, replayed} {
-				dir := filepath.Join(*outDir, strings.ReplaceAll(r.Release, ":", "-"))
-				if err := os.MkdirAll(dir, 0o755); err != nil {
-					return err
-				}
-				if err := writeFile(filepath.Join(dir, e.Name+".json"), recordJSON(r)); err != nil {
+				if err := writeRecord(*outDir, r); err != nil {
 					return err
 				}
 			}
@@ -150,21 +137,14 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 	seed := fs.Uint64("seed", 1, "the simulator's seed")
 	expDir := fs.String("experiments", "", "the experiments' folder (default: the lab's experiments)")
 	outDir := fs.String("out", "", "where records go, as DIR/sim-<policy>/<experiment>.json (default: print summaries only)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError{err}
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	if *policy == "" {
 		return usageError{errors.New("--policy: required")}
 	}
-	if *expDir == "" {
-		lab, err := harness.FindLab(".")
-		if err != nil {
-			return err
-		}
-		*expDir = filepath.Join(lab, "experiments")
+	if _, err := labFolders(map[*string]string{expDir: "experiments"}); err != nil {
+		return err
 	}
 	exps, err := selectExperiments(*expDir, fs.Args())
 	if err != nil {
@@ -176,11 +156,7 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("%s: %w", e.Name, err)
 		}
 		if *outDir != "" {
-			dir := filepath.Join(*outDir, strings.ReplaceAll(r.Release, ":", "-"))
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				return err
-			}
-			if err := writeFile(filepath.Join(dir, e.Name+".json"), recordJSON(r)); err != nil {
+			if err := writeRecord(*outDir, r); err != nil {
 				return err
 			}
 		}

@@ -15,7 +15,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
+	"strings"
+
+	"github.com/overloadsim/overloadsim/lab/harness"
+	"github.com/overloadsim/overloadsim/lab/record"
 )
 
 // command is one subcommand.
@@ -76,4 +81,41 @@ func usage(w io.Writer) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
 	}
+}
+
+// parseFlags parses args into fs: -h passes flag.ErrHelp through, anything else wrong is a
+// usage error.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err}
+	}
+	return nil
+}
+
+// labFolders sets each empty folder flag to its default inside the lab (experiments/,
+// records/), and returns the lab's own folder.
+func labFolders(dirs map[*string]string) (string, error) {
+	lab, err := harness.FindLab(".")
+	if err != nil {
+		return "", err
+	}
+	for dir, sub := range dirs {
+		if *dir == "" {
+			*dir = filepath.Join(lab, sub)
+		}
+	}
+	return lab, nil
+}
+
+// writeRecord writes r to DIR/<release>/<experiment>.json, the release's ':' made '-' so that
+// "sim:go-2.10.0" names a folder.
+func writeRecord(dir string, r *record.Record) error {
+	dir = filepath.Join(dir, strings.ReplaceAll(r.Release, ":", "-"))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return writeFile(filepath.Join(dir, r.Experiment+".json"), recordJSON(r))
 }

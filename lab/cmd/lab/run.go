@@ -39,24 +39,15 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr, "usage: lab run --release go-2.10.0 [--experiments DIR] [--out DIR] [NAME...]")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError{err}
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	if *release == "" {
 		return usageError{errors.New("--release: required (go-<x.y.z> or node-<x.y.z>)")}
 	}
-	lab, err := harness.FindLab(".")
+	lab, err := labFolders(map[*string]string{expDir: "experiments", outDir: "records"})
 	if err != nil {
 		return err
-	}
-	if *expDir == "" {
-		*expDir = filepath.Join(lab, "experiments")
-	}
-	if *outDir == "" {
-		*outDir = filepath.Join(lab, "records")
 	}
 	runner, err := harness.Release(lab, *release)
 	if err != nil {

@@ -221,6 +221,10 @@ func (p *parser) object(path string) *value {
 				p.truncated(v.line, path, "an object (a new document starts on line "+strconv.Itoa(p.line)+")")
 				return nil
 			}
+			if c := p.data[p.pos]; c == '$' || c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' {
+				p.fail(p.line, path, p.snippet(), "a key must be a quoted string: this is mongosh's shell notation, not Extended JSON; print the document with EJSON.stringify(…)")
+				return nil
+			}
 			p.fail(p.line, path, p.snippet(), "a key must be a quoted string")
 			return nil
 		}

@@ -109,14 +109,14 @@ func ReadFile(path string) (*File, error) {
 	if err := checkFile(path, fi); err != nil {
 		return nil, err
 	}
-	return read(f, path, fi.Size())
+	return read(f, path, fi.Size(), defaultLimits)
 }
 
 // Read reads documents or a log from r as ReadFile reads a file, naming it name in problems
 // ("-" for standard input, say). Without a size to check first, the limits are checked as r is
 // read.
 func Read(r io.Reader, name string) (*File, error) {
-	return read(r, name, -1)
+	return read(r, name, -1, defaultLimits)
 }
 
 // openError is a file that cannot be opened or examined.
@@ -129,35 +129,33 @@ func openError(path string, err error) error {
 	return &field.Error{Field: path, Rule: "cannot be read: " + msg, Err: err}
 }
 
-// checkFile refuses a file that is not regular, or larger than a log may be.
+// checkFile refuses a file that is not regular.
 func checkFile(path string, fi fs.FileInfo) error {
 	if !fi.Mode().IsRegular() {
 		return &field.Error{Field: path, Value: fileinfo.Kind(fi.Mode()),
 			Rule: "must be a regular file (a serverStatus, getParameter or mongod log file)", Err: ErrNotRegular}
 	}
-	if fi.Size() > MaxLogFileBytes {
-		return tooLarge(path, strconv.FormatInt(fi.Size(), 10)+" bytes", logRule)
-	}
 	return nil
 }
-
-// The rules a file over its limit breaks.
-var (
-	logRule = "a mongod log read for calibration holds at most " + fileinfo.Size(MaxLogFileBytes) +
-		": keep the slow-query and client-metadata lines, " + LogCutHint
-	documentRule = "a file of serverStatus or getParameter documents holds at most " + fileinfo.Size(MaxDocumentFileBytes) +
-		": split it, a file per node or per hour"
-)
 
 func tooLarge(path, size, rule string) error {
 	return &field.Error{Field: path, Value: size, Rule: rule, Err: ErrTooLarge}
 }
 
+// limits are the sizes a read refuses beyond (tests read with smaller ones).
+type limits struct {
+	docFile, logFile int64
+}
+
+var defaultLimits = limits{docFile: MaxDocumentFileBytes, logFile: MaxLogFileBytes}
+
 // read reads the documents of r, named name, of size bytes (< 0: unknown).
-func read(r io.Reader, name string, size int64) (*File, error) {
-	rd := reader{file: name, out: &File{Path: name}}
-	sp := newSplitter(r, MaxLogFileBytes)
-	firstDone := false
+func read(r io.Reader, name string, size int64, lim limits) (*File, error) {
+	rd := reader{file: name, out: &File{Path: name}, lim: lim}
+	if size > lim.logFile {
+		return nil, tooLarge(name, strconv.FormatInt(size, 10)+" bytes", rd.rule(lim.logFile))
+	}
+	sp := newSplitter(r, lim.logFile)
 	for len(rd.errs) < maxProblems {
 		pc, ok := sp.next()
 		if !ok {
@@ -168,15 +166,14 @@ func read(r io.Reader, name string, size int64) (*File, error) {
 			break
 		}
 		rd.piece(pc)
-		if !firstDone && (len(rd.out.Status)+len(rd.out.Params)+len(rd.out.Log)+rd.out.Skipped > 0 || len(rd.errs) > 0) {
-			firstDone = true
-			if !rd.isLog {
-				// Not a log: the smaller limit of a file of documents applies.
-				if size > MaxDocumentFileBytes {
-					return nil, tooLarge(name, strconv.FormatInt(size, 10)+" bytes", documentRule)
-				}
-				sp.limit = MaxDocumentFileBytes
+		if sp.limit == lim.logFile && (rd.seen && !rd.isLog || !rd.seen && sp.total > lim.docFile) {
+			// Not a log (its first document is not a log line, or nothing it holds is a
+			// document): the smaller limit of a file of documents applies.
+			if size > lim.docFile {
+				return nil, tooLarge(name, strconv.FormatInt(size, 10)+" bytes", rd.rule(lim.docFile))
 			}
+			sp.limit = lim.docFile
+			pc.overLimit = pc.overLimit || sp.over()
 		}
 		if pc.overLimit {
 			rd.overLimit(sp)
@@ -196,8 +193,19 @@ func read(r io.Reader, name string, size int64) (*File, error) {
 	return rd.out, nil
 }
 
+// rule is the rule a file over limit breaks: a log's (with how to cut it) or a document file's.
+func (rd *reader) rule(limit int64) string {
+	if limit == rd.lim.logFile {
+		return "a mongod log read for calibration holds at most " + fileinfo.Size(limit) +
+			": keep the slow-query and client-metadata lines, " + LogCutHint
+	}
+	return "a file of serverStatus or getParameter documents holds at most " + fileinfo.Size(limit) +
+		": split it, a file per node or per hour"
+}
+
 // reader decodes the documents of one file.
 type reader struct {
+	lim   limits
 	file  string
 	out   *File
 	errs  []error
@@ -207,11 +215,7 @@ type reader struct {
 
 // overLimit reports a stream that ran past its limit while it was read.
 func (rd *reader) overLimit(sp *splitter) {
-	rule := documentRule
-	if sp.limit == MaxLogFileBytes {
-		rule = logRule
-	}
-	rd.errs = append(rd.errs, tooLarge(rd.file, "more than "+strconv.FormatInt(sp.limit, 10)+" bytes", rule))
+	rd.errs = append(rd.errs, tooLarge(rd.file, "more than "+strconv.FormatInt(sp.limit, 10)+" bytes", rd.rule(sp.limit)))
 }
 
 // problem records that the value at path, on line, breaks rule.

@@ -40,11 +40,21 @@ const MaxDuration time.Duration = 1 << 62
 // E[S²] is e¹⁰⁰ times the mean squared: far past any measured latency, and still finite.
 const MaxSigma = 10
 
+// MinShape and MaxShape bound the gamma shape k. At k = 0.01 the coefficient of variation is 10
+// and the median is about 10⁻²⁸ of the mean; at k = 10⁶ it is 0.001, closer to a constant than
+// any measured latency. The lower bound also keeps E[S²] = m²(1 + 1/k) finite for every mean up
+// to MaxDuration.
+const (
+	MinShape = 0.01
+	MaxShape = 1e6
+)
+
 // Compile-time checks that every family implements Duration.
 var (
 	_ Duration = (*constant)(nil)
 	_ Duration = (*exponential)(nil)
 	_ Duration = (*logNormal)(nil)
+	_ Duration = (*gamma)(nil)
 	_ Duration = (*uniform)(nil)
 	_ Duration = (*empirical)(nil)
 )
@@ -63,6 +73,17 @@ type logNormal struct {
 	mean  time.Duration
 	sigma float64
 	mu    float64 // of ln(S/1ns)
+}
+
+// gamma holds the constants of the Marsaglia–Tsang sampler: it draws Gamma(a, 1) with
+// a = shape, or a = shape+1 and the boost U^(1/shape) when shape < 1, and scales by θ.
+type gamma struct {
+	mean  time.Duration
+	shape float64 // k
+	theta float64 // scale mean/k, in nanoseconds
+	boost bool    // shape < 1: draw Gamma(shape+1) and multiply by U^(1/shape)
+	invK  float64 // 1/shape, the boost's exponent
+	d, c  float64 // a − 1/3 and 1/√(9d), a the shape the squeeze runs at
 }
 
 type uniform struct{ lo, hi time.Duration }
@@ -97,6 +118,18 @@ func Exp(mean time.Duration) (Duration, error) {
 func LogNormal(mean time.Duration, sigma float64) (Duration, error) {
 	d, f := ret(newLogNormal(mean, sigma))
 	return d, f.in("lognormal")
+}
+
+// Gamma returns the gamma distribution whose MEAN is mean and whose shape is k (rate k/mean,
+// scale θ = mean/k):
+//
+//	f(s) = s^(k−1)·e^(−s/θ) / (Γ(k)·θ^k),   E[S] = kθ = mean,   E[S²] = mean²·(1 + 1/k).
+//
+// k = 1 is the exponential; k < 1 is more variable than it, k > 1 less. mean must be in
+// (0, MaxDuration] and k in [MinShape, MaxShape].
+func Gamma(mean time.Duration, k float64) (Duration, error) {
+	d, f := ret(newGamma(mean, k))
+	return d, f.in("gamma")
 }
 
 // Uniform returns the uniform distribution on the nanoseconds lo, lo+1ns, …, hi (both ends
@@ -137,6 +170,23 @@ func newLogNormal(mean time.Duration, sigma float64) (*logNormal, *failure) {
 	}
 	sigma = math.Abs(sigma) // turns −0 into 0 so that String is canonical
 	return &logNormal{mean: mean, sigma: sigma, mu: math.Log(float64(mean)) - float64(sigma*sigma/2)}, nil
+}
+
+func newGamma(mean time.Duration, k float64) (*gamma, *failure) {
+	if f := checkDuration("mean", mean, true); f != nil {
+		return nil, f
+	}
+	if !(k >= MinShape && k <= MaxShape) { // also false for NaN
+		return nil, invalid("shape %s: %s", formatFloat(k), shapeRule)
+	}
+	g := &gamma{mean: mean, shape: k, theta: float64(mean) / k}
+	a := k
+	if k < 1 {
+		g.boost, g.invK, a = true, 1/k, k+1
+	}
+	g.d = a - 1.0/3
+	g.c = 1 / math.Sqrt(float64(9*g.d))
+	return g, nil
 }
 
 func newUniform(lo, hi time.Duration) (*uniform, *failure) {
@@ -201,9 +251,15 @@ func checkDuration(param string, d time.Duration, positive bool) *failure {
 	return nil
 }
 
+// sigmaRule and shapeRule are the rules the lognormal sigma and the gamma shape break.
+var (
+	sigmaRule = "must be a finite number in [0, " + formatFloat(MaxSigma) + "]"
+	shapeRule = "must be a finite number in [" + formatFloat(MinShape) + ", " + formatFloat(MaxShape) + "]"
+)
+
 func checkSigma(sigma float64) *failure {
 	if !(sigma >= 0 && sigma <= MaxSigma) { // also false for NaN
-		return invalid("sigma %s: must be a finite number in [0, %d]", formatFloat(sigma), MaxSigma)
+		return invalid("sigma %s: %s", formatFloat(sigma), sigmaRule)
 	}
 	return nil
 }
@@ -272,6 +328,48 @@ func (l *logNormal) SecondMoment() float64 {
 }
 func (l *logNormal) String() string {
 	return "lognormal(" + l.mean.String() + ", " + formatFloat(l.sigma) + ")"
+}
+
+// Sample draws Gamma(k, 1) by Marsaglia and Tsang's squeeze-and-reject method ("A simple
+// method for generating gamma variables", ACM TOMS 26(3), 2000) and scales it by θ. For k ≥ 1,
+// with d = k − 1/3 and c = 1/√(9d): draw x ~ Normal(0, 1) until v = (1 + cx)³ > 0, draw
+// U ~ Uniform[0, 1), and accept d·v if U < 1 − 0.0331x⁴ (the squeeze) or
+// ln U < x²/2 + d(1 − v + ln v); else start again. For k < 1 it draws U^(1/k) first and
+// multiplies a Gamma(k+1, 1) draw by it (Gamma(k) = Gamma(k+1)·U^(1/k), same paper, §6).
+//
+// The draws come from r's NormFloat64 and Float64 only, and every product that meets a sum is
+// rounded on its own (float64(a*b) + c), so that no platform fuses it into a multiply-add and
+// a stream gives the same durations on amd64 and arm64 (docs/conventions.md §9).
+func (g *gamma) Sample(r *rand.Rand) time.Duration {
+	if r == nil {
+		panic(errNilRand)
+	}
+	boost := 1.0
+	if g.boost {
+		boost = math.Pow(r.Float64(), g.invK)
+	}
+	for {
+		x := r.NormFloat64()
+		v := 1 + float64(g.c*x)
+		if v <= 0 {
+			continue
+		}
+		v = float64(float64(v*v) * v)
+		u := r.Float64()
+		x2 := float64(x * x)
+		if u < 1-float64(0.0331*float64(x2*x2)) ||
+			math.Log(u) < float64(0.5*x2)+float64(g.d*(1-v+math.Log(v))) {
+			return fromNanos(float64(float64(float64(g.d*v)*boost) * g.theta))
+		}
+	}
+}
+func (g *gamma) Mean() time.Duration { return g.mean }
+func (g *gamma) SecondMoment() float64 {
+	m := g.mean.Seconds()
+	return float64(float64(m*m) * (1 + 1/g.shape))
+}
+func (g *gamma) String() string {
+	return "gamma(" + g.mean.String() + ", " + formatFloat(g.shape) + ")"
 }
 
 // Sample draws an integer number of nanoseconds, so lo and hi are reachable and the mean is

@@ -19,11 +19,17 @@
 //	const(d)           always d                            E[S] = d          E[S²] = d²
 //	exp(m)             exponential, rate 1/m               E[S] = m          E[S²] = 2m²
 //	lognormal(m, σ)    ln S ~ Normal(μ, σ²)                E[S] = m          E[S²] = m²·e^(σ²)
+//	gamma(m, k)        gamma with shape k, rate k/m        E[S] = m          E[S²] = m²·(1 + 1/k)
 //	uniform(a, b)      every nanosecond in [a, b]          E[S] = (a+b)/2    E[S²] = E[S]² + w²/12 + w·1ns/6, w = b−a
 //	empirical(v1, …)   each listed value with equal weight (repeats count)
 //
 // exp and lognormal sample through gonum's stat/distuv with Src set to the caller's generator,
-// never nil (a nil Src would make distuv fall back to the global generator).
+// never nil (a nil Src would make distuv fall back to the global generator). gamma samples with
+// this package's own sampler, Marsaglia and Tsang's squeeze-and-reject method ("A simple method
+// for generating gamma variables", ACM TOMS 26(3), 2000; for k < 1 a Gamma(k+1) draw times
+// U^(1/k)). It draws only NormFloat64 and Float64 from the caller's generator and rounds every
+// product before it meets a sum, so that a stream gives the same durations on every platform
+// (docs/conventions.md §9).
 //
 // # Lognormal parametrisation
 //
@@ -36,28 +42,44 @@
 // has mean 3ms, median 2.65ms and E[S²] = 9ms²·e^0.25. σ must lie in [0, MaxSigma]; σ = 0 is
 // const(m).
 //
+// # Gamma parametrisation
+//
+// gamma(m, k) is parametrised by its MEAN m as well, and its shape k: the rate is k/m (the scale
+// θ = m/k), so
+//
+//	f(s) = s^(k−1)·e^(−s/θ) / (Γ(k)·θ^k),   E[S] = m,   Var S = m²/k,   E[S²] = m²·(1 + 1/k).
+//
+// The coefficient of variation is 1/√k whatever the mean: k = 1 is exp(m) (drawn by another
+// method, so not the same numbers), k < 1 is more variable than the exponential, with a density
+// that rises without bound towards 0, and k > 1 less, with a mode at m·(1 − 1/k). For example
+// gamma(5ms, 2) has standard deviation 3.54ms and E[S²] = 25ms²·1.5. k must lie in
+// [MinShape, MaxShape].
+//
 // # Syntax
 //
 //	dist      = duration | name "(" [ args ] ")"
-//	name      = "const" | "empirical" | "exp" | "lognormal" | "uniform"
+//	name      = "const" | "empirical" | "exp" | "gamma" | "lognormal" | "uniform"
 //	args      = arg { "," arg }
 //	arg       = duration | number | file
 //	duration  = what time.ParseDuration accepts: 5ms, 1.5s, 250us, 250µs, 1h2m
 //
 // A bare duration means const. Blanks around names, parentheses, commas and arguments are
-// ignored; names are lower-case. Durations must be non-negative (and exp and lognormal means
-// positive); uniform needs lo <= hi; sigma is a Go float (strconv.ParseFloat). The single
+// ignored; names are lower-case. Durations must be non-negative (and exp, lognormal and gamma
+// means positive); uniform needs lo <= hi; lognormal's sigma and gamma's shape are Go floats
+// (strconv.ParseFloat). The single
 // argument of empirical(file) is a file name when it is not a duration: Parse rejects it, and
 // ParseWith hands it to a loader, typically one that opens the file and calls
 // [ReadEmpiricalCSV].
 //
 // String gives canonical text: lower-case names, ", " between arguments, durations as
-// time.Duration.String prints them, sigma in the shortest form that reads back exactly, and
+// time.Duration.String prints them, sigma and shape in the shortest form that reads back exactly
+// (strconv.FormatFloat with 'g' and precision −1: 1e+06 for a million), and
 // empirical values sorted. Parse(d.String()) always gives a distribution with the same String.
 //
 //	5ms                    const(5ms)
 //	exp( 5ms )             exp(5ms)
 //	lognormal(3ms,0.50)    lognormal(3ms, 0.5)
+//	gamma(5ms, 2.50)       gamma(5ms, 2.5)
 //	empirical(5ms, 1ms)    empirical(1ms, 5ms)
 //	empirical(rtt.csv)     empirical(rtt.csv)      (ParseWith only)
 //

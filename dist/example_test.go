@@ -38,11 +38,12 @@ func Example() {
 }
 
 // SecondMoment feeds the Pollaczek–Khinchine formula for the mean wait in an M/G/1 queue,
-// W = λ·E[S²] / (2(1−ρ)) with ρ = λ·E[S]: at the same mean and load, the lognormal's smaller
-// variance waits less than the exponential's.
+// W = λ·E[S²] / (2(1−ρ)) with ρ = λ·E[S]: at the same mean and load, the lognormal's and the
+// gamma's smaller variance waits less than the exponential's, and a gamma with shape below 1
+// waits more.
 func ExampleDuration() {
 	const lambda = 200.0 // arrivals per second
-	for _, text := range []string{"const(3ms)", "lognormal(3ms, 0.5)", "exp(3ms)"} {
+	for _, text := range []string{"const(3ms)", "lognormal(3ms, 0.5)", "gamma(3ms, 2)", "exp(3ms)", "gamma(3ms, 0.5)"} {
 		d, err := dist.Parse(text)
 		if err != nil {
 			fmt.Println(err)
@@ -55,7 +56,9 @@ func ExampleDuration() {
 	// Output:
 	// const(3ms)           ρ=0.60 W=2.25ms
 	// lognormal(3ms, 0.5)  ρ=0.60 W=2.89ms
+	// gamma(3ms, 2)        ρ=0.60 W=3.37ms
 	// exp(3ms)             ρ=0.60 W=4.5ms
+	// gamma(3ms, 0.5)      ρ=0.60 W=6.75ms
 }
 
 // The scenarios package passes a loader that opens the named file and reads it with

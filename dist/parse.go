@@ -82,20 +82,25 @@ var families = []family{
 		}
 		return ret(newExp(m))
 	}},
+	{"gamma", []string{"mean", "shape"}, func(a []string, _ loader) (Duration, *failure) {
+		m, f := parseDuration("mean", a[0])
+		if f != nil {
+			return nil, f
+		}
+		k, f := parseFloat("shape", a[1], shapeRule)
+		if f != nil {
+			return nil, f
+		}
+		return ret(newGamma(m, k))
+	}},
 	{"lognormal", []string{"mean", "sigma"}, func(a []string, _ loader) (Duration, *failure) {
 		m, f := parseDuration("mean", a[0])
 		if f != nil {
 			return nil, f
 		}
-		if a[1] == "" {
-			return nil, syntax("sigma: missing value")
-		}
-		sigma, err := strconv.ParseFloat(a[1], 64)
-		if errors.Is(err, strconv.ErrRange) {
-			return nil, invalid("sigma %s: must be a finite number in [0, %d]", a[1], MaxSigma)
-		}
-		if err != nil {
-			return nil, syntax("sigma %q: not a number", a[1])
+		sigma, f := parseFloat("sigma", a[1], sigmaRule)
+		if f != nil {
+			return nil, f
 		}
 		return ret(newLogNormal(m, sigma))
 	}},
@@ -234,6 +239,22 @@ func parseDuration(param, text string) (time.Duration, *failure) {
 		return 0, &failure{msg: param + ": " + err.Error(), kind: ErrSyntax, cause: err}
 	}
 	return d, nil
+}
+
+// parseFloat reads the float parameter param (strconv.ParseFloat); a value beyond the float64
+// range breaks rule, the parameter's range.
+func parseFloat(param, text, rule string) (float64, *failure) {
+	if text == "" {
+		return 0, syntax("%s: missing value", param)
+	}
+	x, err := strconv.ParseFloat(text, 64)
+	if errors.Is(err, strconv.ErrRange) {
+		return 0, invalid("%s %s: %s", param, text, rule)
+	}
+	if err != nil {
+		return 0, syntax("%s %q: not a number", param, text)
+	}
+	return x, nil
 }
 
 func buildEmpirical(args []string, load loader) (Duration, *failure) {

@@ -2,8 +2,11 @@ package dist
 
 import (
 	"math"
+	"slices"
 	"testing"
 	"time"
+
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // The statistical tests draw n samples on a fixed stream, so they are deterministic; the
@@ -54,6 +57,10 @@ func TestMoments(t *testing.T) {
 		// Lognormal with the mean parametrisation: E[S^k] = m^k·exp(k(k−1)σ²/2).
 		{"lognormal(3ms, 0.5)", math.Pow(ms(3*time.Millisecond), 4) * math.Exp(6*0.25)},
 		{"lognormal(10ms, 1)", math.Pow(ms(10*time.Millisecond), 4) * math.Exp(6)},
+		// Gamma with mean m and shape k (θ = m/k): E[S⁴] = θ⁴·k(k+1)(k+2)(k+3).
+		{"gamma(5ms, 2)", math.Pow(ms(5*time.Millisecond)/2, 4) * 2 * 3 * 4 * 5},
+		{"gamma(5ms, 0.5)", math.Pow(ms(5*time.Millisecond)/0.5, 4) * 0.5 * 1.5 * 2.5 * 3.5},
+		{"gamma(2ms, 30)", math.Pow(ms(2*time.Millisecond)/30, 4) * 30 * 31 * 32 * 33},
 		// Uniform on [a, b]: E[S⁴] = (b⁵ − a⁵) / (5(b − a)); the 1 ns grid is negligible here.
 		{"uniform(1ms, 3ms)", (math.Pow(0.003, 5) - math.Pow(0.001, 5)) / (5 * 0.002)},
 		// Empirical: the mean of v⁴ over the listed values.
@@ -160,6 +167,80 @@ func TestExponentialShape(t *testing.T) {
 	}
 	if !within(uncond, p, math.Sqrt(p*(1-p)/n)) {
 		t.Errorf("exp(%v): P(S > m) = %.4f, want e⁻¹ = %.4f", m, uncond, p)
+	}
+}
+
+// TestGammaVariance checks the shape through the variance: Var S = m²/k, so the sample CV² is
+// 1/k. For gamma data SE(s²) = sqrt((μ₄ − σ⁴)/n) with central μ₄ = 3σ⁴ + 6σ⁴/k (excess
+// kurtosis 6/k), i.e. SE(s²) = σ²·sqrt((2 + 6/k)/n); the tolerance is 4 of those, on s² alone
+// (the sample mean's error is a further 1/√n·√(1/k) relative, and is covered by TestMoments).
+func TestGammaVariance(t *testing.T) {
+	for _, tt := range []struct {
+		mean time.Duration
+		k    float64
+	}{
+		{5 * time.Millisecond, 0.3}, {5 * time.Millisecond, 1}, {3 * time.Millisecond, 2}, {time.Second, 50},
+	} {
+		d, err := Gamma(tt.mean, tt.k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		xs := drawSeconds(d, "gamma/variance/"+d.String(), statN)
+		m := tt.mean.Seconds()
+		var sum2 float64
+		for _, x := range xs {
+			sum2 += (x - m) * (x - m)
+		}
+		n := float64(statN)
+		got, want := sum2/n, m*m/tt.k
+		if se := want * math.Sqrt((2+6/tt.k)/n); !within(got, want, se) {
+			t.Errorf("%s: sample variance %.6g s², want m²/k = %.6g s² ± %.3g", d, got, want, 4*se)
+		}
+	}
+}
+
+// TestGammaKS compares the sampler with gonum's gamma CDF (distuv.Gamma, shape α = k, rate
+// β = k/m) by the one-sample Kolmogorov–Smirnov distance D = sup |Fₙ(x) − F(x)|. Under the null
+// hypothesis √n·D tends to the Kolmogorov distribution, whose 1 − 1e-4 quantile is 2.30
+// (P(K > x) ≈ 2e^(−2x²)), so a correct sampler passes for a given seed with probability
+// 0.9999; n = 200000 puts the bound at 0.0051, and a sampler off by one in a hundred in its
+// shape fails it. The sample is rounded to the nanosecond: Fₙ is compared at the upper edge
+// of each draw's rounding cell, x + 0.5 ns, so rounding costs nothing even where k < 1 piles
+// draws up near 0.
+func TestGammaKS(t *testing.T) {
+	const kolmogorov = 2.30
+	for _, tt := range []struct {
+		mean time.Duration
+		k    float64
+	}{
+		{5 * time.Millisecond, 0.05}, {5 * time.Millisecond, 0.5}, {5 * time.Millisecond, 0.999},
+		{5 * time.Millisecond, 1}, {5 * time.Millisecond, 2}, {100 * time.Microsecond, 7.5},
+		{time.Second, 1000},
+	} {
+		d, err := Gamma(tt.mean, tt.k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		xs := drawSeconds(d, "gamma/ks/"+d.String(), statN)
+		slices.Sort(xs)
+		ref := distuv.Gamma{Alpha: tt.k, Beta: tt.k / tt.mean.Seconds()}
+		n := float64(len(xs))
+		dmax := 0.0
+		for i := 0; i < len(xs); {
+			j := i // xs[i:j] are the draws equal to xs[i]
+			for j < len(xs) && xs[j] == xs[i] {
+				j++
+			}
+			below := ref.CDF(xs[i] - 0.5e-9)
+			upper := ref.CDF(xs[i] + 0.5e-9)
+			dmax = max(dmax, math.Abs(float64(j)/n-upper), math.Abs(float64(i)/n-below))
+			i = j
+		}
+		if bound := kolmogorov / math.Sqrt(n); dmax > bound {
+			t.Errorf("%s: KS distance to distuv.Gamma{%v, %v} = %.5f, want ≤ %.5f", d, ref.Alpha, ref.Beta, dmax, bound)
+		} else {
+			t.Logf("%s: KS distance %.5f (bound %.5f)", d, dmax, bound)
+		}
 	}
 }
 

@@ -51,6 +51,7 @@
 //	5ms                   a constant (so is const(5ms))
 //	exp(5ms)              exponential with mean 5ms
 //	lognormal(3ms, 0.5)   log-normal with mean 3ms and σ 0.5 of the underlying normal
+//	gamma(5ms, 2)         gamma with mean 5ms and shape 2 (rate 2/5ms; CV 1/√2)
 //	uniform(1ms, 3ms)     uniform on [1ms, 3ms]
 //	empirical(1ms, 2ms)   drawn from the values listed
 //	empirical(file.csv)   drawn from a file of values (dist.ReadEmpiricalCSV), read relative

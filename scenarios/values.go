@@ -18,9 +18,9 @@ import (
 )
 
 // Dist is a duration distribution in its short syntax: a bare duration (5ms, a constant),
-// const(1ms), exp(5ms), lognormal(3ms, 0.5), uniform(1ms, 3ms), empirical(1ms, 2ms, 5ms) or
-// empirical(file.csv), a file of values read relative to the scenario file (see
-// dist.ReadEmpiricalCSV for its format).
+// const(1ms), exp(5ms), lognormal(3ms, 0.5), gamma(5ms, 2), uniform(1ms, 3ms),
+// empirical(1ms, 2ms, 5ms) or empirical(file.csv), a file of values read relative to the
+// scenario file (see dist.ReadEmpiricalCSV for its format).
 type Dist struct {
 	D dist.Duration // the distribution; nil when not set
 }

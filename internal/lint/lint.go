@@ -193,6 +193,8 @@ var util = []string{"dist", "field", "internal/..."}
 //
 //	             cmd/..., lab/...
 //	                    │
+//	               calibrate/...                                 (production ▶ scenario)
+//	                    │
 //	                scenarios ──────────▶ tipping, splitting     (analysis)
 //	                    │
 //	                record/... ─────────▶ results/...            (wiring ▶ records)
@@ -210,7 +212,8 @@ var util = []string{"dist", "field", "internal/..."}
 //	import them, and the conformance lab, whose replay scripts servers with wiretest's nodes.
 //
 // An arrow reaches every layer under it (scenarios imports client and sim directly), never one
-// beside it or above it: client and server meet only through wire; the model never imports
+// beside it or above it: calibrate, which reads production measurements into a scenario and
+// checks it, is below the commands only; client and server meet only through wire; the model never imports
 // scenarios, record, results or cmd; results (the records, their files, plots and reports)
 // sits below the model and knows only sim, internal/stats, internal/fileinfo and dist, because
 // record is the one package that reads the model into records; tipping and splitting are analyses on their own
@@ -222,6 +225,9 @@ var util = []string{"dist", "field", "internal/..."}
 // external test may drive its package from above.
 var Layers = []Layer{
 	{"cmd", []string{"cmd/..."}, []string{"..."}, "the commands sit on top and may use anything"},
+	{"calibrate", []string{"calibrate/..."},
+		append([]string{"scenarios/...", "record/...", "results/...", "tipping", "splitting", "client/...", "server/...", "wire", "ratelimiter", "sim"}, util...),
+		"calibrate turns production measurements into a scenario with the layers below it; only cmd is above it"},
 	{"lab", []string{"lab/..."}, []string{"..."},
 		"the conformance lab (a module of its own) sits on top beside the commands: it drives the model as they do, and its replay's scripted servers are the wire test kit's nodes"},
 	{"scenarios", []string{"scenarios/..."},

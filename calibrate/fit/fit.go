@@ -113,10 +113,10 @@ const (
 // significant digits of nanoseconds, and is at least MinMean and at most dist.MaxDuration; the
 // shape is rounded to ShapeDigits significant digits and held in the family's range (σ in
 // [0, dist.MaxSigma], k in [dist.MinShape, dist.MaxShape]), so that dist.Parse always accepts
-// the text. A Fit whose Family is not one of the three, or whose Mean is not a positive finite
-// number, such as the zero Fit, gives "".
+// the text. A Fit whose Family is not one of the three, whose Mean is not a positive finite
+// number (such as the zero Fit's), or whose Shape is NaN gives "".
 func (f Fit) Dist() string {
-	if !(f.Mean > 0) || math.IsInf(f.Mean, 1) {
+	if !(f.Mean > 0) || math.IsInf(f.Mean, 1) || math.IsNaN(f.Shape) {
 		return ""
 	}
 	mean := roundMean(f.Mean)
@@ -168,7 +168,7 @@ func (f Fit) WithMean(mean float64) Fit {
 }
 
 // String is one line for a report: the distribution, then the criterion and the quality with
-// fixed verbs, e.g. "gamma(5ms, 2) AIC=-1.41292e+05 KS=0.0041 n=20000".
+// fixed verbs, e.g. "gamma(4.96ms, 1.98) AIC=-176777 KS=0.0038 n=20000".
 func (f Fit) String() string {
 	return fmt.Sprintf("%s AIC=%.6g KS=%.4f n=%d", f.Dist(), f.AIC, f.KS, f.N)
 }

@@ -457,6 +457,9 @@ func TestDist(t *testing.T) {
 		{"zero mean", Fit{Family: Exp}, ""},
 		{"NaN mean", Fit{Family: Exp, Mean: math.NaN()}, ""},
 		{"infinite mean", Fit{Family: Exp, Mean: math.Inf(1)}, ""},
+		{"NaN shape", Fit{Family: Gamma, Mean: 0.005, Shape: math.NaN()}, ""},
+		{"infinite shape is held at MaxShape", Fit{Family: Gamma, Mean: 0.005, Shape: math.Inf(1)}, "gamma(5ms, 1e+06)"},
+		{"negative sigma is held at 0", Fit{Family: LogNormal, Mean: 0.005, Shape: -1}, "lognormal(5ms, 0)"},
 	}
 	for _, tt := range tests {
 		got := tt.fit.Dist()

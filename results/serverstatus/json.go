@@ -24,6 +24,7 @@ const (
 type value struct {
 	kind kind
 	line int
+	off  int // the byte of the document it starts at
 	// text is a string's contents (unescaped), a number's literal, or "true" or "false".
 	text string
 	// keys are an object's keys in file order; kids are the object's values (parallel to keys)
@@ -151,12 +152,12 @@ func (p *parser) value(path string) *value {
 	case c == '[':
 		return p.array(path)
 	case c == '"':
-		line := p.line
+		line, off := p.line, p.pos
 		s, ok := p.string(path)
 		if !ok {
 			return nil
 		}
-		return &value{kind: kindString, line: line, text: s}
+		return &value{kind: kindString, line: line, off: off, text: s}
 	case c == '-' || c >= '0' && c <= '9':
 		return p.number(path)
 	case c == 't':
@@ -199,7 +200,7 @@ func (p *parser) enter(line int, path string) bool {
 }
 
 func (p *parser) object(path string) *value {
-	v := &value{kind: kindObject, line: p.line}
+	v := &value{kind: kindObject, line: p.line, off: p.pos}
 	if !p.enter(v.line, path) {
 		return nil
 	}
@@ -277,7 +278,7 @@ func (p *parser) object(path string) *value {
 }
 
 func (p *parser) array(path string) *value {
-	v := &value{kind: kindArray, line: p.line}
+	v := &value{kind: kindArray, line: p.line, off: p.pos}
 	if !p.enter(v.line, path) {
 		return nil
 	}
@@ -428,7 +429,7 @@ func (p *parser) hex4() (rune, bool) {
 
 // number parses a JSON number: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
 func (p *parser) number(path string) *value {
-	v := &value{kind: kindNumber, line: p.line}
+	v := &value{kind: kindNumber, line: p.line, off: p.pos}
 	start := p.pos
 	bad := func() *value {
 		end := p.pos
@@ -486,11 +487,11 @@ func isNumberByte(c byte) bool {
 }
 
 func (p *parser) literal(path, word string, k kind) *value {
-	line := p.line
+	line, off := p.line, p.pos
 	if len(p.data)-p.pos >= len(word) && string(p.data[p.pos:p.pos+len(word)]) == word &&
 		(p.pos+len(word) == len(p.data) || !isNumberByte(p.data[p.pos+len(word)])) {
 		p.pos += len(word)
-		return &value{kind: k, line: line, text: word}
+		return &value{kind: k, line: line, off: off, text: word}
 	}
 	if len(p.data)-p.pos < len(word) && string(p.data[p.pos:]) == word[:len(p.data)-p.pos] {
 		p.fail(line, path, "", "truncated: the document ends inside "+word)

@@ -1,12 +1,14 @@
 package serverstatus
 
 import (
+	"cmp"
 	"errors"
 	"io"
 	"io/fs"
 	"math"
 	"os"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -246,6 +248,9 @@ func (rd *reader) piece(pc piece) {
 	}
 	if v.kind == kindArray {
 		for i, el := range v.kids {
+			if len(rd.errs) >= maxProblems {
+				break
+			}
 			rd.document(el, "["+strconv.Itoa(i)+"]")
 		}
 		return
@@ -267,8 +272,10 @@ func classify(v *value) int {
 	if v.kind != kindObject {
 		return docUnknown
 	}
-	if ok := v.get("ok"); ok != nil && ok.kind == kindNumber && (ok.text == "0" || ok.text == "0.0") && v.get("errmsg") != nil {
-		return docFailed
+	if ok := v.get("ok"); ok != nil && v.get("errmsg") != nil {
+		if n, rule := number(ok); rule == "" && (n.isInt && n.i == 0 || !n.isInt && n.f == 0) {
+			return docFailed
+		}
 	}
 	if v.get("t") != nil && v.get("id") != nil && v.get("msg") != nil {
 		return docLog
@@ -277,7 +284,7 @@ func classify(v *value) int {
 		return docStatus
 	}
 	for _, k := range paramKeys {
-		if v.get(k) != nil {
+		if p := v.get(k); p != nil && p.kind != kindNull {
 			return docParams
 		}
 	}
@@ -303,6 +310,7 @@ func (rd *reader) document(v *value, path string) {
 		rd.isLog = kind == docLog
 	}
 	d := decoder{rd: rd, base: path}
+	defer d.flush()
 	switch kind {
 	case docStatus:
 		if doc, ok := d.status(v); ok {
@@ -350,17 +358,37 @@ func describe(v *value) string {
 	return v.text
 }
 
-// decoder decodes one document, recording problems with the reader. Paths are relative to
-// base, the document's place in its file ("" or "[i]").
+// decoder decodes one document, recording its problems, which flush hands to the reader in
+// the order of the document's text. Paths are relative to base, the document's place in its
+// file ("" or "[i]").
 type decoder struct {
-	rd   *reader
-	base string
-	bad  bool // a problem was found in this document
+	rd    *reader
+	base  string
+	bad   bool // a problem was found in this document
+	probs []placed
+}
+
+// placed is a problem and the byte of the document it is at.
+type placed struct {
+	off int
+	err error
 }
 
 func (d *decoder) problem(v *value, path, val, rule string) {
 	d.bad = true
-	d.rd.problem(v.line, field.Join(d.base, path), val, rule)
+	f := d.rd.file + ":" + strconv.Itoa(v.line)
+	if p := field.Join(d.base, path); p != "" {
+		f += ": " + p
+	}
+	d.probs = append(d.probs, placed{v.off, &field.Error{Field: f, Value: val, Rule: rule}})
+}
+
+// flush hands the document's problems to the reader in file order.
+func (d *decoder) flush() {
+	slices.SortStableFunc(d.probs, func(a, b placed) int { return cmp.Compare(a.off, b.off) })
+	for _, p := range d.probs {
+		d.rd.errs = append(d.rd.errs, p.err)
+	}
 }
 
 // shown is a value's text as a problem quotes it: a string quoted, a document or array named.
@@ -659,21 +687,37 @@ func (d *decoder) date(v *value, path, key string) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	in := x.kids[0]
+	var t time.Time
 	if in.kind == kindString {
-		t, ok := parseISO(in.text)
-		if !ok {
+		var ok bool
+		if t, ok = parseISO(in.text); !ok {
 			d.problem(in, p, strconv.Quote(in.text), "must be an ISO-8601 date and time (2026-01-01T00:00:00.000Z, or with an offset: +01:00, -0500)")
 			return time.Time{}, false
 		}
-		return t, true
+	} else {
+		n, r := number(in)
+		if r != "" || !n.isInt {
+			d.problem(in, p, shown(in), rule)
+			return time.Time{}, false
+		}
+		if n.i < minDateMillis || n.i > maxDateMillis {
+			d.problem(in, p, shown(in), "must be a date from the year 1 to 9999")
+			return time.Time{}, false
+		}
+		t = time.UnixMilli(n.i).UTC()
 	}
-	n, r := number(in)
-	if r != "" || !n.isInt {
-		d.problem(in, p, shown(in), rule)
+	if ms := t.UnixMilli(); ms < minDateMillis || ms > maxDateMillis {
+		d.problem(in, p, shown(in), "must be a date from the year 1 to 9999")
 		return time.Time{}, false
 	}
-	return time.UnixMilli(n.i).UTC(), true
+	return t, true
 }
+
+// The dates ReadFile takes: 0001-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z.
+const (
+	minDateMillis = -62135596800000
+	maxDateMillis = 253402300799999
+)
 
 // parseISO reads an ISO-8601 date and time with a zone (Z, +01:00 or -0500) and optional
 // fractional seconds, as the server writes localTime and a log line's t.

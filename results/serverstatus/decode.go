@@ -214,7 +214,7 @@ var poolKeys = []string{"addedToQueue", "removedFromQueue", "queueLength", "star
 func (d *decoder) tickets(v *value, path string) *Tickets {
 	t := &Tickets{TotalTickets: d.count(v, path, "totalTickets"), Out: d.count(v, path, "out")}
 	// available may fall below 0 while the server shrinks a pool under tickets held.
-	if a := d.integer(v, path, "available", false); a != nil {
+	if a := d.integer(v, path, "available", ""); a != nil {
 		t.Available = *a
 	}
 	if s, p := d.section(v, path, "normalPriority"); s != nil {
@@ -268,7 +268,7 @@ func (d *decoder) commands(v *value, path string) map[string]CommandCount {
 
 // params decodes a getParameter output.
 func (d *decoder) params(v *value) (Params, bool) {
-	nonNeg := func(key string) *int64 { return d.integer(v, "", key, true) }
+	nonNeg := func(key string) *int64 { return d.integer(v, "", key, "must be ≥ 0") }
 	p := Params{
 		IngressRequestRateLimiterEnabled:         d.boolean(v, "", "ingressRequestRateLimiterEnabled"),
 		IngressRequestAdmissionRatePerSec:        nonNeg("ingressRequestAdmissionRatePerSec"),
@@ -328,7 +328,7 @@ func (d *decoder) logEntry(v *value) (e LogEntry, keep, ok bool) {
 	if hasTime {
 		e.Time = t
 	}
-	if id := d.integer(v, "", "id", true); id != nil {
+	if id := d.integer(v, "", "id", ""); id != nil {
 		e.ID = *id
 	}
 	e.Msg = d.str(v, "", "msg")

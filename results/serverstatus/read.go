@@ -572,11 +572,12 @@ func (d *decoder) count(v *value, path, key string) int64 {
 
 // countPtr reads the counter at key of v: nil when absent or null, else an integer ≥ 0.
 func (d *decoder) countPtr(v *value, path, key string) *int64 {
-	return d.integer(v, path, key, true)
+	return d.integer(v, path, key, "a count must be ≥ 0")
 }
 
-// integer reads the integer at key of v: nil when absent or null; nonNegative refuses < 0.
-func (d *decoder) integer(v *value, path, key string, nonNegative bool) *int64 {
+// integer reads the integer at key of v: nil when absent or null. A negative one breaks
+// negRule, unless negRule is "".
+func (d *decoder) integer(v *value, path, key, negRule string) *int64 {
 	x := v.get(key)
 	if x == nil || x.kind == kindNull {
 		return nil
@@ -592,8 +593,8 @@ func (d *decoder) integer(v *value, path, key string, nonNegative bool) *int64 {
 		d.problem(x, p, shown(x), rule)
 		return nil
 	}
-	if nonNegative && i < 0 {
-		d.problem(x, p, shown(x), "a count must be ≥ 0")
+	if negRule != "" && i < 0 {
+		d.problem(x, p, shown(x), negRule)
 		return nil
 	}
 	return &i

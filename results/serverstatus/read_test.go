@@ -410,7 +410,7 @@ func TestReadProblems(t *testing.T) {
 
 		// getParameter.
 		{"a parameter of the wrong type", `{"ingressRequestRateLimiterEnabled":"yes","ingressRequestAdmissionRatePerSec":-5,"ok":1}`,
-			[]string{`f.json:1: ingressRequestRateLimiterEnabled: "yes": must be true or false`, "f.json:1: ingressRequestAdmissionRatePerSec: -5: a count must be ≥ 0"}},
+			[]string{`f.json:1: ingressRequestRateLimiterEnabled: "yes": must be true or false`, "f.json:1: ingressRequestAdmissionRatePerSec: -5: must be ≥ 0"}},
 		{"exemptions that are not names", `{"ingressRequestRateLimiterApplicationExemptions":{"appNames":["a",7]}}`,
 			[]string{"f.json:1: ingressRequestRateLimiterApplicationExemptions.appNames[1]: 7: must be a string"}},
 		{"a negative burst", `{"ingressRequestAdmissionBurstCapacitySecs":-1}`,

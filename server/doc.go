@@ -69,4 +69,13 @@
 // cannot be paused. A mongos's router keeps running during its node's pause; its answers are
 // held like messages. Nothing about a pause costs anything when no pause is active: the node
 // checks one flag per event.
+//
+// # Observing commands
+//
+// A CommandObserver (SetCommandObserver, none by default) hears each command the node admits
+// in the terms serverStatus counts it in: admitted past the ingress request limiter, queued
+// for a worker, started on one, answered (latency from admission, processing on the worker,
+// failed or not). It listens only, so a run with one is the run without it; without one the
+// node pays a nil check at each point it would be called. Package record turns what it
+// hears into serverStatus documents.
 package server

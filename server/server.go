@@ -69,6 +69,11 @@ type job struct {
 	hidx int
 	c0   float64
 
+	// CommandObserver: which calls it has heard (obsAdmitted, …), when the command was admitted
+	// and when it got its worker. Set only while the node has an observer.
+	obs                   uint8
+	admittedAt, startedAt sim.Time
+
 	prev, next *job   // the node's list of live jobs, in arrival order
 	qnext      *job   // worker queue link
 	gen        uint64 // bumped each time the record is reused, so stale RouteTokens are ignored
@@ -149,6 +154,8 @@ type Server struct {
 	connQueueArea, reqQueueArea  float64
 	connQueued, reqQueued        int
 	stats                        Stats
+
+	obs CommandObserver // nil: none (SetCommandObserver)
 }
 
 // New returns a node on loop. Its random streams derive from (seed, "server/<address>/…").
@@ -321,6 +328,9 @@ func (s *Server) exemptApp(app string) bool {
 // afterLimiter evaluates the failCommand failpoint, which the server checks when it runs the
 // command, after ingress admission.
 func (s *Server) afterLimiter(now sim.Time, j *job) {
+	if s.obs != nil {
+		s.observeAdmitted(now, j)
+	}
 	if s.fp != nil {
 		// A mongos's connections to a shard member are internal clients.
 		from := failpoint.Client{AppName: j.req.Conn.AppName, Internal: j.req.Conn.Internal}
@@ -453,6 +463,9 @@ func (s *Server) enqueue(now sim.Time, j *job) {
 	s.work.push(j)
 	s.stats.Enqueued++
 	s.startWork(now)
+	if s.obs != nil {
+		s.observeQueued(now, j)
+	}
 }
 
 // startWork hands free workers to waiting jobs: rejections first, unless they queue with the
@@ -509,6 +522,9 @@ func (s *Server) run(now sim.Time, j *job) {
 	s.integrate(now)
 	s.busy++
 	j.state, j.start = jsRunning, now
+	if s.obs != nil {
+		s.observeStarted(now, j, now.Sub(j.enqueued))
+	}
 	var d time.Duration
 	switch {
 	case j.reject:
@@ -607,6 +623,9 @@ func (s *Server) reply(now sim.Time, j *job, code wire.Code, labels wire.Labels)
 	if code != wire.OK {
 		s.stats.Errors++
 	}
+	if s.obs != nil {
+		s.observeDone(now, j, code != wire.OK)
+	}
 	s.send(now, req)
 	s.freeJob(j)
 }
@@ -616,6 +635,9 @@ func (s *Server) replyNetErr(now sim.Time, j *job) {
 	req := j.req
 	req.Reply = wire.Reply{NetErr: true, Role: s.role}
 	s.stats.NetErrors++
+	if s.obs != nil {
+		s.observeDone(now, j, true)
+	}
 	s.send(now, req)
 	s.freeJob(j)
 }

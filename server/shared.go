@@ -136,6 +136,9 @@ func (s *Server) startShared(now sim.Time, j *job) {
 	c := &s.cpu
 	c.seq++
 	j.state, j.start, j.c0 = jsRunning, now, c.cpu
+	if s.obs != nil {
+		s.observeStarted(now, j, 0)
+	}
 	j.vEnd, j.pseq, j.natural = c.v+float64(d), c.seq, sim.Never
 	heap.Push(&c.jobs, j)
 	s.busy = min(len(c.jobs), s.workers)

@@ -44,6 +44,9 @@ type CommandResult struct {
 	Latency time.Duration
 	// Queued says the command waited for a worker (CommandQueued heard of it).
 	Queued bool
+	// Waited is its time in the worker queue: until it got a worker, or, if it never did,
+	// until the reply. 0 if it did not queue.
+	Waited time.Duration
 	// Started says the command got a worker (CommandStarted heard of it). A command that
 	// queued and did not start was cancelled while it waited: its maxTimeMS ran out, its
 	// client cancelled it, the node's role changed or the node went down.
@@ -102,6 +105,13 @@ func (s *Server) observeDone(now sim.Time, j *job, failed bool) {
 		Started: j.obs&obsStarted != 0, Failed: failed}
 	if r.Started {
 		r.Processing = now.Sub(j.startedAt)
+	}
+	if r.Queued {
+		left := now
+		if r.Started {
+			left = j.startedAt
+		}
+		r.Waited = left.Sub(j.enqueued)
 	}
 	s.obs.CommandDone(now, j.req.Cmd, r)
 }

@@ -194,6 +194,12 @@ func New(loop *sim.Loop, cfg Config, seed uint64) (*Server, error) {
 // Address returns the node's address.
 func (s *Server) Address() string { return s.cfg.Address }
 
+// Config returns the node's configuration: as it was given, with the defaults filled, except
+// for the ingress limiters, whose settings are the ones in force (SetRequestLimiter,
+// SetConnLimiter). Its Workers is the configured count; Workers returns the current one. Its
+// maps and Router are the node's own: read them, do not change them.
+func (s *Server) Config() Config { return s.cfg }
+
 // Role returns the node's current role.
 func (s *Server) Role() wire.Role { return s.role }
 

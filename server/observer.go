@@ -28,10 +28,12 @@ type CommandObserver interface {
 	// CommandQueued: cmd joined the worker queue at now and found no worker free. A node
 	// that shares its cores (ExecShared) has no queue and never calls it.
 	CommandQueued(now sim.Time, cmd wire.Command)
-	// CommandStarted: cmd got a worker at now (with ExecShared: a share of the cores) after
-	// waiting waited for it (0 if it found one free). Rejections that cost worker time
-	// (RejectCost) and a connection's handshake work are not commands and are not heard of.
-	CommandStarted(now sim.Time, cmd wire.Command, waited time.Duration)
+	// CommandStarted: cmd got a worker at now (with ExecShared: a share of the cores); queued
+	// says it had waited for one (CommandQueued heard of it), for waited (0 if it found one
+	// free, and possibly 0 if one came free at the instant it queued). Rejections that cost
+	// worker time (RejectCost) and a connection's handshake work are not commands and are not
+	// heard of.
+	CommandStarted(now sim.Time, cmd wire.Command, queued bool, waited time.Duration)
 	// CommandDone: cmd was answered at now.
 	CommandDone(now sim.Time, cmd wire.Command, r CommandResult)
 }
@@ -93,7 +95,7 @@ func (s *Server) observeStarted(now sim.Time, j *job, waited time.Duration) {
 	}
 	j.obs |= obsStarted
 	j.startedAt = now
-	s.obs.CommandStarted(now, j.req.Cmd, waited)
+	s.obs.CommandStarted(now, j.req.Cmd, j.obs&obsQueued != 0, waited)
 }
 
 // observeDone tells the observer that j, if it was admitted, is answered at now.

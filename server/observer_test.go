@@ -33,9 +33,13 @@ func (o *logObserver) CommandQueued(now sim.Time, cmd wire.Command) {
 	fmt.Fprintf(&o.b, "%v queued %v\n", now, cmd)
 }
 
-func (o *logObserver) CommandStarted(now sim.Time, cmd wire.Command, waited time.Duration) {
+func (o *logObserver) CommandStarted(now sim.Time, cmd wire.Command, queued bool, waited time.Duration) {
 	o.started++
 	o.waited += waited
+	if queued {
+		fmt.Fprintf(&o.b, "%v started %v after the queue, waited %v\n", now, cmd, waited)
+		return
+	}
 	fmt.Fprintf(&o.b, "%v started %v waited %v\n", now, cmd, waited)
 }
 
@@ -105,7 +109,7 @@ func TestCommandObserver(t *testing.T) {
 0s admitted find
 0s queued find
 10ms done find latency 10ms queued false started true processing 10ms failed false
-10ms started find waited 10ms
+10ms started find after the queue, waited 10ms
 20ms done find latency 20ms queued true started true processing 10ms failed false`},
 		{"maxTimeMS runs out in the queue: answered when dequeued, never started",
 			Config{}, nil, []wiretest.Step{find, with(find, maxTime(5*time.Millisecond))}, `
@@ -158,7 +162,7 @@ func TestCommandObserver(t *testing.T) {
 0s admitted find
 0s done find latency 0s queued false started false processing 0s failed true
 10ms done find latency 10ms queued false started true processing 10ms failed false
-10ms started find waited 10ms
+10ms started find after the queue, waited 10ms
 20ms done find latency 20ms queued true started true processing 10ms failed false`},
 		{"a secondary: a primary-only read is admitted and refused",
 			Config{Role: wire.Secondary}, nil, []wiretest.Step{find}, `

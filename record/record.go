@@ -58,6 +58,11 @@ func Group(g *client.Group) results.GroupInterval {
 // created (server.Stats), with its gauges.
 func Server(s *server.Server, now sim.Time) results.ServerInterval {
 	st := s.Snapshot(now)
+	return serverRecord(s, &st)
+}
+
+// serverRecord returns s's record from its statistics st.
+func serverRecord(s *server.Server, st *server.Stats) results.ServerInterval {
 	return results.ServerInterval{Name: s.Address(),
 		Completed: st.Completed, RejectedAdmissions: st.RejectedAdmissions,
 		QueueOverflows: st.QueueOverflows, ConnRejected: st.ConnRejected,
@@ -90,8 +95,13 @@ func Shards(rt *mongos.Router) []results.ShardInterval {
 // and mongos routers, and the observer of their operations and attempts. Observers are
 // attached here and nowhere else.
 type Recorder struct {
+	loop   *sim.Loop
 	rec    *results.Recorder
 	groups map[*client.Group]*results.GroupTrack
+	// nodes are the nodes recorded, with when each was added; status, their serverStatus
+	// collectors, nil unless CollectStatus was called.
+	nodes  map[*server.Server]sim.Time
+	status map[*server.Server]*statusNode
 	// The last group an operation or attempt ended in, and its track: most runs have one group,
 	// and a map lookup per attempt would cost more than the rest of recording it.
 	lastGroup *client.Group
@@ -106,7 +116,8 @@ var (
 // New returns a recorder that samples every interval on loop. It panics if interval is not
 // positive.
 func New(loop *sim.Loop, interval time.Duration) *Recorder {
-	return &Recorder{rec: results.NewRecorder(loop, interval, Names()), groups: map[*client.Group]*results.GroupTrack{}}
+	return &Recorder{loop: loop, rec: results.NewRecorder(loop, interval, Names()), groups: map[*client.Group]*results.GroupTrack{},
+		nodes: map[*server.Server]sim.Time{}}
 }
 
 // AddGroup starts recording g: its counters count from now, and the recorder becomes the
@@ -124,9 +135,17 @@ func (r *Recorder) AddGroup(g *client.Group) {
 	}
 }
 
-// AddNode starts recording s; its counters count from now.
+// AddNode starts recording s; its counters count from now. Each reading of the node also takes
+// its serverStatus document, once CollectStatus has been called.
 func (r *Recorder) AddNode(s *server.Server) {
-	r.rec.AddServer(s.Address(), func(now sim.Time) results.ServerInterval { return Server(s, now) })
+	r.nodes[s] = r.loop.Now()
+	r.rec.AddServer(s.Address(), func(now sim.Time) results.ServerInterval {
+		st := s.Snapshot(now)
+		if n := r.status[s]; n != nil {
+			n.take(now, &st)
+		}
+		return serverRecord(s, &st)
+	})
 }
 
 // AddRouter starts recording the per-shard statistics of the mongos called name; its counters

@@ -23,6 +23,7 @@ import (
 // policy and its retry token bucket, amplification above 1.
 type tinyWorld struct {
 	loop    *sim.Loop
+	cluster *server.Cluster
 	node    *server.Server
 	clients []*client.Client
 	group   *client.Group
@@ -50,7 +51,7 @@ func newTinyWorld(t testing.TB) *tinyWorld {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &tinyWorld{loop: loop, node: cl.Nodes()[0], rec: New(loop, time.Second)}
+	w := &tinyWorld{loop: loop, cluster: cl, node: cl.Nodes()[0], rec: New(loop, time.Second)}
 	opts := client.DefaultOptions()
 	opts.AdaptiveRetries = true
 	for _, name := range []string{"client/app/0", "client/app/1"} {

@@ -66,6 +66,12 @@ type RunOptions struct {
 	// Partial, with ErrStopped. It is how a command stops a run that crosses its memory or time
 	// limit; it must not change the model.
 	Stop func() bool
+	// ServerStatus, when not nil, is filled with the run's serverStatus documents and
+	// getParameter settings, per MongoDB node (record.StatusLog, Recorder.CollectStatus): a
+	// document at time 0, before the load, and one at the end of every interval of the
+	// scenario. It changes nothing else: the run's results are the same bytes without it. A
+	// stopped run's log ends where the run stopped.
+	ServerStatus *record.StatusLog
 }
 
 // ErrStopped is returned, with the run so far, by a run that RunOptions.Stop stopped.
@@ -100,6 +106,11 @@ func RunWith(sc *Scenario, seed uint64, replication int, opts RunOptions) (*resu
 	w, err := Build(sc, runSeed, loop, rec)
 	if err != nil {
 		return nil, err
+	}
+	if opts.ServerStatus != nil {
+		if err := rec.CollectStatus(w.Cluster, opts.ServerStatus); err != nil {
+			return nil, fmt.Errorf("scenarios: %s: %w", sc.Name, err)
+		}
 	}
 	if opts.Attach != nil {
 		opts.Attach(w)

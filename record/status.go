@@ -349,7 +349,6 @@ func params(cfg server.Config, mongos bool) serverstatus.Params {
 		IngressConnectionEstablishmentBurstCapacitySecs:  &connBurst,
 		IngressConnectionEstablishmentMaxQueueDepth:      &connDepth,
 		ExternalClientBaseBackoffMS:                      &cfg.ExternalClientBaseBackoffMS,
-		OK:                                               ptr(1.0),
 	}
 	if !mongos {
 		workers, algo := int64(cfg.Workers), "fixedConcurrentTransactions"
@@ -372,7 +371,7 @@ func ptr[T any](v T) *T { return &v }
 func (n *statusNode) take(now sim.Time, st *server.Stats) {
 	d := time.Duration(now)
 	doc := serverstatus.Doc{Host: n.host, Version: StatusVersion, Process: "mongod",
-		Uptime: d.Seconds(), UptimeMillis: d.Milliseconds(), LocalTime: StatusEpoch.Add(d), OK: ptr(1.0)}
+		Uptime: d.Seconds(), UptimeMillis: d.Milliseconds(), LocalTime: StatusEpoch.Add(d)}
 	if n.mongos {
 		doc.Process = "mongos"
 	}

@@ -8,6 +8,7 @@
 //
 // Commands (one file each, <command>cmd.go):
 //
+//	calibrate  write a scenario of your cluster from its serverStatus documents, or check one against them
 //	check      compare a run or sweep with a baseline; exit 1 on a regression
 //	compare    compare runs or sweeps side by side: differences and their significance
 //	help       print a command's help, or the list of commands
@@ -82,22 +83,23 @@ var commands map[string]command
 
 func init() {
 	commands = map[string]command{
-		"check":    checkCommand,
-		"compare":  compareCommand,
-		"list":     listCommand,
-		"map":      mapCommand,
-		"merge":    mergeCommand,
-		"mmc":      mmcCommand,
-		"plot":     plotCommand,
-		"rare":     rareCommand,
-		"report":   reportCommand,
-		"run":      runCommand,
-		"show":     showCommand,
-		"sweep":    sweepCommand,
-		"tip":      tipCommand,
-		"tune":     tuneCommand,
-		"validate": validateCommand,
-		"version":  versionCommand,
+		"calibrate": calibrateCommand,
+		"check":     checkCommand,
+		"compare":   compareCommand,
+		"list":      listCommand,
+		"map":       mapCommand,
+		"merge":     mergeCommand,
+		"mmc":       mmcCommand,
+		"plot":      plotCommand,
+		"rare":      rareCommand,
+		"report":    reportCommand,
+		"run":       runCommand,
+		"show":      showCommand,
+		"sweep":     sweepCommand,
+		"tip":       tipCommand,
+		"tune":      tuneCommand,
+		"validate":  validateCommand,
+		"version":   versionCommand,
 	}
 }
 

@@ -21,7 +21,7 @@ import (
 var FusePackages = []string{
 	"sim", "server", "ratelimiter", "client", "scenarios", "wire", "dist", "field",
 	"record", "results", "tipping", "splitting", "internal/mmc", "internal/rtt",
-	"internal/queueing", "internal/stats",
+	"internal/queueing", "internal/stats", "calibrate",
 }
 
 // fuseHint is the advice every fusable-product finding ends with.

@@ -207,7 +207,7 @@ var util = []string{"dist", "field", "internal/..."}
 //	        └────────▶ sim ◀───────┴──────────┘
 //
 //	dist, field, internal/...: helpers usable from every layer (from results: dist,
-//	internal/stats and internal/fileinfo only); they import only sim and one another.
+//	field, internal/stats and internal/fileinfo only); they import only sim and one another.
 //	sim/simtest, wire/wiretest: test kits, just above what they stand in for; only tests
 //	import them, and the conformance lab, whose replay scripts servers with wiretest's nodes.
 //
@@ -215,7 +215,7 @@ var util = []string{"dist", "field", "internal/..."}
 // beside it or above it: calibrate, which reads production measurements into a scenario and
 // checks it, is below the commands only; client and server meet only through wire; the model never imports
 // scenarios, record, results or cmd; results (the records, their files, plots and reports)
-// sits below the model and knows only sim, internal/stats, internal/fileinfo and dist, because
+// sits below the model and knows only sim, internal/stats, internal/fileinfo, dist and field, because
 // record is the one package that reads the model into records; tipping and splitting are analyses on their own
 // that scenarios and cmd drive. Layers are derived from
 //
@@ -247,7 +247,7 @@ var Layers = []Layer{
 	{"sim", []string{"sim"}, util, "sim is the bottom of the model"},
 	{"testkit", []string{"sim/simtest", "wire/wiretest"}, append([]string{"wire", "sim"}, util...),
 		"the test kits stand in for a run's streams and counters and for a wire peer; only tests import them"},
-	{"results", []string{"results/..."}, []string{"sim", "internal/stats", "internal/fileinfo", "dist"},
+	{"results", []string{"results/..."}, []string{"sim", "internal/stats", "internal/fileinfo", "dist", "field"},
 		"results is below the model: record reads the model into results' records"},
 	{"util", util, []string{"sim"}, "dist, field and internal/... are helpers: they import only sim and one another"},
 }

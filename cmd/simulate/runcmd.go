@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/overloadsim/overloadsim/record"
 	"github.com/overloadsim/overloadsim/record/trace"
 	"github.com/overloadsim/overloadsim/results"
 	"github.com/overloadsim/overloadsim/scenarios"
@@ -24,11 +25,20 @@ Runs a scenario (a library name, a YAML file, or - for standard input; default: 
 scenario), prints a summary and writes run.json, timeseries.csv and summary.json into the
 output folder.
 
+With --serverstatus DIR it also writes what production's monitoring would have collected from
+each MongoDB node: DIR/<node>/serverStatus.json, one db.serverStatus() document per line in
+relaxed Extended JSON (one at time 0, before the load, then one at the end of every interval),
+and DIR/<node>/getParameter.json, the node's ingress limiter and execution ticket settings.
+The export changes nothing else the run writes. It is written whole or not at all, and not for
+a run stopped before its horizon. DIR must be new or empty; --force replaces an export simulate
+wrote there before, and nothing else.
+
 Examples:
   simulate run
   simulate run healthy --seed 7 --out out/healthy
   simulate run spike --set 'clients[0].driver.adaptiveRetries=false' --format json
   simulate run spike --trace spike.json --trace-clients 2 --trace-window 10s:12s
+  simulate run sharded-layered-retries --serverstatus out/export
   simulate run my-cluster.yaml --out results/today
   simulate show spike | simulate run - --set duration=30s`,
 	flags: func(fs *pflag.FlagSet) func([]string, io.Writer, io.Writer) error {
@@ -41,6 +51,8 @@ Examples:
 		traceFile := fs.String("trace", "", "write a Chrome/Perfetto trace-event JSON of a sample of operations to this file (.gz: compressed; -: stdout, the summary then on stderr)")
 		traceClients := fs.Int("trace-clients", trace.DefaultClients, "trace the first N clients of each group")
 		traceWindow := fs.String("trace-window", "", "trace only this virtual-time window, FROM:TO (e.g. 10s:20s; default: the whole run)")
+		statusDir := fs.String("serverstatus", "", "also write each MongoDB node's serverStatus documents and getParameter settings into this folder, DIR/<node>/")
+		force := fs.Bool("force", false, "with --serverstatus: replace the export an earlier run wrote into its folder")
 		return func(args []string, stdout, stderr io.Writer) error {
 			ref, err := scenarioArg(args)
 			if err != nil {
@@ -61,6 +73,9 @@ Examples:
 				if tw, err = trace.New(trace.Config{Clients: *traceClients, From: from, To: to}); err != nil {
 					return usageErrorf("--trace-clients/--trace-window: %v", err)
 				}
+			}
+			if fs.Changed("force") && *statusDir == "" {
+				return usageErrorf("--force without --serverstatus: it lets an export replace an earlier one, and there is no export; give --serverstatus DIR too, or leave --force out")
 			}
 			if !slices.Contains([]string{"text", "json", "csv"}, *format) {
 				return usageErrorf("--format %q: must be text, json or csv", *format)
@@ -92,7 +107,15 @@ Examples:
 			if *traceFile == "-" && *format != "text" {
 				return usageErrorf("--trace - writes the trace on stdout: it cannot go with --format %s", *format)
 			}
+			var status *record.StatusLog
+			if *statusDir != "" {
+				if err := checkStatusDir(*statusDir, dir, sc, *force); err != nil {
+					return err
+				}
+				status = &record.StatusLog{}
+			}
 			opts := runOptions()
+			opts.ServerStatus = status
 			opts.Progress = newRunProgress(stderr, "run "+sc.Name).update
 			opts.Attach = func(w *scenarios.World) {
 				if tw != nil {
@@ -134,6 +157,15 @@ Examples:
 				return err
 			}
 			fmt.Fprintf(stderr, "wrote %s\n", dir)
+			switch {
+			case status != nil && stopped:
+				fmt.Fprintf(stderr, "--serverstatus: %s not written: the run stopped before its horizon\n", *statusDir)
+			case status != nil:
+				if err := writeStatusDir(*statusDir, status, *force); err != nil {
+					return err
+				}
+				fmt.Fprintf(stderr, "wrote %s (serverStatus of %d nodes)\n", *statusDir, len(status.Nodes))
+			}
 			if stopped {
 				return fmt.Errorf("%s: %s holds the run so far, marked partial", run.Partial, dir)
 			}

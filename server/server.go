@@ -60,6 +60,7 @@ type job struct {
 	labelsGiven bool
 	closeConn   bool
 	pushback    bool  // the failpoint's error carries server pushback
+	obs         uint8 // the CommandObserver calls it has heard (obsAdmitted, …); kept here, in padding
 	pushbackMS  int64 // its milliseconds (< 0: do not retry)
 
 	// ExecShared: the virtual work at which it ends, its arrival order, its place in the heap
@@ -69,9 +70,8 @@ type job struct {
 	hidx int
 	c0   float64
 
-	// CommandObserver: which calls it has heard (obsAdmitted, …), when the command was admitted
-	// and when it got its worker. Set only while the node has an observer.
-	obs                   uint8
+	// CommandObserver: when the command was admitted and when it got its worker. Set, with obs,
+	// only while the node has an observer.
 	admittedAt, startedAt sim.Time
 
 	prev, next *job   // the node's list of live jobs, in arrival order

@@ -18,7 +18,7 @@ import (
 // quantiles come from histograms whose ranges are 1.33 to 2 times wide, so they get more room;
 // utilisation is compared in absolute points.
 const (
-	TolRate        = 0.05 // relative, command rates and limiter rates
+	TolRate        = 0.05 // relative, command rates (wider for rare ones: rateTolerance) and limiter rates
 	TolMean        = 0.10 // relative, mean latency
 	TolQuantile    = 0.25 // relative, p50 and p99 from the histograms
 	TolUtilisation = 0.05 // absolute, share of the tickets' time
@@ -127,10 +127,11 @@ func compareWindows(node string, obs, sim *Window, clientsKnown bool) []Row {
 		rows = append(rows, Row{Node: node, Metric: metric, Unit: unit, Observed: o, Simulated: s, Tol: tol, Abs: true, Within: math.Abs(s-o) <= tol})
 	}
 	for _, cmd := range sortedKeys(obs.Commands) {
-		if _, ok := mixName(cmd); !ok || obs.Commands[cmd].Total < minRateForCheck {
+		r := obs.Commands[cmd].Total
+		if _, ok := mixName(cmd); !ok || r < minRateForCheck {
 			continue
 		}
-		rel(cmd, "/s", obs.Commands[cmd].Total, sim.Commands[cmd].Total, TolRate)
+		rel(cmd, "/s", r, sim.Commands[cmd].Total, rateTolerance(r, obs.Seconds, sim.Seconds))
 	}
 	for _, kind := range []string{"reads", "writes", "commands", "transactions"} {
 		o, ok := obs.Latency[kind]
@@ -168,6 +169,14 @@ func compareWindows(node string, obs, sim *Window, clientsKnown bool) []Row {
 			Within: math.Abs(s-o) <= math.Max(TolRate*o, 1)})
 	}
 	return rows
+}
+
+// rateTolerance is the relative tolerance of a rate r counted over two windows: TolRate, or three
+// standard deviations of the difference of two Poisson counts' rates when that is wider (a few
+// commands a second over half a minute vary by more than 5 % from chance alone).
+func rateTolerance(r, obsSeconds, simSeconds float64) float64 {
+	sd := math.Sqrt(1/(r*obsSeconds) + 1/(r*simSeconds))
+	return math.Max(TolRate, math.Ceil(300*sd)/100)
 }
 
 // Print writes the comparison as a table and a verdict.

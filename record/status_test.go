@@ -188,15 +188,15 @@ func TestStatusParams(t *testing.T) {
 				`"ingressConnectionEstablishmentRateLimiterEnabled":false,"ingressConnectionEstablishmentRatePerSec":2147483647,` +
 				`"ingressConnectionEstablishmentBurstCapacitySecs":1.7976931348623157e+308,"ingressConnectionEstablishmentMaxQueueDepth":0,` +
 				`"externalClientBaseBackoffMS":0,"executionControlConcurrentReadTransactions":8,"executionControlConcurrentWriteTransactions":8,` +
-				`"executionControlConcurrencyAdjustmentAlgorithm":"fixedConcurrentTransactions","ok":1.0}`},
+				`"executionControlConcurrencyAdjustmentAlgorithm":"fixedConcurrentTransactions","ok":1}`},
 		{"limiters on, the rate rounded; a mongos has no tickets",
 			server.Config{Workers: 8, RequestLimiter: on, ExternalClientBaseBackoffMS: 100,
 				ConnLimiter: server.ConnLimiterConfig{Enabled: true, RatePerSec: 5e12, BurstCapacitySecs: 1, MaxQueueDepth: 3}}, true,
 			`{"ingressRequestRateLimiterEnabled":true,"ingressRequestAdmissionRatePerSec":1000,"ingressRequestAdmissionBurstCapacitySecs":0.5,` +
 				`"ingressRequestAdmissionMaxQueueDepth":7,"ingressRequestRateLimiterApplicationExemptions":{"appNames":["batch"]},` +
 				`"ingressConnectionEstablishmentRateLimiterEnabled":true,"ingressConnectionEstablishmentRatePerSec":2147483647,` +
-				`"ingressConnectionEstablishmentBurstCapacitySecs":1.0,"ingressConnectionEstablishmentMaxQueueDepth":3,` +
-				`"externalClientBaseBackoffMS":100,"ok":1.0}`},
+				`"ingressConnectionEstablishmentBurstCapacitySecs":1,"ingressConnectionEstablishmentMaxQueueDepth":3,` +
+				`"externalClientBaseBackoffMS":100,"ok":1}`},
 	}
 	for _, tc := range tests {
 		var b bytes.Buffer

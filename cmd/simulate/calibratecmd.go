@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -52,6 +53,7 @@ Examples:
 		cores := fs.Int("cores", 0, "the hosts' CPU cores: with fewer cores than execution tickets, commands share the cores")
 		duration := fs.Duration("duration", 60*time.Second, "the scenario's duration")
 		check := fs.String("check", "", "run SCENARIO and compare it with the documents instead of writing one")
+		lim := addLimitFlags(fs)
 		return func(args []string, stdout, stderr io.Writer) error {
 			if len(args) == 0 {
 				return usageErrorf("want at least one INPUT: serverStatus, getParameter or mongod log files, or directories of them")
@@ -78,7 +80,14 @@ Examples:
 				if err != nil {
 					return err
 				}
-				cmp, err := calibrate.Check(sc, in, runOptions())
+				if err := lim.check(sc, 1, 1, ""); err != nil {
+					return err
+				}
+				opts := runOptions()
+				opts.Progress = newRunProgress(stderr, "check "+sc.Name).update
+				_, unwatch := lim.enforce(context.Background(), stderr)
+				cmp, err := calibrate.Check(sc, in, opts)
+				unwatch()
 				if err != nil {
 					return err
 				}

@@ -155,7 +155,7 @@ func (d *decoder) latency(v *value, path, key string) *Latency {
 func (d *decoder) connections(v *value, path string) *Connections {
 	c := &Connections{
 		Current:                d.count(v, path, "current"),
-		Available:              d.count(v, path, "available"),
+		Available:              d.countPtr(v, path, "available"),
 		TotalCreated:           d.count(v, path, "totalCreated"),
 		Active:                 d.count(v, path, "active"),
 		QueuedForEstablishment: d.countPtr(v, path, "queuedForEstablishment"),

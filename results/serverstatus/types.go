@@ -72,7 +72,7 @@ type Bucket struct {
 // Connections is the connections section.
 type Connections struct {
 	Current                int64                   `json:"current"`
-	Available              int64                   `json:"available"`
+	Available              *int64                  `json:"available,omitempty"` // nil: not reported (a run has no connection limit)
 	TotalCreated           int64                   `json:"totalCreated"`
 	Active                 int64                   `json:"active"`
 	QueuedForEstablishment *int64                  `json:"queuedForEstablishment,omitempty"`

@@ -34,7 +34,7 @@ func fullDoc() Doc {
 			Commands:     &Latency{Latency: 30, Ops: 1},
 			Transactions: &Latency{},
 		},
-		Connections: &Connections{Current: 140, Available: 838720, TotalCreated: 760, Active: 32, QueuedForEstablishment: ptr[int64](0),
+		Connections: &Connections{Current: 140, Available: ptr[int64](838720), TotalCreated: 760, Active: 32, QueuedForEstablishment: ptr[int64](0),
 			EstablishmentRateLimit: &EstablishmentRateLimit{Rejected: 0, Exempted: 60, InterruptedDueToClientDisconnect: 1}},
 		Network: &Network{IngressRequestRateLimiter: &RateLimiter{AttemptedAdmissions: 44000, SuccessfulAdmissions: 40000, RejectedAdmissions: 4000,
 			ExemptedAdmissions: 20, AddedToQueue: ptr[int64](0), RemovedFromQueue: ptr[int64](0), InterruptedInQueue: ptr[int64](0),

@@ -217,3 +217,26 @@ func meanOf(t *testing.T, d scenarios.Dist) float64 {
 	}
 	return d.D.Mean().Seconds()
 }
+
+// TestLibraryExampleIsCalibrated keeps the library's calibrated-replset what calibrate writes from
+// calibrate/testdata/replset-8.0: only its name, description, claim and expect block are its
+// own (docs/calibration.md §9).
+func TestLibraryExampleIsCalibrated(t *testing.T) {
+	lib, err := scenarios.Lookup("calibrated-replset")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := Load([]string{"testdata/replset-8.0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Calibrate(in, Options{Name: lib.Name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := res.Scenario
+	got.Description, got.Claim, got.Expect = lib.Description, lib.Claim, lib.Expect
+	if got.String() != lib.String() {
+		t.Errorf("scenarios/library/calibrated-replset.yaml is not what calibrate writes from testdata/replset-8.0 (rewrite it with simulate calibrate calibrate/testdata/replset-8.0, keeping its name, description, claim and expect):\ncalibrate:\n%s\nlibrary:\n%s", got.String(), lib.String())
+	}
+}

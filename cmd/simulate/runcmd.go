@@ -164,7 +164,7 @@ Examples:
 				if err := writeStatusDir(*statusDir, status, *force); err != nil {
 					return err
 				}
-				fmt.Fprintf(stderr, "wrote %s (serverStatus of %d nodes)\n", *statusDir, len(status.Nodes))
+				fmt.Fprintf(stderr, "wrote %s (serverStatus of %d node%s)\n", *statusDir, len(status.Nodes), plural(len(status.Nodes)))
 			}
 			if stopped {
 				return fmt.Errorf("%s: %s holds the run so far, marked partial", run.Partial, dir)

@@ -157,6 +157,11 @@ func compareWindows(node string, obs, sim *Window, clientsKnown bool) []Row {
 		if !clientsKnown {
 			r.Note = "shown, not judged (client count assumed)"
 		}
+		if obs.Connections.CreatedPer > 0 || sim.Connections.CreatedPer > 0 {
+			rows = append(rows, Row{Node: node, Metric: "connections opened", Unit: "/s",
+				Observed: obs.Connections.CreatedPer, Simulated: sim.Connections.CreatedPer, Tol: TolConnections,
+				Within: true, Note: "shown, not judged (churn)"})
+		}
 	}
 	if obs.Limiter != nil && sim.Limiter != nil && (obs.Limiter.Rejected > 0 || sim.Limiter.Rejected > 0) {
 		o, s := obs.Limiter.Rejected, sim.Limiter.Rejected
@@ -199,11 +204,17 @@ func (c *Comparison) Print(w io.Writer) {
 		}
 		fmt.Fprintf(w, "  %-12s %-22s %12s %12s %10s  %s\n", r.Node, r.Metric, fmtValue(r.Observed, r.Unit), fmtValue(r.Simulated, r.Unit), tol, verdict)
 	}
+	judged := 0
+	for _, r := range c.Rows {
+		if r.Note == "" {
+			judged++
+		}
+	}
 	if out == 0 {
-		fmt.Fprintf(w, "agrees: all %d points within their tolerances; the scenario stands for production at today's load\n", len(c.Rows))
+		fmt.Fprintf(w, "agrees: all %d judged points within their tolerances; the scenario stands for production at today's load\n", judged)
 		return
 	}
-	fmt.Fprintf(w, "DISAGREES: %d of %d points outside their tolerances; fix the scenario (or the inputs) before trusting what it predicts\n", out, len(c.Rows))
+	fmt.Fprintf(w, "DISAGREES: %d of %d judged points outside their tolerances; fix the scenario (or the inputs) before trusting what it predicts\n", out, judged)
 }
 
 func fmtValue(v float64, unit string) string {

@@ -127,8 +127,8 @@ func printCalibration(w io.Writer, res *calibrate.Result, out string) {
 		if !math.IsNaN(win.Utilisation) {
 			util = fmt.Sprintf("utilisation %.1f %%", 100*win.Utilisation)
 		}
-		fmt.Fprintf(w, "%s: %s over %s; %s; %.0f connections\n", win.Node.Host, strings.Join(cmds, ", "),
-			time.Duration(win.Seconds*float64(time.Second)).Round(time.Millisecond), util, win.Connections.Mean)
+		fmt.Fprintf(w, "%s: %s over %s; %s; %.0f connections, %.1f opened/s\n", win.Node.Host, strings.Join(cmds, ", "),
+			time.Duration(win.Seconds*float64(time.Second)).Round(time.Millisecond), util, win.Connections.Mean, win.Connections.CreatedPer)
 	}
 	for _, f := range res.Fits {
 		fmt.Fprintf(w, "fit %s %s pool: %s (mean from %s)\n", f.Node, f.Pool, f.Chosen.Dist(), f.MeanFrom)

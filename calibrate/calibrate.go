@@ -31,6 +31,9 @@ const (
 	// queueShareForShape is the largest share of the latency spent queued for a ticket at which
 	// the latency histogram still stands for the service-time shape.
 	queueShareForShape = 0.10
+	// tailRatio is how many times the pool's processing time the logged operations may average
+	// before the log is taken for the slow tail alone (slowms) rather than every operation.
+	tailRatio = 3.0
 )
 
 // Result is a calibration: the scenario written, what each fitted field came from, and what
@@ -53,6 +56,16 @@ type PoolFit struct {
 	Tried      []fit.Fit // every family, best first
 	Chosen     fit.Fit   // the best, with the mean measured by processing time
 	MeanFrom   string    // what the mean came from
+	// ByCommand are the pool's commands whose logged times differ from the pool's by more than
+	// a tenth: each fitted to its own operations, its mean scaled as the pool's is.
+	ByCommand []CommandFit
+}
+
+// CommandFit is one command's own service time, from the log.
+type CommandFit struct {
+	Command string
+	Fit     fit.Fit
+	N       int
 }
 
 // node is one scenario node being written.
@@ -244,9 +257,9 @@ func hosts(ws []*Window) string {
 func totalRate(ws []*Window) float64 {
 	var r float64
 	for _, w := range ws {
-		for name, c := range w.Commands {
+		for _, name := range sortedKeys(w.Commands) { // in order: the same sum every time
 			if _, ok := mixName(name); ok {
-				r += c.Total
+				r += w.Commands[name].Total
 			}
 		}
 	}
@@ -345,6 +358,8 @@ func serviceFields(nd *node, w *Window, opts Options, in *Inputs, res *Result) {
 	}
 	cores := float64(opts.Cores)
 	var readFit *PoolFit
+	byCmd := map[string]string{}
+	var byCmdComment []string
 	for _, pool := range []string{"read", "write"} {
 		pf, ok := poolFit(nd.name, pool, w, in, res)
 		if !ok {
@@ -356,6 +371,9 @@ func serviceFields(nd *node, w *Window, opts Options, in *Inputs, res *Result) {
 			busy := w.Pools["read"].Busy + w.Pools["write"].Busy
 			if busy > cores {
 				pf.Chosen = pf.Chosen.WithMean(pf.Chosen.Mean * cores / busy)
+				for i := range pf.ByCommand {
+					pf.ByCommand[i].Fit = pf.ByCommand[i].Fit.WithMean(pf.ByCommand[i].Fit.Mean * cores / busy)
+				}
 				pf.MeanFrom += fmt.Sprintf(" × %g cores ÷ %.3g tickets processing on average (processor sharing)", cores, busy)
 			}
 		}
@@ -364,21 +382,44 @@ func serviceFields(nd *node, w *Window, opts Options, in *Inputs, res *Result) {
 			fmt.Sprintf("%s pool: mean %s from %s", pool, fmtSeconds(pf.Chosen.Mean), pf.MeanFrom),
 			fmt.Sprintf("shape: %s fitted to %s (%s)", pf.Chosen.Family, pf.Source, fitQuality(pf)),
 		}
+		for _, cf := range pf.ByCommand {
+			byCmd[cf.Command] = cf.Fit.Dist()
+			byCmdComment = append(byCmdComment, fmt.Sprintf("%s: its own %d logged operations, mean scaled as the %s pool's (%s)", cf.Command, cf.N, pool, cf.Fit))
+		}
 		if pool == "read" {
 			readFit = &pf
 			nd.lines = append(nd.lines, line{comment: comment, key: "service", value: pf.Chosen.Dist()})
 			continue
 		}
-		var kv []string
 		for _, c := range writeCommands {
-			kv = append(kv, fmt.Sprintf("%s: %s", c, quoteDist(pf.Chosen.Dist())))
+			if _, ok := byCmd[c]; !ok {
+				byCmd[c] = pf.Chosen.Dist()
+			}
 		}
-		nd.lines = append(nd.lines, line{comment: append(comment, "every write command takes a write ticket"),
-			key: "serviceByCommand", value: "{" + strings.Join(kv, ", ") + "}"})
+		byCmdComment = append([]string{"every write command takes a write ticket: " + comment[0], comment[1]}, byCmdComment...)
 	}
 	if readFit == nil {
 		nd.lines = append(nd.lines, line{comment: []string{"service: the default exp(1ms): too few read tickets finished in the window to measure a mean"}})
 	}
+	if len(byCmd) > 0 {
+		var kv []string
+		for _, c := range commandOrder(byCmd) {
+			kv = append(kv, fmt.Sprintf("%s: %s", c, quoteDist(byCmd[c])))
+		}
+		nd.lines = append(nd.lines, line{comment: byCmdComment, key: "serviceByCommand", value: "{" + strings.Join(kv, ", ") + "}"})
+	}
+}
+
+// commandOrder lists the commands of a serviceByCommand map: reads first, then the writes in
+// their order.
+func commandOrder(m map[string]string) []string {
+	var out []string
+	for _, c := range append([]string{"find", "aggregate", "getMore"}, writeCommands...) {
+		if _, ok := m[c]; ok {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // ticketsOf is the node's execution pool size and where it came from.
@@ -440,6 +481,7 @@ func poolFit(name, pool string, w *Window, in *Inputs, res *Result) (PoolFit, bo
 	// The shape: the log's operations of this pool, else the histogram, else exponential.
 	var xs []float64
 	var from string
+	perCmd := map[string][]float64{}
 	coarse, logged := 0, 0
 	for _, e := range w.Node.Log {
 		if e.Command == "" || e.Component == "WRITE" || isWrite(e.Command) != (pool == "write") {
@@ -448,6 +490,7 @@ func poolFit(name, pool string, w *Window, in *Inputs, res *Result) (PoolFit, bo
 		logged++
 		if v, src, ok := logServiceTime(e); ok {
 			xs = append(xs, v)
+			perCmd[e.Command] = append(perCmd[e.Command], v)
 			from = src
 		} else {
 			coarse++
@@ -458,6 +501,41 @@ func poolFit(name, pool string, w *Window, in *Inputs, res *Result) (PoolFit, bo
 		// is too coarse for these operations.
 		res.Notes = append(res.Notes, fmt.Sprintf("%s: %d of %d logged %s operations took under a millisecond with no cpuNanos: the log is too coarse for their shape", name, coarse, logged, pool))
 		xs = nil
+	}
+	if lm := meanOf(xs); len(xs) > 0 && lm > tailRatio*mean {
+		// With slowms at its default (100 ms) the log holds the slow tail only, not the
+		// operations' distribution.
+		res.Notes = append(res.Notes, fmt.Sprintf("%s: the logged %s operations average %s, %.0f× the pool's processing time: the log holds the slow tail (slowms), so it is not used for their shape; log every operation for a while with db.setProfilingLevel(0, {slowms: 0, sampleRate: 0.01})",
+			name, pool, fmtSeconds(lm), lm/mean))
+		xs = nil
+	}
+	if len(xs) >= minSamples {
+		// A command whose own operations differ from the pool's by more than a tenth gets its
+		// own fit, its logged mean scaled so that the commands' means, weighted by their rates
+		// in the window, make the pool's processing time.
+		var wsum, rsum float64
+		for _, c := range sortedKeys(perCmd) { // in order: the same sums every time
+			if r := w.Commands[c].Total; r > 0 {
+				wsum += float64(r * meanOf(perCmd[c]))
+				rsum += r
+			}
+		}
+		scale := mean / meanOf(xs)
+		if rsum > 0 && wsum > 0 {
+			scale = mean / (wsum / rsum)
+		}
+		for _, c := range sortedKeys(perCmd) {
+			cx := perCmd[c]
+			if len(cx) < minSamples || len(cx) == len(xs) || math.Abs(meanOf(cx)/meanOf(xs)-1) <= 0.1 {
+				continue
+			}
+			cf, err := fit.Samples(cx)
+			if err != nil {
+				continue
+			}
+			b := fit.Best(cf)
+			pf.ByCommand = append(pf.ByCommand, CommandFit{Command: c, Fit: b.WithMean(b.Mean * scale), N: len(cx)})
+		}
 	}
 	var fits []fit.Fit
 	var err error
@@ -515,6 +593,18 @@ func fullBuckets(lower []float64, counts []int64) ([]float64, []int64) {
 		c = append(c, have[b])
 	}
 	return l, c
+}
+
+// meanOf is the mean of xs, 0 when empty.
+func meanOf(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	var s float64
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
 }
 
 func isWrite(cmd string) bool {
@@ -688,7 +778,8 @@ func writeClients(b *strings.Builder, t *topology, in *Inputs, res *Result) erro
 	var window float64
 	for _, w := range t.entry {
 		window = max(window, w.Seconds)
-		for cmd, r := range w.Commands {
+		for _, cmd := range sortedKeys(w.Commands) { // in order: the same sums every time
+			r := w.Commands[cmd]
 			if m, ok := mixName(cmd); ok {
 				rates[m] += r.Total
 			} else if r.Total > 0 {
@@ -706,11 +797,11 @@ func writeClients(b *strings.Builder, t *topology, in *Inputs, res *Result) erro
 		}
 	}
 	var total, secTotal float64
-	for _, r := range rates {
-		total += r
+	for _, m := range sortedKeys(rates) {
+		total += rates[m]
 	}
-	for _, r := range secondary {
-		secTotal += r
+	for _, m := range sortedKeys(secondary) {
+		secTotal += secondary[m]
 	}
 	if total <= 0 {
 		return field.New("inputs", strings.Join(in.Files, ", "), "no application command (find, insert, update, delete, aggregate, getMore, findAndModify, commitTransaction, abortTransaction) ran in the window: nothing to calibrate a workload from")
@@ -732,7 +823,8 @@ func writeClients(b *strings.Builder, t *topology, in *Inputs, res *Result) erro
 	}
 	split := secTotal >= 0.01*total
 	if split {
-		for cmd, r := range secondary {
+		for _, cmd := range sortedKeys(secondary) {
+			r := secondary[cmd]
 			// The entry nodes counted them: the mongos nodes that routed them, or the
 			// secondaries themselves.
 			rates[cmd] -= r

@@ -160,7 +160,7 @@ func TestRoundTrip(t *testing.T) {
 			}
 			for name, want := range tc.read {
 				n := sc.Topology.Nodes[nodes[name]]
-				checkWithin(t, name+" read service mean", meanOf(t, n.Service), want, 0.05)
+				checkWithin(t, name+" read service mean", distMean(t, n.Service), want, 0.05)
 				if n.Workers != orig.Topology.Nodes[nodes[name]].Workers {
 					t.Errorf("%s: workers %d, want %d", name, n.Workers, orig.Topology.Nodes[nodes[name]].Workers)
 				}
@@ -171,7 +171,7 @@ func TestRoundTrip(t *testing.T) {
 				if !ok {
 					t.Fatalf("%s: no write service in\n%s", name, res.YAML)
 				}
-				checkWithin(t, name+" write service mean", meanOf(t, d), want, 0.05)
+				checkWithin(t, name+" write service mean", distMean(t, d), want, 0.05)
 			}
 			for name, want := range tc.limiter {
 				n := sc.Topology.Nodes[nodes[name]]
@@ -210,7 +210,7 @@ func checkWithin(t *testing.T, what string, got, want, tol float64) {
 	}
 }
 
-func meanOf(t *testing.T, d scenarios.Dist) float64 {
+func distMean(t *testing.T, d scenarios.Dist) float64 {
 	t.Helper()
 	if d.D == nil {
 		t.Fatal("no distribution")

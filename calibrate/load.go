@@ -25,7 +25,6 @@ type Inputs struct {
 	// Unplaced are the log files no node could be tied to: their slow operations are not
 	// used for service times (name a log for its node: rs0a.log).
 	Unplaced []string
-	logs     map[string]map[string]int // log file → kind → entries (for the report)
 }
 
 // Node is one mongod or mongos: its documents in time order and its parameters.
@@ -123,7 +122,7 @@ func inputExt(path string) bool {
 // assemble groups the files' documents by node, orders them in time, gives each node the
 // getParameter output that applies to it, and checks the documents together.
 func assemble(files []*serverstatus.File) (*Inputs, error) {
-	in := &Inputs{logs: map[string]map[string]int{}}
+	in := &Inputs{}
 	byHost := map[string]*Node{}
 	dirHosts := map[string]map[string]bool{} // directory → hosts whose documents are in it
 	var errs []error
@@ -148,12 +147,7 @@ func assemble(files []*serverstatus.File) (*Inputs, error) {
 			}
 			dirHosts[dir][d.Host] = true
 		}
-		for _, e := range f.Log {
-			in.Log = append(in.Log, e)
-		}
-		if len(f.Log) > 0 {
-			in.logs[f.Path] = map[string]int{"entries": len(f.Log)}
-		}
+		in.Log = append(in.Log, f.Log...)
 	}
 	for _, h := range sortedKeys(byHost) {
 		in.Nodes = append(in.Nodes, byHost[h])

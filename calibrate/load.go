@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -258,17 +259,21 @@ func counterBack(a, b reflect.Value, path string) (string, int64, int64, bool) {
 
 // attachParams gives each node the getParameter output that applies to it: one in a file
 // whose name starts with the node's name and a separator (rs0a.getParameter.json), else one in the directory
-// that holds the node's documents, else the only one read. Two different ones for a node are
-// an error.
+// that holds the node's documents, else the only one read. A file named for another node read
+// is that node's only (sh0a.json holds sh0a's output, not its neighbours'). Two different ones
+// for a node are an error.
 func (in *Inputs) attachParams(files []*serverstatus.File, dirHosts map[string]map[string]bool) []error {
 	type src struct {
 		p    serverstatus.Params
 		file string
 	}
-	var all []src
+	var all, unnamed []src
 	for _, f := range files {
 		for _, p := range f.Params {
 			all = append(all, src{p, f.Path})
+			if !slices.ContainsFunc(in.Nodes, func(n *Node) bool { return namedFor(filepath.Base(f.Path), n.Name()) }) {
+				unnamed = append(unnamed, src{p, f.Path})
+			}
 		}
 	}
 	var errs []error
@@ -280,14 +285,14 @@ func (in *Inputs) attachParams(files []*serverstatus.File, dirHosts map[string]m
 			}
 		}
 		if len(pick) == 0 {
-			for _, s := range all {
+			for _, s := range unnamed {
 				if dirHosts[filepath.Dir(s.file)][n.Host] {
 					pick = append(pick, s)
 				}
 			}
 		}
-		if len(pick) == 0 && len(all) == 1 {
-			pick = all
+		if len(pick) == 0 && len(all) == 1 && len(unnamed) == 1 {
+			pick = unnamed
 		}
 		if len(pick) == 0 {
 			continue

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"net"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -187,15 +188,24 @@ func topologyOf(ws []*Window, res *Result) (*topology, error) {
 		}
 		t.nodes = append(t.nodes, mongos...)
 		t.entry = mongos
+		shardOf := map[string]string{} // shard name → the set it was made from
 		for _, s := range setNames {
 			if totalRate(sets[s]) == 0 {
 				res.Notes = append(res.Notes, fmt.Sprintf("replica set %s served no application commands in the window (a config server?): left out", s))
 				continue
 			}
+			name := shardName(s)
+			if other, ok := shardOf[name]; ok {
+				return nil, field.New("inputs", other+", "+s, fmt.Sprintf("the replica sets give one shard name %q (letters, digits and . _ - only, at most 100 bytes): rename one set in its documents", name))
+			}
+			shardOf[name] = s
 			for _, w := range primaryFirst(sets[s]) {
-				t.shard[w] = s
+				t.shard[w] = name
 				t.nodes = append(t.nodes, w)
 			}
+		}
+		if len(shardOf) == 0 {
+			return nil, field.New("inputs", hosts(mongos), "mongos documents but no shard member's that served application commands: add the documents of every member of every shard")
 		}
 	case len(sets) > 1:
 		return nil, field.New("inputs", strings.Join(setNames, ", "), "documents of several replica sets and no mongos: calibrate one cluster at a time, or add the mongos nodes' documents")
@@ -213,17 +223,23 @@ func topologyOf(ws []*Window, res *Result) (*topology, error) {
 		t.kind = "standalone"
 		t.nodes, t.entry = alone, alone
 	}
-	// Names: the host without its port, unless two hosts share a name.
+	// Names: the host without its port, unless two hosts give one name once sanitized; then
+	// the host. Hosts alike in all a name can hold are refused: the scenario needs one name each.
 	seen := map[string]int{}
 	for _, w := range t.nodes {
-		seen[w.Node.Name()]++
+		seen[sanitize(w.Node.Name())]++
 	}
+	owner := map[string]*Window{}
 	for _, w := range t.nodes {
-		name := w.Node.Name()
+		name := sanitize(w.Node.Name())
 		if seen[name] > 1 {
-			name = w.Node.Host
+			name = sanitize(w.Node.Host)
 		}
-		t.names[w] = sanitize(name)
+		if o := owner[name]; o != nil {
+			return nil, field.New("inputs", o.Node.Host+", "+w.Node.Host, fmt.Sprintf("the hosts give one node name %q (letters, digits and . _ : - only, at most 100 bytes): rename one host in its documents", name))
+		}
+		owner[name] = w
+		t.names[w] = name
 	}
 	return t, nil
 }
@@ -244,6 +260,24 @@ func sanitize(h string) string {
 		s = s[:100]
 	}
 	return s
+}
+
+// shardName makes a replica set's name a shard name: a node name without colons.
+func shardName(set string) string {
+	return strings.ReplaceAll(sanitize(set), ":", "_")
+}
+
+// plainName matches the names YAML reads back as the same string without quotes, unless they
+// end in a colon or spell null.
+var plainName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.:-]*$`)
+
+// yamlName writes a node or shard name so that YAML reads it back as written: plain when it
+// can, quoted when YAML would read it otherwise (null, a leading - or :, a trailing :).
+func yamlName(s string) string {
+	if plainName.MatchString(s) && !strings.HasSuffix(s, ":") && s != "null" && s != "Null" && s != "NULL" {
+		return s
+	}
+	return strconv.Quote(s)
 }
 
 func hosts(ws []*Window) string {
@@ -396,7 +430,7 @@ func serviceFields(nd *node, w *Window, opts Options, in *Inputs, res *Result) {
 				byCmd[c] = pf.Chosen.Dist()
 			}
 		}
-		byCmdComment = append([]string{"every write command takes a write ticket: " + comment[0], comment[1]}, byCmdComment...)
+		byCmdComment = append(append(comment, "every write command takes a write ticket"), byCmdComment...)
 	}
 	if readFit == nil {
 		nd.lines = append(nd.lines, line{comment: []string{"service: the default exp(1ms): too few read tickets finished in the window to measure a mean"}})
@@ -559,6 +593,8 @@ func poolFit(name, pool string, w *Window, in *Inputs, res *Result) (PoolFit, bo
 		why := "no logged operations or latency histogram to fit a shape to"
 		if err != nil {
 			why = err.Error()
+		} else if hasLat && lat.HasHistogram && math.IsNaN(queueShare) {
+			why = fmt.Sprintf("the latency histogram holds an unknown wait for a ticket (no execution ticket counters in the documents), so it cannot stand for service times, and the log has fewer than %d operations", minSamples)
 		} else if hasLat && lat.HasHistogram {
 			why = fmt.Sprintf("the latency histogram holds too much queueing (%.0f %% of latency) to stand for service times, and the log has fewer than %d operations", 100*queueShare, minSamples)
 		}
@@ -749,12 +785,12 @@ func (nd *node) borrowService(from *node) {
 }
 
 func writeNode(b *strings.Builder, nd *node) {
-	fmt.Fprintf(b, "    - name: %s\n", nd.name)
+	fmt.Fprintf(b, "    - name: %s\n", yamlName(nd.name))
 	if nd.role != "" {
 		fmt.Fprintf(b, "      role: %s\n", nd.role)
 	}
 	if nd.shard != "" {
-		fmt.Fprintf(b, "      shard: %s\n", sanitize(nd.shard))
+		fmt.Fprintf(b, "      shard: %s\n", yamlName(nd.shard))
 	}
 	for _, l := range nd.lines {
 		for _, c := range l.comment {
@@ -949,8 +985,13 @@ func clientCount(in *Inputs) (int, string) {
 	return min(len(remotes), 100000), s
 }
 
-// fmtRate prints a rate with 0.1/s resolution, as short as it reads.
+// fmtRate prints a rate with 0.1/s resolution, as short as it reads; a rate under 1/s with
+// three significant digits, so that a command the window saw is never written at 0/s.
 func fmtRate(r float64) string {
+	if r > 0 && r < 1 {
+		v, _ := strconv.ParseFloat(strconv.FormatFloat(r, 'g', 3, 64), 64)
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
 	return strconv.FormatFloat(math.Round(r*10)/10, 'f', -1, 64)
 }
 

@@ -26,6 +26,9 @@ const (
 	// minRateForCheck is the rate (per second) below which a command's rate is not compared:
 	// a handful of commands in the window say nothing about the model.
 	minRateForCheck = 1.0
+	// edge widens each tolerance by a billionth, so that a value on its edge (5 % off, 0.05
+	// apart) is within it whichever way the difference of the two rounds.
+	edge = 1 + 1e-9
 )
 
 // Row is one point of the comparison.
@@ -117,14 +120,14 @@ func compareWindows(node string, obs, sim *Window, clientsKnown bool) []Row {
 		if math.IsNaN(o) || math.IsNaN(s) {
 			return
 		}
-		within := math.Abs(s-o) <= tol*math.Abs(o) || (o == 0 && s == 0)
+		within := math.Abs(s-o) <= tol*math.Abs(o)*edge || (o == 0 && s == 0)
 		rows = append(rows, Row{Node: node, Metric: metric, Unit: unit, Observed: o, Simulated: s, Tol: tol, Within: within})
 	}
 	abs := func(metric, unit string, o, s, tol float64) {
 		if math.IsNaN(o) || math.IsNaN(s) {
 			return
 		}
-		rows = append(rows, Row{Node: node, Metric: metric, Unit: unit, Observed: o, Simulated: s, Tol: tol, Abs: true, Within: math.Abs(s-o) <= tol})
+		rows = append(rows, Row{Node: node, Metric: metric, Unit: unit, Observed: o, Simulated: s, Tol: tol, Abs: true, Within: math.Abs(s-o) <= tol*edge})
 	}
 	for _, cmd := range sortedKeys(obs.Commands) {
 		r := obs.Commands[cmd].Total
@@ -166,12 +169,12 @@ func compareWindows(node string, obs, sim *Window, clientsKnown bool) []Row {
 	if obs.Limiter != nil && sim.Limiter != nil && (obs.Limiter.Rejected > 0 || sim.Limiter.Rejected > 0) {
 		o, s := obs.Limiter.Rejected, sim.Limiter.Rejected
 		rows = append(rows, Row{Node: node, Metric: "462 rejections", Unit: "/s", Observed: o, Simulated: s, Tol: TolRate,
-			Within: math.Abs(s-o) <= math.Max(TolRate*o, 1)})
+			Within: math.Abs(s-o) <= math.Max(TolRate*o, 1)*edge})
 	}
 	if obs.ConnLimiter != nil && sim.ConnLimiter != nil && (obs.ConnLimiter.Rejected > 0 || sim.ConnLimiter.Rejected > 0) {
 		o, s := obs.ConnLimiter.Rejected, sim.ConnLimiter.Rejected
 		rows = append(rows, Row{Node: node, Metric: "connections refused", Unit: "/s", Observed: o, Simulated: s, Tol: TolRate,
-			Within: math.Abs(s-o) <= math.Max(TolRate*o, 1)})
+			Within: math.Abs(s-o) <= math.Max(TolRate*o, 1)*edge})
 	}
 	return rows
 }

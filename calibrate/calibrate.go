@@ -1,6 +1,7 @@
 package calibrate
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"net"
@@ -147,6 +148,11 @@ func Calibrate(in *Inputs, opts Options) (*Result, error) {
 	}
 	res.YAML = []byte(b.String())
 	sc, err := scenarios.Parse(opts.Name+".yaml", res.YAML)
+	var ps scenarios.Problems
+	if errors.As(err, &ps) && len(ps) == 1 && ps[0].Path == "name" {
+		// The one value calibrate does not write from the documents: the name it was given.
+		return nil, field.New("--name", opts.Name, ps[0].Rule)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("calibrate: the scenario written does not read back (a fault of calibrate, please report it): %w", err)
 	}
@@ -347,7 +353,7 @@ func writeHeader(b *strings.Builder, in *Inputs, opts Options, res *Result) {
 		from.UTC().Format(time.RFC3339), to.UTC().Format(time.RFC3339), to.Sub(from).Round(time.Millisecond))
 	b.WriteString("# the documents could not give is left at its default and says so. Check it against\n")
 	fmt.Fprintf(b, "# production with: simulate calibrate --check %s.yaml <the same files>\n", opts.Name)
-	fmt.Fprintf(b, "name: %s\n", opts.Name)
+	fmt.Fprintf(b, "name: %s\n", yamlName(opts.Name))
 	fmt.Fprintf(b, "description: >-\n  Calibrated from production serverStatus documents taken %s to %s.\n",
 		from.UTC().Format(time.RFC3339), to.UTC().Format(time.RFC3339))
 	b.WriteString("seed: 1\n")
@@ -384,7 +390,7 @@ func serviceFields(nd *node, w *Window, opts Options, in *Inputs, res *Result) {
 	case tickets > 0 && opts.Cores > 0 && int64(opts.Cores) < tickets:
 		shared = true
 		nd.lines = append(nd.lines,
-			line{comment: []string{fmt.Sprintf("%d tickets (%s) but %d cores: the commands at once share the cores", tickets, tsrc, opts.Cores)},
+			line{comment: []string{fmt.Sprintf("%d tickets (%s) but %d core%s: the commands at once share the cores", tickets, tsrc, opts.Cores, plural(opts.Cores))},
 				key: "execution", value: "shared"},
 			line{comment: []string{"the cores given (--cores)"}, key: "workers", value: strconv.Itoa(opts.Cores)})
 	case tickets > 0:
@@ -408,7 +414,7 @@ func serviceFields(nd *node, w *Window, opts Options, in *Inputs, res *Result) {
 				for i := range pf.ByCommand {
 					pf.ByCommand[i].Fit = pf.ByCommand[i].Fit.WithMean(pf.ByCommand[i].Fit.Mean * cores / busy)
 				}
-				pf.MeanFrom += fmt.Sprintf(" × %g cores ÷ %.3g tickets processing on average (processor sharing)", cores, busy)
+				pf.MeanFrom += fmt.Sprintf(" × %g core%s ÷ %.3g tickets processing on average (processor sharing)", cores, plural(opts.Cores), busy)
 			}
 		}
 		res.Fits = append(res.Fits, pf)
@@ -629,6 +635,14 @@ func fullBuckets(lower []float64, counts []int64) ([]float64, []int64) {
 		c = append(c, have[b])
 	}
 	return l, c
+}
+
+// plural is "s" unless n is 1.
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
 
 // meanOf is the mean of xs, 0 when empty.
@@ -881,8 +895,27 @@ func writeClients(b *strings.Builder, t *topology, in *Inputs, res *Result) erro
 			rejected += w.Limiter.Rejected
 		}
 	}
+	// What the rate written means when a limiter rejected commands: a mongod counts only the
+	// commands it admitted, so the rate is a lower bound of the offered load; a mongos counts
+	// every command the drivers sent it, their retries of the shards' rejections included, so
+	// the rate is an upper bound.
+	bound := ""
 	if rejected > 0 {
-		res.Notes = append(res.Notes, fmt.Sprintf("the limiters rejected %.1f/s in the window: the rate written is what was admitted, a lower bound of the offered load", rejected))
+		if t.kind == "sharded" {
+			var failed float64
+			for _, w := range t.entry {
+				for _, c := range sortedKeys(w.Commands) {
+					if _, ok := mixName(c); ok {
+						failed += w.Commands[c].Failed
+					}
+				}
+			}
+			bound = fmt.Sprintf("The shards' request limiters rejected %.1f/s and the mongos nodes answered %.1f/s of their commands with an error: the mongos nodes counted every command the drivers sent, their retries of those errors included, so the offered load is at most this rate", rejected, failed)
+			res.Notes = append(res.Notes, fmt.Sprintf("the shards' limiters rejected %.1f/s in the window: the rate written counts the drivers' retries too, an upper bound of the offered load; set the drivers' retryPolicy and compare the rejections with --check", rejected))
+		} else {
+			bound = fmt.Sprintf("The request limiters rejected %.1f/s, which the servers do not count as commands: the offered load is at least this rate, and the drivers' retries of the rejected commands are in it", rejected)
+			res.Notes = append(res.Notes, fmt.Sprintf("the limiters rejected %.1f/s in the window: the rate written is what was admitted, a lower bound of the offered load", rejected))
+		}
 	}
 	b.WriteString("clients:\n")
 	primaryCount := clients
@@ -894,17 +927,17 @@ func writeClients(b *strings.Builder, t *topology, in *Inputs, res *Result) erro
 	}
 	writeGroup(b, "app", primaryCount, csrc, "", rates, total, fmt.Sprintf(
 		"Commands per second that reached %s (%s over %s), retries included: with no rejections and no failures that is the offered load",
-		strings.Join(entry, ", "), from, fmtSeconds(window)), rejected)
+		strings.Join(entry, ", "), from, fmtSeconds(window)), bound)
 	if split {
 		writeGroup(b, "secondary-reads", max(1, clients-primaryCount), csrc, "secondary", secondary, secTotal,
-			fmt.Sprintf("Reads the secondaries served (%s over %s): the applications read from secondaries at this rate", from, fmtSeconds(window)), 0)
+			fmt.Sprintf("Reads the secondaries served (%s over %s): the applications read from secondaries at this rate", from, fmtSeconds(window)), "")
 		res.Notes = append(res.Notes, fmt.Sprintf("secondaries served %.1f reads/s: a second group reads from secondaries at that rate (set its readPreference to your applications' own: secondaryPreferred, nearest)", secTotal))
 	}
 	return nil
 }
 
 // writeGroup writes one open-loop client group.
-func writeGroup(b *strings.Builder, name string, count int, countSrc, readPref string, rates map[string]float64, total float64, rateSrc string, rejected float64) {
+func writeGroup(b *strings.Builder, name string, count int, countSrc, readPref string, rates map[string]float64, total float64, rateSrc, bound string) {
 	fmt.Fprintf(b, "  - name: %s\n", name)
 	fmt.Fprintf(b, "    # %s\n", countSrc)
 	fmt.Fprintf(b, "    count: %d\n", count)
@@ -918,9 +951,10 @@ func writeGroup(b *strings.Builder, name string, count int, countSrc, readPref s
 	for _, l := range wrap(rateSrc+".", 88) {
 		fmt.Fprintf(b, "    # %s\n", l)
 	}
-	if rejected > 0 {
-		fmt.Fprintf(b, "    # The request limiters rejected %.1f/s: the offered load is at least this rate; the\n", rejected)
-		b.WriteString("    # drivers' retries of the rejected commands are in it.\n")
+	if bound != "" {
+		for _, l := range wrap(bound+".", 88) {
+			fmt.Fprintf(b, "    # %s\n", l)
+		}
 	}
 	fmt.Fprintf(b, "    workload: {rate: %s/s}\n", fmtRate(total))
 	var mix []string

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/overloadsim/overloadsim/calibrate"
+	"github.com/overloadsim/overloadsim/field"
 	"github.com/overloadsim/overloadsim/results"
 )
 
@@ -98,6 +99,9 @@ Examples:
 				return nil
 			}
 			res, err := calibrate.Calibrate(in, calibrate.Options{Name: *name, Duration: *duration, Warmup: min(10*time.Second, *duration/2)})
+			if fe := (*field.Error)(nil); errors.As(err, &fe) && fe.Field == "--name" {
+				return errUsage{err}
+			}
 			if err != nil {
 				return err
 			}

@@ -435,7 +435,7 @@ func queueShare(share float64) func(*testing.T, *Node) {
 		t.Helper()
 		last := len(n.Docs) - 1
 		w := WindowOf(n, 0, last)
-		x, y := execution(&n.Docs[0]).Read.NormalPriority, execution(&n.Docs[last]).Read.NormalPriority
+		x, y := n.Docs[0].Execution().Read.NormalPriority, n.Docs[last].Execution().Read.NormalPriority
 		adm := y.NewAdmissions - x.NewAdmissions
 		q := *x.TotalTimeQueuedMicros + int64(math.Round(float64(share*w.Latency["reads"].Mean)*float64(adm)))
 		y.TotalTimeQueuedMicros = &q

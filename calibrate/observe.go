@@ -119,7 +119,7 @@ func WindowOf(n *Node, i, j int) *Window {
 	}
 
 	w.Pools = map[string]PoolObs{}
-	ea, eb := execution(a), execution(b)
+	ea, eb := a.Execution(), b.Execution()
 	if ea != nil && eb != nil {
 		for _, p := range []struct {
 			name string
@@ -130,7 +130,7 @@ func WindowOf(n *Node, i, j int) *Window {
 			}
 			obs := PoolObs{Queued: math.NaN()}
 			for k := i; k <= j; k++ {
-				if e := execution(&n.Docs[k]); e != nil {
+				if e := n.Docs[k].Execution(); e != nil {
 					if t := pick(e, p.name); t != nil {
 						obs.Tickets = max(obs.Tickets, t.TotalTickets)
 					}
@@ -198,19 +198,6 @@ func limiterOver(x, y *serverstatus.RateLimiter, per func(int64, int64) float64)
 		Rejected:   per(x.RejectedAdmissions, y.RejectedAdmissions),
 		Exempted:   per(x.ExemptedAdmissions, y.ExemptedAdmissions),
 	}
-}
-
-// execution returns the document's execution ticket pools, wherever its version reports them.
-func execution(d *serverstatus.Doc) *serverstatus.Execution {
-	switch {
-	case d.Queues != nil && d.Queues.Execution != nil:
-		return d.Queues.Execution
-	case d.Admission != nil && d.Admission.Execution != nil:
-		return d.Admission.Execution
-	case d.WiredTiger != nil && d.WiredTiger.ConcurrentTransactions != nil:
-		return d.WiredTiger.ConcurrentTransactions
-	}
-	return nil
 }
 
 func pick(e *serverstatus.Execution, name string) *serverstatus.Tickets {

@@ -96,9 +96,6 @@ func Calibrate(in *Inputs, opts Options) (*Result, error) {
 	if opts.Warmup == 0 {
 		opts.Warmup = 10 * time.Second
 	}
-	if opts.Cores == 0 {
-		opts.Cores = in.Cores
-	}
 	res := &Result{}
 	for _, n := range in.Nodes {
 		if len(n.Docs) < 2 {
@@ -348,11 +345,15 @@ func writeHeader(b *strings.Builder, in *Inputs, opts Options, res *Result) {
 			to = w.To
 		}
 	}
-	fmt.Fprintf(b, "# Written by simulate calibrate from %d file(s): %s\n", len(in.Files), strings.Join(in.Files, ", "))
-	fmt.Fprintf(b, "# Window: %s to %s (%s). Every fitted field says where it came from; a field\n",
-		from.UTC().Format(time.RFC3339), to.UTC().Format(time.RFC3339), to.Sub(from).Round(time.Millisecond))
-	b.WriteString("# the documents could not give is left at its default and says so. Check it against\n")
-	fmt.Fprintf(b, "# production with: simulate calibrate --check %s.yaml <the same files>\n", opts.Name)
+	header := fmt.Sprintf("Written by simulate calibrate from %d file%s: %s. Window: %s to %s (%s). "+
+		"Every fitted field says where it came from; a field the documents could not give is left at "+
+		"its default and says so. Check it against production with: simulate calibrate --check "+
+		"%s.yaml <the same files>",
+		len(in.Files), plural(len(in.Files)), strings.Join(in.Files, ", "),
+		from.UTC().Format(time.RFC3339), to.UTC().Format(time.RFC3339), to.Sub(from).Round(time.Millisecond), opts.Name)
+	for _, l := range wrap(header, 94) {
+		fmt.Fprintf(b, "# %s\n", l)
+	}
 	fmt.Fprintf(b, "name: %s\n", yamlName(opts.Name))
 	fmt.Fprintf(b, "description: >-\n  Calibrated from production serverStatus documents taken %s to %s.\n",
 		from.UTC().Format(time.RFC3339), to.UTC().Format(time.RFC3339))

@@ -17,12 +17,11 @@ import (
 )
 
 // Inputs is what a calibration reads: the serverStatus documents of every node, oldest first,
-// the getParameter output that applies to each, the mongod log entries, and the host's cores.
+// the getParameter output that applies to each, and the mongod log entries.
 type Inputs struct {
 	Nodes []*Node                 // by host
 	Log   []serverstatus.LogEntry // slow operations and client metadata, in file order
 	Files []string                // every file read, in the order read
-	Cores int                     // the host's cores; 0 = not given
 	// Unplaced are the log files no node could be tied to: their slow operations are not
 	// used for service times (name a log for its node: rs0a.log).
 	Unplaced []string

@@ -75,7 +75,6 @@ Examples:
 			if err != nil {
 				return err
 			}
-			in.Cores = *cores
 			if *check != "" {
 				sc, err := loadScenario(*check, nil)
 				if err != nil {
@@ -98,7 +97,7 @@ Examples:
 				}
 				return nil
 			}
-			res, err := calibrate.Calibrate(in, calibrate.Options{Name: *name, Duration: *duration, Warmup: min(10*time.Second, *duration/2)})
+			res, err := calibrate.Calibrate(in, calibrate.Options{Name: *name, Cores: *cores, Duration: *duration, Warmup: min(10*time.Second, *duration/2)})
 			if fe := (*field.Error)(nil); errors.As(err, &fe) && fe.Field == "--name" {
 				return errUsage{err}
 			}

@@ -123,10 +123,10 @@ var known = []struct {
 		write:      map[string][]load{"sh0a": {{1000, 1500}, {500, 2000}}, "sh1a": {{1000, 1500}, {500, 2000}}},
 		processing: map[string][2]float64{"sh0a": {601.9, 1679.2}, "sh1a": {602.7, 1666.5}},
 		limited:    []string{"sh0a", "sh1a"},
-		// The mongos nodes received find 2 × 2750/s, insert 2 × 1100/s, update 2 × 550/s; the
+		// The mongos nodes received find 2 × 2950/s, insert 2 × 1100/s, update 2 × 550/s; the
 		// shards' secondaries served 4 × 100 finds/s of them.
 		groups: []group{
-			{"app", "primary", 9, 8400, map[string]float64{"find": 5100, "insert": 2200, "update": 1100}},
+			{"app", "primary", 9, 8800, map[string]float64{"find": 5500, "insert": 2200, "update": 1100}},
 			{"secondary-reads", "secondary", 1, 400, map[string]float64{"find": 400}},
 		},
 	},

@@ -1015,9 +1015,11 @@ func sharded() {
 		var n *node
 		if sp.mongos {
 			n = newNode(sp.host, "8.2.1", "mongos", started, 820+uint64(i))
-			// The application's load on each router; the shards' limiters reject 1 in 11.
+			// The application's load on each router; the shards' limiters reject 1 in 11 of
+			// what goes to the primaries. Each router also routes half of the secondaries'
+			// reads (4 × 100/s ÷ 2).
 			n.cmds = []cmd{
-				{name: "find", rate: 2500, svc: 600, rejected: 250},
+				{name: "find", rate: 2700, svc: 600, rejected: 250},
 				{name: "insert", rate: 1000, svc: 1500, rejected: 100},
 				{name: "update", rate: 500, svc: 2000, rejected: 50},
 				{name: "ping", rate: 2, svc: 40},

@@ -225,8 +225,8 @@ func TestReadCalibrationData(t *testing.T) {
 				if got := delta(a.Metrics.Commands["find"].Failed, b.Metrics.Commands["find"].Failed); got != 2500 {
 					t.Errorf("%s: find failed rose by %d, want 2500", node, got)
 				}
-				if got := delta(a.Opcounters.Query, b.Opcounters.Query); got != 27500 {
-					t.Errorf("%s: opcounters.query rose by %d, want 27500", node, got)
+				if got := delta(a.Opcounters.Query, b.Opcounters.Query); got != 29500 {
+					t.Errorf("%s: opcounters.query rose by %d, want 29500", node, got)
 				}
 			case primary:
 				if *p.IngressRequestRateLimiterEnabled != true || *p.IngressRequestAdmissionRatePerSec != 4000 ||

@@ -183,6 +183,9 @@ func (n *Node) order() []error {
 		a, b := &n.Docs[i-1], &n.Docs[i]
 		ta, tb := docTime(a), docTime(b)
 		where := fmt.Sprintf("%s and %s: host %s", n.Sources[i-1], n.Sources[i], n.Host)
+		if n.Sources[i-1] == n.Sources[i] {
+			where = fmt.Sprintf("%s: host %s", n.Sources[i], n.Host)
+		}
 		if !tb.After(ta) {
 			errs = append(errs, field.New(where+": localTime", tb.UTC().Format(time.RFC3339Nano),
 				"two documents of one host taken at the same instant: take them some seconds apart, or drop one"))

@@ -12,10 +12,12 @@
 // [Calibrate] writes the scenario: the topology from the documents' process and repl sections,
 // each mongod's workers from its execution tickets, its service times per ticket pool — the mean
 // from the tickets' processing time (queueing excluded), the shape fitted (package
-// calibrate/fit) to the log's per-operation times, else to the latency histogram when the wait
-// for a ticket is a small part of it, else exponential — the limiters' settings exactly as
-// getParameter gives them, and one open-loop client group with the commands the cluster served
-// at their rates. What cannot be fitted is left at its default, with a comment and a note.
+// calibrate/fit) to whichever holds more operations of the log's per-operation times and the
+// latency histogram (when the wait for a ticket is a small part of it), else exponential; a
+// command whose logged times differ from its pool's gets its own — the limiters' settings
+// exactly as getParameter gives them, and open-loop client groups with the commands the cluster
+// served at their rates (one for the primaries, one reading from secondaries when they served
+// reads). What cannot be fitted is left at its default, with a comment and a note.
 //
 // [Check] runs a scenario with its nodes' serverStatus documents recorded (record.StatusLog)
 // and compares the same measurements, node by node, with production's, each with its

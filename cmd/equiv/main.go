@@ -58,8 +58,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if runs := 2 * o.seeds * len(o.scenarios); runs > o.maxRuns {
-		fmt.Fprintf(stderr, "equiv: refused: %d runs (%d scenarios × %d seeds × 2 sides) exceed --max-runs %d; raise --max-runs, or choose fewer --scenarios or --seeds\n",
-			runs, len(o.scenarios), o.seeds, o.maxRuns)
+		fmt.Fprintf(stderr, "equiv: refused: %d runs (%s × %d seeds × 2 sides) exceed --max-runs %d; raise --max-runs, or choose fewer --scenarios or --seeds\n",
+			runs, plural(len(o.scenarios), "scenario"), o.seeds, o.maxRuns)
 		return 2
 	}
 	res, err := collect(ctx, o, stderr)

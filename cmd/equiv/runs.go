@@ -11,9 +11,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/overloadsim/overloadsim/internal/parallel"
 	"github.com/overloadsim/overloadsim/results"
 )
 
@@ -46,9 +46,12 @@ func collect(ctx context.Context, o options, stderr io.Writer) ([]scenarioRuns, 
 		start := time.Now()
 		sr := scenarioRuns{name: name}
 		sr.runs[0], sr.runs[1] = make([]runResult, o.seeds), make([]runResult, o.seeds)
-		var hdrs [2]string
-		errs := make([]error, 2*o.seeds)
-		parallel(o.jobs, 2*o.seeds, func(i int) {
+		type run struct {
+			m       runResult
+			version string
+		}
+		// Run i is side i%2 at seed i/2+1; the one worker pool of the module hands them out.
+		runs, errs, _ := parallel.Map(ctx, 2*o.seeds, o.jobs, func(ctx context.Context, i int) (run, error) {
 			side, seed := i%2, i/2+1
 			bin, set := o.oldBin, o.oldSet
 			if side == 1 {
@@ -56,22 +59,18 @@ func collect(ctx context.Context, o options, stderr io.Writer) ([]scenarioRuns, 
 			}
 			dir := filepath.Join(tmp, fmt.Sprintf("%d-%s-%d", si, sides[side], seed))
 			m, version, err := runOne(ctx, bin, name, seed, set, dir)
-			if err != nil {
-				errs[i] = err
-				return
-			}
-			sr.runs[side][seed-1] = m
-			if seed == 1 {
-				hdrs[side] = version
-			}
-		})
+			return run{m, version}, err
+		}, nil)
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		if err := errors.Join(errs...); err != nil {
 			return nil, err
 		}
-		sr.version = hdrs
+		for i, r := range runs {
+			sr.runs[i%2][i/2] = r.m
+		}
+		sr.version = [2]string{runs[0].version, runs[1].version}
 		out[si] = sr
 		fmt.Fprintf(stderr, "equiv: [%d/%d] %s: %d seeds × 2 sides done in %.1fs\n", si+1, len(o.scenarios), name, o.seeds, time.Since(start).Seconds())
 	}
@@ -119,24 +118,4 @@ func quoteArgs(args []string) string {
 		q[i] = a
 	}
 	return strings.Join(q, " ")
-}
-
-// parallel calls f(0) … f(n-1) on at most jobs goroutines.
-func parallel(jobs, n int, f func(int)) {
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(jobs, n) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				f(i)
-			}
-		}()
-	}
-	for i := range n {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
 }

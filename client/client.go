@@ -338,6 +338,26 @@ type records struct {
 	// and never re-enters, so one copy serves every client of the group.
 	servers []selection.Server
 	sel     selection.Selector
+	// beats and monTimeouts are the monitors' lines of regular checks and of check timeouts:
+	// every monitor of the group sets its next check heartbeatFrequencyMS after its last and
+	// its timeout connectTimeoutMS after its check, so each kind comes due in the order set
+	// and one loop event serves a whole fleet's (sim.DelayLine).
+	beats, monTimeouts *sim.DelayLine
+}
+
+// line returns the line in *slot for events of kind due after d, made on first use; nil when
+// *slot exists with another delay (a client whose options differ from its group's), or when d
+// is not positive: those events go on the loop one by one.
+func (r *records) line(loop *sim.Loop, slot **sim.DelayLine, d time.Duration, kind int) *sim.DelayLine {
+	switch {
+	case d <= 0:
+		return nil
+	case *slot == nil:
+		*slot = sim.NewDelayLine(loop, d, kind)
+	case (*slot).Delay() != d:
+		return nil
+	}
+	return *slot
 }
 
 // newRequest returns a zeroed request record.

@@ -27,8 +27,14 @@ type monitor struct {
 	connected bool
 	pending   bool // a check is on the wire
 	lastCheck sim.Time
-	next      sim.Timer // the scheduled check
-	timeout   sim.Timer
+	// The scheduled check: a regular one heartbeatFrequencyMS after the last on the group's
+	// line of heartbeats (beat), the first and any asked for sooner (requestCheck) on the loop
+	// (next). The check's timeout likewise waits on the group's line of monitor timeouts
+	// (timeoutOnLine), or on the loop (timeout) when the line has another delay.
+	next          sim.Timer
+	beat          sim.LineTimer
+	timeout       sim.Timer
+	timeoutOnLine sim.LineTimer
 }
 
 func newMonitor(sv *serverView) *monitor { return &monitor{sv: sv} }
@@ -41,10 +47,10 @@ func (m *monitor) start(now sim.Time) {
 func (m *monitor) HandleEvent(now sim.Time, kind int, arg any) {
 	switch kind {
 	case evCheck:
-		m.next = sim.Timer{}
+		m.next, m.beat = sim.Timer{}, sim.LineTimer{}
 		m.check(now)
 	case evMonTimeout:
-		m.timeout = sim.Timer{}
+		m.timeout, m.timeoutOnLine = sim.Timer{}, sim.LineTimer{}
 		// No answer within connectTimeoutMS: treat as a network error. The server may still
 		// hold the request, so the next check uses a new one.
 		m.req, m.conn = nil, nil
@@ -60,7 +66,8 @@ func (m *monitor) HandleEvent(now sim.Time, kind int, arg any) {
 		}
 		c := m.sv.c
 		c.loop.Cancel(m.timeout)
-		m.timeout = sim.Timer{}
+		m.timeoutOnLine.Cancel()
+		m.timeout, m.timeoutOnLine = sim.Timer{}, sim.LineTimer{}
 		m.pending = false
 		m.reply(now, req)
 		if !m.pending { // not reused at once for the handshake's hello
@@ -91,7 +98,11 @@ func (m *monitor) check(now sim.Time) {
 	}
 	m.pending = true
 	c.loop.At(now.Add(m.conn.Link.Delay()), m.sv.node.Handler, wire.EvRequest, m.req)
-	m.timeout = c.loop.After(c.opts.ConnectTimeout, m, evMonTimeout, nil)
+	if line := c.recs.line(c.loop, &c.recs.monTimeouts, c.opts.ConnectTimeout, evMonTimeout); line != nil {
+		m.timeoutOnLine = line.Set(m)
+	} else {
+		m.timeout = c.loop.After(c.opts.ConnectTimeout, m, evMonTimeout, nil)
+	}
 }
 
 func (m *monitor) reply(now sim.Time, req *wire.Request) {
@@ -137,8 +148,19 @@ func (m *monitor) failed(now sim.Time) {
 
 func (m *monitor) schedule(now sim.Time, after time.Duration) {
 	c := m.sv.c
-	c.loop.Cancel(m.next)
+	m.cancelCheck()
+	if line := c.recs.line(c.loop, &c.recs.beats, after, evCheck); line != nil {
+		m.beat = line.Set(m)
+		return
+	}
 	m.next = c.loop.At(now.Add(after), m, evCheck, nil)
+}
+
+// cancelCheck cancels the scheduled check, on the loop or on the line.
+func (m *monitor) cancelCheck() {
+	m.sv.c.loop.Cancel(m.next)
+	m.beat.Cancel()
+	m.next, m.beat = sim.Timer{}, sim.LineTimer{}
 }
 
 // requestCheck asks for a check soon: at once, or minHeartbeatFrequencyMS after the last one.
@@ -148,7 +170,7 @@ func (m *monitor) requestCheck(now sim.Time) {
 	}
 	c := m.sv.c
 	at := max(now, m.lastCheck.Add(c.opts.MinHeartbeatFrequency))
-	c.loop.Cancel(m.next)
+	m.cancelCheck()
 	m.next = c.loop.At(at, m, evCheck, nil)
 }
 

@@ -28,6 +28,15 @@
 // once, freeing its record. Events scheduled for the current instant (a zero-delay hop) skip the
 // heap too: they wait in a first-in first-out queue, which is their (time, seq) order.
 //
+// # Delay lines
+//
+// Events that all come due one fixed delay after they are set (a fleet's heartbeats, the timeouts
+// of their checks) can go on a [DelayLine] instead: set on a clock that never goes back, they come
+// due in the order they were set, so the line keeps them first in first out with one loop event
+// for its earliest, and fires everything due at an instant inside that one event. Among
+// themselves they keep the order plain timers would have; against the loop's other events of the
+// same instant the batch runs where the line's event stands (see [DelayLine]).
+//
 // # Randomness
 //
 // A run has one Seed. [NewStream] derives an independent math/rand/v2 PCG generator from

@@ -1,0 +1,39 @@
+package client
+
+import (
+	"testing"
+	"time"
+
+	"github.com/overloadsim/overloadsim/dist"
+	"github.com/overloadsim/overloadsim/server"
+	"github.com/overloadsim/overloadsim/sim"
+)
+
+// TestFleetHeartbeatsShareOneLine: a group's monitors check every heartbeatFrequencyMS (10 s)
+// and time their checks out after connectTimeoutMS, both from the group's delay lines, so that
+// a fleet's checks due at one instant are one loop event, not one each: in a quiet 10 s the loop
+// handles each monitor's hello at the node and its reply (2 events per client) and a few line
+// events, where one timer per check and per timeout would add a third event per client.
+func TestFleetHeartbeatsShareOneLine(t *testing.T) {
+	const n = 500
+	mix, kinds := finds()
+	w := newWorld(t, server.Config{Address: "db", Workers: 8, Service: dist.Const(time.Millisecond), RejectCost: server.DefaultRejectCost, HandshakeCost: server.DefaultHandshakeCost},
+		DefaultOptions(), n, Workload{Mix: mix, Kinds: kinds, Threads: 1, Think: dist.Const(time.Hour), Stop: 0}, 500*time.Microsecond)
+	w.loop.RunUntil(sim.Time(55 * time.Second))
+	before := w.loop.Fired()
+	w.loop.RunUntil(sim.Time(65 * time.Second))
+	if got := w.loop.Fired() - before; got > 2*n+10 {
+		t.Errorf("%d loop events in a quiet 10 s for %d monitors, want at most %d", got, n, 2*n+10)
+	}
+	for _, c := range w.clients {
+		m := c.servers[0].mon
+		// The first check at 0 (the handshake's hello right after it), then one every 10 s
+		// after the last reply: the sixth regular check falls in [60 s, 61 s).
+		if m.lastCheck < sim.Time(60*time.Second) || m.lastCheck >= sim.Time(61*time.Second) {
+			t.Fatalf("%s: last check at %v, want in [60s, 61s)", c.Name(), m.lastCheck)
+		}
+		if !m.beat.Pending() || m.next != (sim.Timer{}) {
+			t.Fatalf("%s: the next regular check is not on the group's line", c.Name())
+		}
+	}
+}

@@ -128,7 +128,7 @@ type Loop struct {
 	nowDead int // cancelled entries in nowQ
 	fired   uint64
 	stopped bool
-	streams []namedSource // the streams handed out by NewStream, for Branch
+	streams streamList // the streams handed out by NewStream, for Branch
 }
 
 // NewLoop returns an empty loop at time 0.

@@ -61,11 +61,37 @@ type Stream struct {
 // Streams returns every stream the loop has handed out, in the order NewStream made them: what
 // a run's header records, so that it lists exactly the streams the run drew from.
 func (l *Loop) Streams() []Stream {
-	out := make([]Stream, len(l.streams))
-	for i, s := range l.streams {
-		out[i] = s.Stream
+	out := make([]Stream, 0, l.streams.n)
+	for _, chunk := range l.streams.chunks {
+		for _, s := range chunk {
+			out = append(out, s.Stream)
+		}
 	}
 	return out
+}
+
+// streamList is the streams a loop handed out, in order, in chunks that are never moved: a run
+// with a million clients hands out millions of streams, and one growing array would copy them
+// all each time it outgrew itself.
+type streamList struct {
+	chunks [][]namedSource
+	n      int
+}
+
+// streamChunk is the number of streams in one chunk of a streamList.
+const streamChunk = 4096
+
+func (s *streamList) add(ns namedSource) {
+	if k := len(s.chunks); k == 0 || len(s.chunks[k-1]) == cap(s.chunks[k-1]) {
+		size := streamChunk
+		if k == 0 {
+			size = 16 // a small model draws a handful of streams
+		}
+		s.chunks = append(s.chunks, make([]namedSource, 0, size))
+	}
+	last := &s.chunks[len(s.chunks)-1]
+	*last = append(*last, ns)
+	s.n++
 }
 
 // NewStream returns the random stream named name in the run seeded by seed — the same numbers
@@ -74,7 +100,7 @@ func (l *Loop) Streams() []Stream {
 func (l *Loop) NewStream(seed uint64, name string) *rand.Rand {
 	s1, s2 := StreamSeeds(seed, name)
 	pcg := rand.NewPCG(s1, s2)
-	l.streams = append(l.streams, namedSource{Stream{name, s1, s2}, pcg})
+	l.streams.add(namedSource{Stream{name, s1, s2}, pcg})
 	return rand.New(pcg)
 }
 
@@ -85,7 +111,9 @@ func (l *Loop) NewStream(seed uint64, name string) *rand.Rand {
 // rare-event estimator splits one trajectory into many without snapshots. Call it between
 // events (between RunUntil calls), never from a handler.
 func (l *Loop) Branch(key uint64) {
-	for _, s := range l.streams {
-		s.pcg.Seed(StreamSeeds(key, s.Name))
+	for _, chunk := range l.streams.chunks {
+		for _, s := range chunk {
+			s.pcg.Seed(StreamSeeds(key, s.Name))
+		}
 	}
 }

@@ -33,3 +33,29 @@ func TestLoopStreamsRecordsWhatRan(t *testing.T) {
 		t.Error("Streams returned the loop's own list")
 	}
 }
+
+// TestManyStreams: past the first chunks of the loop's list (a fleet's millions of streams),
+// Streams still lists every stream in the order handed out, and Branch re-seeds every one.
+func TestManyStreams(t *testing.T) {
+	l := NewLoop()
+	const n = 3*streamChunk + 21
+	rs := make([]interface{ Uint64() uint64 }, n)
+	for i := range n {
+		rs[i] = l.NewStream(1, "client/app/"+string(rune('a'+i%26))+string(rune('0'+i/26%10))+string(rune('0'+i/260)))
+	}
+	got := l.Streams()
+	if len(got) != n {
+		t.Fatalf("Streams lists %d, want %d", len(got), n)
+	}
+	for i, s := range got {
+		if s1, _ := StreamSeeds(1, s.Name); s.S1 != s1 {
+			t.Fatalf("stream %d (%s) listed with the seeds of another", i, s.Name)
+		}
+	}
+	l.Branch(99)
+	for _, i := range []int{0, streamChunk, n - 1} {
+		if want := NewStream(99, got[i].Name).Uint64(); rs[i].Uint64() != want {
+			t.Errorf("stream %d (%s) after Branch(99) does not continue as NewStream(99, name)", i, got[i].Name)
+		}
+	}
+}

@@ -88,6 +88,15 @@ type serverView struct {
 // New returns a client of the servers in nodes, forming a topology of the given kind. Its random
 // stream is (seed, name); name is a stable path such as "client/app/17".
 func New(loop *sim.Loop, opts Options, kind selection.TopologyKind, nodes []Node, seed uint64, name string) (*Client, error) {
+	if err := validateClient(opts, kind, nodes); err != nil {
+		return nil, fmt.Errorf("client %s: %w", name, err)
+	}
+	return newClient(loop, &opts, kind, nodes, seed, name, new(Stats), new(Stats), new(records)), nil
+}
+
+// validateClient reports every problem of a client with opts of the servers nodes in a topology
+// of kind.
+func validateClient(opts Options, kind selection.TopologyKind, nodes []Node) error {
 	var errs []error
 	if len(nodes) == 0 {
 		errs = append(errs, errors.New("nodes: empty: a client needs at least one server"))
@@ -98,16 +107,20 @@ func New(loop *sim.Loop, opts Options, kind selection.TopologyKind, nodes []Node
 	if err := opts.Validate(kind); err != nil {
 		errs = append(errs, err)
 	}
-	if err := errors.Join(errs...); err != nil {
-		return nil, fmt.Errorf("client %s: %w", name, err)
-	}
-	policy, _ := retry.New(opts.RetryPolicy, opts.retryOptions(kind)) // validated above
+	return errors.Join(errs...)
+}
+
+// newClient makes a client whose options (validated, and not to be changed) are *opts, counting
+// into stats and total and reusing records from recs, and starts its monitors.
+func newClient(loop *sim.Loop, opts *Options, kind selection.TopologyKind, nodes []Node, seed uint64, name string, stats, total *Stats, recs *records) *Client {
+	policy, _ := retry.New(opts.RetryPolicy, opts.retryOptions(kind)) // validated by the caller
 	c := &Client{
-		loop: loop, opts: &opts, kind: kind, policy: policy, name: name,
-		rng: loop.NewStream(seed, name), stats: new(Stats), total: new(Stats), recs: new(records),
+		loop: loop, opts: opts, kind: kind, policy: policy, name: name,
+		rng: loop.NewStream(seed, name), stats: stats, total: total, recs: recs,
 	}
 	c.jitter = c.rng
 	c.setPolicy(policy)
+	c.servers = make([]*serverView, 0, len(nodes))
 	for _, n := range nodes {
 		sv := &serverView{c: c, node: n}
 		if opts.CircuitBreaker.Enabled {
@@ -120,7 +133,7 @@ func New(loop *sim.Loop, opts Options, kind selection.TopologyKind, nodes []Node
 	for _, sv := range c.servers {
 		sv.mon.start(loop.Now())
 	}
-	return c, nil
+	return c
 }
 
 // setPolicy makes p the client's retry policy, with the hooks it implements.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/overloadsim/overloadsim/client/retry"
+	"github.com/overloadsim/overloadsim/client/selection"
 	"github.com/overloadsim/overloadsim/client/workload"
 	"github.com/overloadsim/overloadsim/dist"
 	"github.com/overloadsim/overloadsim/field"
@@ -226,28 +227,10 @@ const (
 // NewGroup starts w on clients. Its stream is (seed, "group/<name>"). An observer, if any, is
 // attached with SetObserver before the loop runs.
 func NewGroup(loop *sim.Loop, name string, clients []*Client, w Workload, seed uint64) (*Group, error) {
-	if err := w.Validate(); err != nil {
-		return nil, fmt.Errorf("group %s: %w", name, err)
+	if err := checkGroup(name, clients, w); err != nil {
+		return nil, err
 	}
-	if len(clients) == 0 {
-		return nil, fmt.Errorf("group %s: clients: none: need at least one", name)
-	}
-	for _, k := range w.Kinds {
-		policy := clients[0].policy.Name()
-		if k.Couchbase() != retry.Couchbase(policy) {
-			return nil, fmt.Errorf("group %s: mix: %s: a %s client cannot issue it (Couchbase requests need a couchbase-* policy, MongoDB operations a MongoDB one)", name, k, policy)
-		}
-	}
-	for i, c := range clients {
-		if c.group != nil {
-			return nil, fmt.Errorf("group %s: clients[%d]: %s already belongs to group %s: a client counts into one group's totals", name, i, c.name, c.group.name)
-		}
-	}
-	g := &Group{loop: loop, name: name, clients: clients, w: w, rng: loop.NewStream(seed, "group/"+name)}
-	if w.Assign == AssignRandom {
-		// A stream of its own: the arrivals, mix and think times stay those of round-robin.
-		g.pick = loop.NewStream(seed, "group/"+name+"/assign")
-	}
+	g := &Group{loop: loop, name: name, clients: clients, w: w}
 	for _, c := range clients {
 		g.driver.Add(c.stats) // anything counted before it joined
 		if !w.ClientStats {
@@ -257,10 +240,98 @@ func NewGroup(loop *sim.Loop, name string, clients []*Client, w Workload, seed u
 		if reflect.DeepEqual(c.opts, clients[0].opts) { // one copy for the group, not one each
 			c.opts = clients[0].opts
 		}
+	}
+	g.start(seed)
+	return g, nil
+}
+
+// Fleet is the clients a group is made with by NewFleetGroup: Count clients with the same
+// options in a topology of one kind, client i named Name(i) and reaching the servers Nodes(i).
+type Fleet struct {
+	Count   int
+	Options Options
+	Kind    selection.TopologyKind
+	Name    func(i int) string
+	Nodes   func(i int) []Node
+}
+
+// NewFleetGroup makes f's clients and starts w on them as their group: the clients and the group
+// New and NewGroup would make, streams drawn in the same order (client i's after Nodes(i) is
+// called, the group's after every client's), but made for a fleet. The options are validated
+// once and shared, and each client counts straight into the group's totals from its start,
+// with no record of its own made to be added on joining, so that a million clients cost a
+// million clients' state and not twice that in set-up.
+func NewFleetGroup(loop *sim.Loop, name string, f Fleet, w Workload, seed uint64) (*Group, error) {
+	if f.Count < 1 {
+		return nil, fmt.Errorf("group %s: clients: %d: need at least one", name, f.Count)
+	}
+	if err := w.Validate(); err != nil { // before making a million clients
+		return nil, fmt.Errorf("group %s: %w", name, err)
+	}
+	opts := f.Options
+	g := &Group{loop: loop, name: name, w: w, clients: make([]*Client, f.Count)}
+	for i := range g.clients {
+		nodes, cname := f.Nodes(i), f.Name(i)
+		if i == 0 {
+			if err := validateClient(opts, f.Kind, nodes); err != nil {
+				return nil, fmt.Errorf("client %s: %w", cname, err)
+			}
+		} else if len(nodes) == 0 || f.Kind == selection.Single && len(nodes) > 1 {
+			return nil, fmt.Errorf("client %s: %w", cname, validateClient(opts, f.Kind, nodes))
+		}
+		stats := &g.sink
+		if w.ClientStats {
+			stats = new(Stats)
+		}
+		g.clients[i] = newClient(loop, &opts, f.Kind, nodes, seed, cname, stats, &g.driver, &g.recs)
+	}
+	if err := checkGroup(name, g.clients, w); err != nil {
+		return nil, err
+	}
+	for _, c := range g.clients {
+		c.group = g
+	}
+	g.start(seed)
+	return g, nil
+}
+
+// checkGroup reports the first problem of a group name of clients running w.
+func checkGroup(name string, clients []*Client, w Workload) error {
+	if err := w.Validate(); err != nil {
+		return fmt.Errorf("group %s: %w", name, err)
+	}
+	if len(clients) == 0 {
+		return fmt.Errorf("group %s: clients: none: need at least one", name)
+	}
+	for _, k := range w.Kinds {
+		policy := clients[0].policy.Name()
+		if k.Couchbase() != retry.Couchbase(policy) {
+			return fmt.Errorf("group %s: mix: %s: a %s client cannot issue it (Couchbase requests need a couchbase-* policy, MongoDB operations a MongoDB one)", name, k, policy)
+		}
+	}
+	for i, c := range clients {
+		if c.group != nil {
+			return fmt.Errorf("group %s: clients[%d]: %s already belongs to group %s: a client counts into one group's totals", name, i, c.name, c.group.name)
+		}
+	}
+	return nil
+}
+
+// start draws the group's streams, lists its clients' retry token buckets and starts its
+// workload.
+func (g *Group) start(seed uint64) {
+	loop, name, w := g.loop, g.name, g.w
+	g.rng = loop.NewStream(seed, "group/"+name)
+	if w.Assign == AssignRandom {
+		// A stream of its own: the arrivals, mix and think times stay those of round-robin.
+		g.pick = loop.NewStream(seed, "group/"+name+"/assign")
+	}
+	for _, c := range g.clients {
 		if c.bucket != nil {
 			g.buckets = append(g.buckets, c.bucket)
 		}
 	}
+	clients := g.clients
 	now := loop.Now()
 	if w.Arrivals != nil {
 		g.scheduleArrival(now)
@@ -272,7 +343,6 @@ func NewGroup(loop *sim.Loop, name string, clients []*Client, w Workload, seed u
 			}
 		}
 	}
-	return g, nil
 }
 
 // Name returns the group's name.

@@ -86,37 +86,36 @@ func Build(sc *Scenario, seed uint64, loop *sim.Loop, rec *record.Recorder) (*Wo
 	kind := sc.Topology.Kind
 	for gi := range sc.Clients {
 		g := &sc.Clients[gi]
-		opts := g.Driver.options()
-		clients := make([]*client.Client, g.Count)
-		for i := range clients {
-			prefix := g.Name + "/" + strconv.Itoa(i)
-			hosts := sc.Topology.hosts(g)
-			nodes := make([]client.Node, len(hosts))
-			for hi, host := range hosts {
-				n := sc.node(host)
-				name := "link/" + prefix + "/" + n.Name
-				nodes[hi] = client.Node{Address: n.Name, Handler: cluster.Node(n.Name),
-					Link: wire.NewLink(n.NetworkDelay.D, loop.NewStream(seed, name))}
-			}
-			name := "client/" + prefix
-			c, err := client.New(loop, opts, kind, nodes, seed, name)
-			if err != nil {
-				return nil, fmt.Errorf("scenarios: %s: clients[%d]: %w", sc.Name, gi, err)
-			}
-			clients[i] = c
-		}
 		wl, err := g.workload(sc)
 		if err != nil {
 			return nil, fmt.Errorf("scenarios: %s: clients[%d]: %w", sc.Name, gi, err)
 		}
-		grp, err := client.NewGroup(loop, g.Name, clients, wl, seed)
+		hosts := sc.Topology.hosts(g)
+		targets := make([]*Node, len(hosts))
+		for hi, host := range hosts {
+			targets[hi] = sc.node(host)
+		}
+		fleet := client.Fleet{
+			Count: g.Count, Options: g.Driver.options(), Kind: kind,
+			Name: func(i int) string { return "client/" + g.Name + "/" + strconv.Itoa(i) },
+			Nodes: func(i int) []client.Node { // client i's links, their streams drawn before its own
+				prefix := "link/" + g.Name + "/" + strconv.Itoa(i) + "/"
+				nodes := make([]client.Node, len(targets))
+				for hi, n := range targets {
+					nodes[hi] = client.Node{Address: n.Name, Handler: cluster.Node(n.Name),
+						Link: wire.NewLink(n.NetworkDelay.D, loop.NewStream(seed, prefix+n.Name))}
+				}
+				return nodes
+			},
+		}
+		grp, err := client.NewFleetGroup(loop, g.Name, fleet, wl, seed)
 		if err != nil {
 			return nil, fmt.Errorf("scenarios: %s: clients[%d]: %w", sc.Name, gi, err)
 		}
 		if rec != nil {
 			rec.AddGroup(grp)
 		}
-		w.Clients = append(w.Clients, clients)
+		w.Clients = append(w.Clients, grp.Clients())
 		w.Groups = append(w.Groups, grp)
 	}
 

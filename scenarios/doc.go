@@ -159,7 +159,7 @@
 // Each group is Count MongoClients run by one application tier:
 //
 //	name      (required)   unique; letters, digits, . _ -; at most 100 bytes
-//	count     1            MongoClient instances; in [1, 100000]
+//	count     1            MongoClient instances; in [1, 1000000]
 //	hosts     all nodes    the nodes its clients connect to: every mongos when sharded; exactly
 //	                       one in a standalone topology of several nodes; none in a replica set
 //	driver    defaults     MongoClient options (below)

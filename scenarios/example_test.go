@@ -53,7 +53,7 @@ func ExampleScenario_Set() {
 	}
 	// Output:
 	// plain true
-	// --set clients[0].count=0: clients[0].count: 0: must be in [1, 100000]
+	// --set clients[0].count=0: clients[0].count: 0: must be in [1, 1000000]
 	// spike 1
 	// link/adaptive/{0..9}/db 10
 	// client/adaptive/{0..9} 10

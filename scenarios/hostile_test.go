@@ -189,7 +189,7 @@ func hostileCases(dir string) []hostileCase {
 		{name: "seed negative", src: hostileBase + "seed: -1\n", want: "seed"},
 		{name: "seed 2^64", src: hostileBase + "seed: 18446744073709551616\n", want: "seed"},
 		{name: "count 2^63", src: withGroup("{name: a, count: 9223372036854775808, workload: {rate: 1/s}}"), want: "clients[0].count"},
-		{name: "count above the limit", src: withGroup("{name: a, count: 100001, workload: {rate: 1/s}}"), want: "clients[0].count"},
+		{name: "count above the limit", src: withGroup("{name: a, count: 1000001, workload: {rate: 1/s}}"), want: "clients[0].count"},
 		{name: "count -0", src: withGroup("{name: a, count: -0, workload: {rate: 1/s}}"), want: "clients[0].count"},
 		{name: "duration 1e400s", src: "duration: 1e400s\n", want: "duration"},
 		{name: "duration 2^63 ns", src: "duration: 9223372036854775808ns\n", want: "duration"},

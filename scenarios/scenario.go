@@ -218,7 +218,7 @@ type ConnLimiter struct {
 type Group struct {
 	// Name is unique among the groups: letters, digits and . _ - only.
 	Name string `yaml:"name"`
-	// Count is the number of MongoClient instances (default 1); in [1, 100000].
+	// Count is the number of MongoClient instances (default 1); in [1, 1000000].
 	Count int `yaml:"count"`
 	// Hosts are the nodes the group's clients connect to (a connection string's host list):
 	// default every node, or every mongos when sharded. A standalone topology of several nodes

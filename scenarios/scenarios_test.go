@@ -528,7 +528,7 @@ func TestVary(t *testing.T) {
 		t.Errorf("Vary: parameters %+v", got)
 	}
 	err = sc.Vary("clients[0].count", "1,0")
-	want := "--vary clients[0].count=1,0: sweep.parameters.clients[0].count: 0: must be in [1, 100000]"
+	want := "--vary clients[0].count=1,0: sweep.parameters.clients[0].count: 0: must be in [1, 1000000]"
 	if err == nil || err.Error() != want {
 		t.Errorf("Vary(count, 1,0) = %v, want %q", err, want)
 	}

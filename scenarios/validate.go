@@ -24,8 +24,8 @@ import (
 
 // Limits on sizes, so that a scenario cannot ask for more than a machine holds.
 const (
-	maxCount       = 100_000 // clients per group
-	maxSweepPoints = 100_000 // combinations of sweep values
+	maxCount       = 1_000_000 // clients per group
+	maxSweepPoints = 100_000   // combinations of sweep values
 )
 
 // validator checks the rules of a decoded scenario. Problems go to the decoder, which knows

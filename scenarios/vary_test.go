@@ -149,7 +149,7 @@ func TestVaryErrors(t *testing.T) {
 		{"description", `"a, b,c`, `--vary description="a, b,c: sweep.parameters.description: "a, b,c: the quote '"' at character 1 is never closed`},
 		{"clients[0].count", "", `--vary clients[0].count=: sweep.parameters.clients[0].count: "": no values: want a,b,c, [a, b, c] or from:to:step`},
 		// A rule broken by one value: the rule, without the path and value again.
-		{"clients[0].count", "1,0", "--vary clients[0].count=1,0: sweep.parameters.clients[0].count: 0: must be in [1, 100000]"},
+		{"clients[0].count", "1,0", "--vary clients[0].count=1,0: sweep.parameters.clients[0].count: 0: must be in [1, 1000000]"},
 		// A rule of another field broken by a value: that field is named.
 		{"duration", "1s,20s", "--vary duration=1s,20s: sweep.parameters.duration: 1s: warmup: 2s: must be in [0s, duration 1s), or auto"},
 		// A path that does not fit: why, without the --set the check used.
@@ -264,7 +264,7 @@ func TestSetAll(t *testing.T) {
 	}{
 		{[]string{"duration=10s", "clients[0].count=0"},
 			"sustained-overload.yaml:10: warmup: 15s: must be in [0s, duration 10s), or auto\n" +
-				"--set clients[0].count=0: clients[0].count: 0: must be in [1, 100000]"},
+				"--set clients[0].count=0: clients[0].count: 0: must be in [1, 1000000]"},
 		{[]string{"warmup=0s", "duration=-1s"},
 			"--set duration=-1s: duration: -1s: must be > 0"},
 		{[]string{"warmup=0s", "clients.x=1"},

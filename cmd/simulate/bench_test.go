@@ -101,8 +101,8 @@ func BenchmarkMap(b *testing.B) {
 // (the healthy floor) and a 12 s cut that leaves a retry storm with a backlog of some 230 000
 // abandoned requests, and reports for each the model events per second, the events per run,
 // and the heap per request left queued at the end (bytes/queued; the healthy run queues next
-// to nothing, so its figure is per client instead). Stuck runs should cost no more per event
-// than healthy ones.
+// to nothing, so its figure is per client instead), and the CPU per event of every thread (the
+// collector's included). Stuck runs should cost no more per event than healthy ones.
 //
 //	go test -run '^$' -bench BenchmarkStuckRun -benchtime 3x ./cmd/simulate
 func BenchmarkStuckRun(b *testing.B) {
@@ -118,6 +118,7 @@ func BenchmarkStuckRun(b *testing.B) {
 		b.Run(tc.name, func(b *testing.B) {
 			var events uint64
 			var heap, queued float64
+			cpu0 := cpuTime()
 			for i := 0; i < b.N; i++ {
 				s, fired, h := runMeasured(b, c, i == 0)
 				events += fired
@@ -129,6 +130,9 @@ func BenchmarkStuckRun(b *testing.B) {
 			}
 			b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
 			b.ReportMetric(float64(events)/float64(b.N), "events/run")
+			if cpu := cpuTime() - cpu0; cpu > 0 {
+				b.ReportMetric(float64(cpu.Nanoseconds())/float64(events), "cpu-ns/event")
+			}
 			if queued >= 1000 {
 				b.ReportMetric(heap/queued, "bytes/queued")
 			} else {
@@ -139,12 +143,15 @@ func BenchmarkStuckRun(b *testing.B) {
 }
 
 // BenchmarkScale runs testdata/scale.yaml (a sharded cluster of 10 nodes, 11 000 reads/s) for
-// one simulated minute with 1 000, 10 000 and 100 000 MongoClients, each with its own pool,
-// monitor and retry state, and reports nanoseconds per model event and heap bytes per client
-// at the end of the run. Both should stay flat as the number of clients grows: the work per
-// operation does not depend on how many clients share the load.
+// one simulated minute with 1 000, 10 000, 100 000 and 1 000 000 MongoClients, each with its
+// own pool, monitor and retry state, and reports wall and CPU nanoseconds per model event (the
+// CPU of every thread, the collector's included), CPU seconds per run, and heap bytes per client
+// at the end of the run. The work per operation does not depend on how many clients share the
+// load, so the figures per event should stay flat as clients grow. The million takes about a
+// minute and some 8 GB:
 //
 //	go test -run '^$' -bench BenchmarkScale -benchtime 1x ./cmd/simulate
+//	go test -run '^$' -bench 'BenchmarkScale/clients=1000$' -benchtime 1x ./cmd/simulate
 func BenchmarkScale(b *testing.B) {
 	sc, err := loadScenario("testdata/scale.yaml", nil)
 	if err != nil {
@@ -153,7 +160,7 @@ func BenchmarkScale(b *testing.B) {
 	if sc, err = sc.With("duration", "60s"); err != nil {
 		b.Fatal(err)
 	}
-	for _, n := range []int{1000, 10000, 100000} {
+	for _, n := range []int{1000, 10000, 100000, 1000000} {
 		c, err := sc.With("clients[0].count", fmt.Sprint(n))
 		if err != nil {
 			b.Fatal(err)
@@ -161,6 +168,7 @@ func BenchmarkScale(b *testing.B) {
 		b.Run(fmt.Sprintf("clients=%d", n), func(b *testing.B) {
 			var events uint64
 			var heap float64
+			cpu0 := cpuTime()
 			for i := 0; i < b.N; i++ {
 				_, fired, h := runMeasured(b, c, i == 0)
 				events += fired
@@ -168,7 +176,12 @@ func BenchmarkScale(b *testing.B) {
 					heap = h
 				}
 			}
+			cpu := cpuTime() - cpu0 // the measuring collections included: a few per cent at most
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(events), "ns/event")
+			if cpu > 0 {
+				b.ReportMetric(float64(cpu.Nanoseconds())/float64(events), "cpu-ns/event")
+				b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/run")
+			}
 			b.ReportMetric(float64(events)/float64(b.N), "events/run")
 			b.ReportMetric(heap/float64(n), "bytes/client")
 		})

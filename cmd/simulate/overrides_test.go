@@ -42,15 +42,15 @@ func TestOverrideMessages(t *testing.T) {
 		stderr string
 	}{
 		{[]string{"run", "healthy", "--set", "clients[0].count=0"}, exitFailure,
-			"simulate run: --set clients[0].count=0: clients[0].count: 0: must be in [1, 100000]\n"},
+			"simulate run: --set clients[0].count=0: clients[0].count: 0: must be in [1, 1000000]\n"},
 		{[]string{"run", "healthy", "--set", "warmup=1s", "--set", "clients[0].count=0"}, exitFailure,
-			"simulate run: --set clients[0].count=0: clients[0].count: 0: must be in [1, 100000]\n"},
+			"simulate run: --set clients[0].count=0: clients[0].count: 0: must be in [1, 1000000]\n"},
 		{[]string{"run", "healthy", "--set", "clients.x=1"}, exitFailure,
 			"simulate run: scenarios: --set clients.x=1: path \"clients.x\": clients is not a mapping\n"},
 		{[]string{"run", "healthy", "--set", "duration"}, exitUsage,
 			"simulate run: --set \"duration\": want path=value\nrun 'simulate run --help' for usage\n"},
 		{[]string{"sweep", "healthy", "--vary", "clients[0].count=1,0"}, exitFailure,
-			"simulate sweep: --vary clients[0].count=1,0: sweep.parameters.clients[0].count: 0: must be in [1, 100000]\n"},
+			"simulate sweep: --vary clients[0].count=1,0: sweep.parameters.clients[0].count: 0: must be in [1, 1000000]\n"},
 		{[]string{"sweep", "healthy", "--vary", "topology.nodes[0].service=lognormal(1ms, 0.5,exp(2ms)"}, exitFailure,
 			"simulate sweep: --vary topology.nodes[0].service=lognormal(1ms, 0.5,exp(2ms): sweep.parameters.topology.nodes[0].service: lognormal(1ms, 0.5,exp(2ms): '(' at character 10 is never closed\n"},
 	}

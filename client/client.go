@@ -91,7 +91,8 @@ func New(loop *sim.Loop, opts Options, kind selection.TopologyKind, nodes []Node
 	if err := validateClient(opts, kind, nodes); err != nil {
 		return nil, fmt.Errorf("client %s: %w", name, err)
 	}
-	return newClient(loop, &opts, kind, nodes, seed, name, new(Stats), new(Stats), new(records)), nil
+	policy, _ := retry.New(opts.RetryPolicy, opts.retryOptions(kind)) // validated above
+	return newClient(loop, &opts, kind, policy, nodes, seed, name, new(Stats), new(Stats), new(records)), nil
 }
 
 // validateClient reports every problem of a client with opts of the servers nodes in a topology
@@ -110,10 +111,10 @@ func validateClient(opts Options, kind selection.TopologyKind, nodes []Node) err
 	return errors.Join(errs...)
 }
 
-// newClient makes a client whose options (validated, and not to be changed) are *opts, counting
-// into stats and total and reusing records from recs, and starts its monitors.
-func newClient(loop *sim.Loop, opts *Options, kind selection.TopologyKind, nodes []Node, seed uint64, name string, stats, total *Stats, recs *records) *Client {
-	policy, _ := retry.New(opts.RetryPolicy, opts.retryOptions(kind)) // validated by the caller
+// newClient makes a client whose options (validated, and not to be changed) are *opts and whose
+// retry policy is policy, counting into stats and total and reusing records from recs, and
+// starts its monitors.
+func newClient(loop *sim.Loop, opts *Options, kind selection.TopologyKind, policy retry.Policy, nodes []Node, seed uint64, name string, stats, total *Stats, recs *records) *Client {
 	c := &Client{
 		loop: loop, opts: opts, kind: kind, policy: policy, name: name,
 		rng: loop.NewStream(seed, name), stats: stats, total: total, recs: recs,

@@ -269,6 +269,7 @@ func NewFleetGroup(loop *sim.Loop, name string, f Fleet, w Workload, seed uint64
 		return nil, fmt.Errorf("group %s: %w", name, err)
 	}
 	opts := f.Options
+	var policy func() retry.Policy // made once the options are validated
 	g := &Group{loop: loop, name: name, w: w, clients: make([]*Client, f.Count)}
 	for i := range g.clients {
 		nodes, cname := f.Nodes(i), f.Name(i)
@@ -276,6 +277,7 @@ func NewFleetGroup(loop *sim.Loop, name string, f Fleet, w Workload, seed uint64
 			if err := validateClient(opts, f.Kind, nodes); err != nil {
 				return nil, fmt.Errorf("client %s: %w", cname, err)
 			}
+			policy, _ = retry.Maker(opts.RetryPolicy, opts.retryOptions(f.Kind)) // validated above
 		} else if len(nodes) == 0 || f.Kind == selection.Single && len(nodes) > 1 {
 			return nil, fmt.Errorf("client %s: %w", cname, validateClient(opts, f.Kind, nodes))
 		}
@@ -283,7 +285,7 @@ func NewFleetGroup(loop *sim.Loop, name string, f Fleet, w Workload, seed uint64
 		if w.ClientStats {
 			stats = new(Stats)
 		}
-		g.clients[i] = newClient(loop, &opts, f.Kind, nodes, seed, cname, stats, &g.driver, &g.recs)
+		g.clients[i] = newClient(loop, &opts, f.Kind, policy(), nodes, seed, cname, stats, &g.driver, &g.recs)
 	}
 	if err := checkGroup(name, g.clients, w); err != nil {
 		return nil, err

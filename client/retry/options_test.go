@@ -153,3 +153,24 @@ func TestFailureString(t *testing.T) {
 		}
 	}
 }
+
+// TestMaker: a maker validates once and makes a new policy at each call, each with its own token
+// bucket (a client's own), and refuses what New refuses with New's error.
+func TestMaker(t *testing.T) {
+	o := DefaultOptions()
+	o.AdaptiveRetries = true
+	mk, err := Maker(NameMongoDB202603, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := mk(), mk()
+	if a.Name() != NameMongoDB202603 || TokenBucket(a) == nil || TokenBucket(a) == TokenBucket(b) {
+		t.Fatalf("Maker made %s with bucket %p and %s with bucket %p: want two mongodb-2026-03 policies with buckets of their own",
+			a.Name(), TokenBucket(a), b.Name(), TokenBucket(b))
+	}
+	o.RetryTokenCapacity = -5
+	_, errNew := New(NameMongoDB202603, o)
+	if _, err := Maker(NameMongoDB202603, o); err == nil || errNew == nil || err.Error() != errNew.Error() {
+		t.Fatalf("Maker error %v, New error %v: want the same error", err, errNew)
+	}
+}

@@ -107,6 +107,17 @@ func lookup(name string) *entry {
 // token bucket owns it). An unknown name returns an error that matches ErrUnknownPolicy and
 // lists the known names; invalid options return every violation (see Options.Validate).
 func New(name string, opts Options) (Policy, error) {
+	newPolicy, err := Maker(name, opts)
+	if err != nil {
+		return nil, err
+	}
+	return newPolicy(), nil
+}
+
+// Maker returns a function that makes a new instance of the policy called name with opts on
+// each call, as New would, having looked the name up and validated the options once: what a
+// fleet of clients with the same options calls once per client. Its errors are New's.
+func Maker(name string, opts Options) (func() Policy, error) {
 	e := lookup(name)
 	if e == nil {
 		return nil, unknown(name)
@@ -114,7 +125,7 @@ func New(name string, opts Options) (Policy, error) {
 	if err := opts.validate(e); err != nil {
 		return nil, err
 	}
-	return e.build(opts), nil
+	return func() Policy { return e.build(opts) }, nil
 }
 
 // Names returns the registered policy names, sorted.

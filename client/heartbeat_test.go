@@ -3,6 +3,7 @@ package client
 import (
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/overloadsim/overloadsim/dist"
 	"github.com/overloadsim/overloadsim/server"
@@ -32,8 +33,16 @@ func TestFleetHeartbeatsShareOneLine(t *testing.T) {
 		if m.lastCheck < sim.Time(60*time.Second) || m.lastCheck >= sim.Time(61*time.Second) {
 			t.Fatalf("%s: last check at %v, want in [60s, 61s)", c.Name(), m.lastCheck)
 		}
-		if !m.beat.Pending() || m.next != (sim.Timer{}) {
+		if !m.wait.Pending() || m.next != (sim.Timer{}) {
 			t.Fatalf("%s: the next regular check is not on the group's line", c.Name())
 		}
+	}
+}
+
+// TestMonitorSize: a monitor stays within 64 bytes (next and wait share what the monitor waits
+// for), since a fleet of a million clients of four mongos nodes has four million of them.
+func TestMonitorSize(t *testing.T) {
+	if n := unsafe.Sizeof(monitor{}); n > 64 {
+		t.Errorf("a monitor is %d bytes, want at most 64", n)
 	}
 }

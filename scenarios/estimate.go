@@ -69,10 +69,12 @@ func (s *Scenario) EstimatedEvents() float64 {
 // describe a healthy run: a retry storm costs several times the events, and every request
 // left queued some 350 bytes more (cmd/simulate BenchmarkStuckRun).
 const (
-	// EventsPerHeartbeat is the loop events one server check of one client costs (the check,
-	// its reply and the RTT sample): a MongoClient checks each node it reaches every
-	// heartbeatFrequencyMS, measured at 3.5 events per client and node per check on
-	// cmd/simulate/testdata/scale.yaml with its load turned off.
+	// EventsPerHeartbeat is the loop events one server check of one client costs at most: a
+	// MongoClient checks each node it reaches every heartbeatFrequencyMS. Measured at 3.5 events
+	// per client and node per check on cmd/simulate/testdata/scale.yaml with its load turned
+	// off when each check and its timeout were loop events of their own; since they wait on the
+	// group's delay lines (docs/model.md §2) a check costs about 2 (the hello at the node and its
+	// reply, client TestFleetHeartbeatsShareOneLine), and 4 stays as the bound.
 	EventsPerHeartbeat = 4
 	// BytesPerClient is the heap of one MongoClient with its pool, monitors and retry state:
 	// 8.4 KB at 1 000 clients, 6.1 KB at 100 000 (cmd/simulate BenchmarkScale, README).

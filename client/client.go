@@ -98,17 +98,19 @@ func New(loop *sim.Loop, opts Options, kind selection.TopologyKind, nodes []Node
 // validateClient reports every problem of a client with opts of the servers nodes in a topology
 // of kind.
 func validateClient(opts Options, kind selection.TopologyKind, nodes []Node) error {
-	var errs []error
-	if len(nodes) == 0 {
-		errs = append(errs, errors.New("nodes: empty: a client needs at least one server"))
+	return errors.Join(validateNodes(kind, nodes), opts.Validate(kind))
+}
+
+// validateNodes reports what is wrong with the servers nodes of a client in a topology of kind:
+// none, or more than one in a single topology.
+func validateNodes(kind selection.TopologyKind, nodes []Node) error {
+	switch {
+	case len(nodes) == 0:
+		return errors.New("nodes: empty: a client needs at least one server")
+	case kind == selection.Single && len(nodes) > 1:
+		return fmt.Errorf("nodes: %d servers: a single topology has exactly one", len(nodes))
 	}
-	if kind == selection.Single && len(nodes) > 1 {
-		errs = append(errs, fmt.Errorf("nodes: %d servers: a single topology has exactly one", len(nodes)))
-	}
-	if err := opts.Validate(kind); err != nil {
-		errs = append(errs, err)
-	}
-	return errors.Join(errs...)
+	return nil
 }
 
 // newClient makes a client whose options (validated, and not to be changed) are *opts and whose

@@ -278,8 +278,8 @@ func NewFleetGroup(loop *sim.Loop, name string, f Fleet, w Workload, seed uint64
 				return nil, fmt.Errorf("client %s: %w", cname, err)
 			}
 			policy, _ = retry.Maker(opts.RetryPolicy, opts.retryOptions(f.Kind)) // validated above
-		} else if len(nodes) == 0 || f.Kind == selection.Single && len(nodes) > 1 {
-			return nil, fmt.Errorf("client %s: %w", cname, validateClient(opts, f.Kind, nodes))
+		} else if err := validateNodes(f.Kind, nodes); err != nil { // the options are checked
+			return nil, fmt.Errorf("client %s: %w", cname, err)
 		}
 		stats := &g.sink
 		if w.ClientStats {

@@ -137,17 +137,24 @@ func (r Regression) String() string {
 	return fmt.Sprintf("%s: %s = %s, above %s (baseline %s)", point, r.Metric, formatFloat(r.Got), formatFloat(r.Limit), formatFloat(r.Baseline))
 }
 
-// checkedMetric says whether a metric is checked and in which direction.
+// checkedMetric says whether a metric is checked (goodput, amplification and the success p99,
+// each with its tolerance) and in which direction: its catalogue's better one.
 func checkedMetric(name string, tol Tolerance) (checked, lowerIsWorse bool, rel float64) {
-	switch {
-	case strings.HasSuffix(name, ".goodput"):
-		return true, true, tol.Goodput
-	case strings.HasSuffix(name, ".amplification"):
-		return true, false, tol.Amplification
-	case strings.HasSuffix(name, ".latency_ok_p99"):
-		return true, false, tol.P99
+	m, ok := LookupMetric(name)
+	if !ok || !strings.Contains(name, ".") {
+		return false, false, 0
 	}
-	return false, false, 0
+	switch m.Name {
+	case "goodput":
+		rel = tol.Goodput
+	case "amplification":
+		rel = tol.Amplification
+	case "latency_ok_p99":
+		rel = tol.P99
+	default:
+		return false, false, 0
+	}
+	return true, m.Better == BetterHigher, rel
 }
 
 // Check compares got with the baseline, point by point (matched by Key) and reports every

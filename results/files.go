@@ -313,78 +313,32 @@ type groupColumn struct {
 	value func(g *GroupInterval) float64
 }
 
-// serverColumn is one server metric column of timeseries.csv.
-type serverColumn struct {
-	name  string
-	value func(s *ServerInterval) float64
-}
-
-func perSecond(n uint64, g *GroupInterval) float64 { return rate(n, g.Seconds()) }
-
-// groupColumns returns the group metrics of timeseries.csv, in order, with a failure column per
-// error class of classes.
+// groupColumns returns the group metrics of timeseries.csv, the catalogue's in its order, with
+// a failure column per error class of classes.
 func groupColumns(classes []string) []groupColumn {
-	cols := []groupColumn{
-		{"offered", (*GroupInterval).Offered},
-		{"attempts", (*GroupInterval).AttemptRate},
-		{"amplification", (*GroupInterval).Amplification},
-		{"goodput", (*GroupInterval).Goodput},
-		{"failures", (*GroupInterval).FailureRate},
+	var cols []groupColumn
+	for i := range catalogue {
+		switch m := &catalogue[i]; {
+		case m.interval != nil:
+			cols = append(cols, groupColumn{m.Name, m.interval})
+		case m.classInterval != nil:
+			for c, class := range classes {
+				cols = append(cols, groupColumn{classPrefix + class, func(g *GroupInterval) float64 { return m.classInterval(g, c) }})
+			}
+		}
 	}
-	for c, class := range classes {
-		cols = append(cols, groupColumn{"failures_" + class,
-			func(g *GroupInterval) float64 { return perSecond(count(g.FailedByClass, c), g) }})
-	}
-	cols = append(cols,
-		groupColumn{"retries", func(g *GroupInterval) float64 { return perSecond(g.Retries, g) }},
-		groupColumn{"retries_refused", func(g *GroupInterval) float64 { return perSecond(g.RetriesRefused, g) }},
-		groupColumn{"app_retries", func(g *GroupInterval) float64 { return perSecond(g.AppRetries, g) }},
-		groupColumn{"backoff", func(g *GroupInterval) float64 { return fratio(g.Backoff.Seconds(), g.Seconds()) }},
-		groupColumn{"checkout_failed", func(g *GroupInterval) float64 { return perSecond(g.CheckoutFailed, g) }},
-		groupColumn{"pool_clears", func(g *GroupInterval) float64 { return perSecond(g.PoolClears, g) }},
-	)
-	for _, l := range []struct {
-		prefix string
-		h      func(g *GroupInterval) *Histogram
-	}{
-		{"latency_ok_", func(g *GroupInterval) *Histogram { return &g.Success }},
-		{"latency_fail_", func(g *GroupInterval) *Histogram { return &g.Failure }},
-		{"latency_attempt_", func(g *GroupInterval) *Histogram { return &g.Attempt }},
-	} {
-		cols = append(cols,
-			groupColumn{l.prefix + "mean", func(g *GroupInterval) float64 { return l.h(g).Mean() }},
-			groupColumn{l.prefix + "p50", func(g *GroupInterval) float64 { return l.h(g).Quantile(0.5) }},
-			groupColumn{l.prefix + "p99", func(g *GroupInterval) float64 { return l.h(g).Quantile(0.99) }},
-			groupColumn{l.prefix + "p999", func(g *GroupInterval) float64 { return l.h(g).Quantile(0.999) }},
-		)
-	}
-	return append(cols,
-		groupColumn{"retry_tokens_min", func(g *GroupInterval) float64 { return g.TokensMin }},
-		groupColumn{"retry_tokens_mean", (*GroupInterval).TokensMean},
-	)
+	return cols
 }
 
-// serverColumns are the server metrics of timeseries.csv, in order.
-var serverColumns = []serverColumn{
-	{"completed", func(s *ServerInterval) float64 { return rate(s.Completed, s.Seconds()) }},
-	{"rejections", (*ServerInterval).Rejections},
-	{"rejected_request", func(s *ServerInterval) float64 { return rate(s.RejectedAdmissions, s.Seconds()) }},
-	{"rejected_queue", func(s *ServerInterval) float64 { return rate(s.QueueOverflows, s.Seconds()) }},
-	{"rejected_conn", func(s *ServerInterval) float64 { return rate(s.ConnRejected, s.Seconds()) }},
-	{"utilisation", (*ServerInterval).Utilisation},
-	{"reject_share", (*ServerInterval).RejectShare},
-	{"wasted_share", (*ServerInterval).WastedShare},
-	{"busy", func(s *ServerInterval) float64 { return fratio(s.BusyArea, s.Seconds()) }},
-	{"queue", func(s *ServerInterval) float64 { return fratio(s.QueueArea, s.Seconds()) }},
-	{"workers", func(s *ServerInterval) float64 { return float64(s.Workers) }},
-	{"connections", func(s *ServerInterval) float64 { return float64(s.Connections) }},
-	{"tokens", func(s *ServerInterval) float64 { return s.Tokens }},
-	{"down", func(s *ServerInterval) float64 {
-		if s.Down {
-			return 1
+// serverColumns returns the server metrics of timeseries.csv, the catalogue's in its order.
+func serverColumns() []MetricInfo {
+	var cols []MetricInfo
+	for _, m := range catalogue {
+		if m.serverIvl != nil {
+			cols = append(cols, m)
 		}
-		return 0
-	}},
+	}
+	return cols
 }
 
 // TimeseriesColumns returns the header row of timeseries.csv for s: the failure columns follow
@@ -394,8 +348,8 @@ func TimeseriesColumns(s *Series) []string {
 	for _, c := range groupColumns(s.ErrClasses) {
 		cols = append(cols, c.name)
 	}
-	for _, c := range serverColumns {
-		cols = append(cols, c.name)
+	for _, c := range serverColumns() {
+		cols = append(cols, c.Name)
 	}
 	return cols
 }
@@ -411,7 +365,7 @@ func WriteTimeseries(w io.Writer, s *Series) error {
 		return err
 	}
 	row := make([]string, len(header))
-	gcols := groupColumns(s.ErrClasses)
+	gcols, scols := groupColumns(s.ErrClasses), serverColumns()
 	ng := len(gcols)
 	emit := func(end sim.Time, kind, name string) error {
 		row[0], row[1], row[2] = formatSeconds(int64(end)), kind, name
@@ -439,8 +393,8 @@ func WriteTimeseries(w io.Writer, s *Series) error {
 		for ; j < len(s.Servers) && s.Servers[j].End == t; j++ {
 			v := &s.Servers[j]
 			clear(row[3 : 3+ng])
-			for k, c := range serverColumns {
-				row[3+ng+k] = formatFloat(c.value(v))
+			for k, c := range scols {
+				row[3+ng+k] = formatFloat(c.serverIvl(v))
 			}
 			if err := emit(t, "server", v.Name); err != nil {
 				return err

@@ -240,85 +240,55 @@ func measured[R any](rows []R, from sim.Time, span func(*R) (sim.Time, sim.Time)
 	return d
 }
 
-func indicator(b bool) float64 {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 // Metric is one named number of a Summary.
 type Metric struct {
 	Name  string
 	Value float64
 }
 
-// Metrics flattens the summary into named numbers, in a fixed order: "total.…", then
-// "group.NAME.…" per group, "server.NAME.…" per server and "fault.NAME.…" per trigger (a name
-// repeated among triggers gets "#2", "#3", … appended). Group and total metrics are offered,
-// attempts, amplification, goodput, failures, failures_CLASS per error class, retries_refused
-// (all rates per second but amplification), latency_ok_{mean,p50,p99,p999} and
-// latency_fail_{mean,p50,p99,p999} (seconds), retry_tokens_min and retry_tokens_mean. Server
-// metrics are completed and rejections (per second), utilisation, reject_share, wasted_share and
-// queue. Fault metrics are recovered, stuck and undecided (1 for the trigger's outcome, 0 for the
-// others, NaN for all three without a baseline) and recovery_time (seconds; NaN unless
-// recovered, so a sweep's mean is over the recovered replications and its n counts them). Sweeps
-// aggregate and check these names.
+// Metrics flattens the summary into named numbers: the catalogue's metrics (Catalogue) that
+// summaries have, in its order, "total.…" first, then "group.NAME.…" per group (with
+// failures_CLASS once per error class), "server.NAME.…" per server and "fault.NAME.…" per
+// trigger (a name repeated among triggers gets "#2", "#3", … appended). Expectations, tune,
+// sweeps, comparisons and checks name these.
 func (s *Summary) Metrics() []Metric {
 	var out []Metric
-	add := func(name string, v float64) { out = append(out, Metric{name, v}) }
 	group := func(prefix string, g *GroupSummary) {
-		add(prefix+"offered", g.Offered)
-		add(prefix+"attempts", g.AttemptRate)
-		add(prefix+"amplification", g.Amplification)
-		add(prefix+"goodput", g.Goodput)
-		add(prefix+"failures", g.FailureRate)
-		for _, c := range g.Failures {
-			add(prefix+"failures_"+c.Class, c.Rate)
+		for i := range catalogue {
+			switch m := &catalogue[i]; {
+			case m.group != nil:
+				out = append(out, Metric{prefix + m.Name, m.group(g)})
+			case m.classSum != nil:
+				for c := range g.Failures {
+					out = append(out, Metric{prefix + classPrefix + g.Failures[c].Class, m.classSum(&g.Failures[c])})
+				}
+			}
 		}
-		add(prefix+"retries_refused", g.RetriesRefusedRate)
-		for _, l := range []struct {
-			name string
-			lat  *Latency
-		}{{"latency_ok_", &g.Success}, {"latency_fail_", &g.Failure}, {"latency_attempt_", &g.Attempt}} {
-			add(prefix+l.name+"mean", l.lat.Mean)
-			add(prefix+l.name+"p50", l.lat.P50)
-			add(prefix+l.name+"p99", l.lat.P99)
-			add(prefix+l.name+"p999", l.lat.P999)
-		}
-		add(prefix+"retry_tokens_min", g.TokensMin)
-		add(prefix+"retry_tokens_mean", g.TokensMean)
 	}
 	group("total.", &s.Total)
 	for i := range s.Groups {
 		group("group."+s.Groups[i].Name+".", &s.Groups[i])
 	}
-	for _, v := range s.Servers {
-		p := "server." + v.Name + "."
-		add(p+"completed", v.Throughput)
-		add(p+"rejections", v.RejectionRate)
-		add(p+"utilisation", v.Utilisation)
-		add(p+"reject_share", v.RejectShare)
-		add(p+"wasted_share", v.WastedShare)
-		add(p+"queue", v.MeanQueue)
+	for i := range s.Servers {
+		v := &s.Servers[i]
+		for j := range catalogue {
+			if m := &catalogue[j]; m.server != nil {
+				out = append(out, Metric{"server." + v.Name + "." + m.Name, m.server(v)})
+			}
+		}
 	}
 	seen := map[string]int{}
-	for _, r := range s.Recoveries {
+	for i := range s.Recoveries {
+		r := &s.Recoveries[i]
 		name := r.Fault
 		if seen[name]++; seen[name] > 1 {
 			name += "#" + strconv.Itoa(seen[name])
 		}
-		p := "fault." + name + "."
-		// One indicator per outcome, so that a sweep's means are the shares of replications in
-		// each outcome and their counts n say how many replications had a baseline.
-		recovered, stuck, undecided := math.NaN(), math.NaN(), math.NaN()
-		if r.Outcome != NoBaseline {
-			recovered, stuck, undecided = indicator(r.Outcome == Recovered), indicator(r.Outcome == Stuck), indicator(r.Outcome == Undecided)
+		for j := range catalogue {
+			if m := &catalogue[j]; m.fault != nil {
+				out = append(out, Metric{"fault." + name + "." + m.Name, m.fault(r)})
+			}
 		}
-		add(p+"recovered", recovered)
-		add(p+"stuck", stuck)
-		add(p+"undecided", undecided)
-		add(p+"recovery_time", r.Seconds)
 	}
 	return out
 }

@@ -408,18 +408,12 @@ func (c TuneConstraint) String() string {
 	return c.Measure().String() + " " + sym + " " + bound
 }
 
-// MetricUnit returns the unit of a metric of Summary.Metrics: "s" for a latency or a recovery
-// time, "/s" for a rate (offered, attempts, goodput, failures, refused retries, a server's
-// completed commands and rejections), "" for the rest (amplification, shares, queue lengths,
-// tokens, indicators).
+// MetricUnit returns the unit of a metric of Summary.Metrics, as the catalogue gives it
+// (LookupMetric): "s" for a latency or a recovery time, "/s" for a rate, "" for the rest
+// (amplification, shares, queue lengths, tokens, indicators) and for a name that is none.
 func MetricUnit(metric string) string {
-	suffix := metric[strings.LastIndex(metric, ".")+1:]
-	switch {
-	case strings.HasPrefix(suffix, "latency_") || suffix == "recovery_time":
-		return "s"
-	case strings.HasPrefix(suffix, "failures_"), slices.Contains([]string{"offered", "attempts", "goodput", "failures",
-		"retries_refused", "completed", "rejections"}, suffix):
-		return "/s"
+	if m, ok := LookupMetric(metric); ok && m.InSummary() {
+		return m.Unit
 	}
 	return ""
 }

@@ -49,17 +49,6 @@ func (s *Scenario) Expectations() []results.Expectation {
 	return out
 }
 
-// metricSuffixes are the metrics of Summary.Metrics by the kind of their first part.
-var metricSuffixes = map[string][]string{
-	"group": {"offered", "attempts", "amplification", "goodput", "failures", "retries_refused",
-		"latency_ok_mean", "latency_ok_p50", "latency_ok_p99", "latency_ok_p999",
-		"latency_fail_mean", "latency_fail_p50", "latency_fail_p99", "latency_fail_p999",
-		"latency_attempt_mean", "latency_attempt_p50", "latency_attempt_p99", "latency_attempt_p999",
-		"retry_tokens_min", "retry_tokens_mean"},
-	"server": {"completed", "rejections", "utilisation", "reject_share", "wasted_share", "queue"},
-	"fault":  {"recovered", "stuck", "undecided", "recovery_time"},
-}
-
 // checkMetric returns why name is not a metric the scenario's runs have, "" when it is.
 func (s *Scenario) checkMetric(name string) string {
 	kind, rest, _ := strings.Cut(name, ".")
@@ -101,12 +90,13 @@ func (s *Scenario) checkMetric(name string) string {
 	return checkSuffix(kind, rest[i+1:])
 }
 
-// checkSuffix returns why metric is not one of kind's metrics, "" when it is.
+// checkSuffix returns why metric is not one of the summary metrics of kind's scope in the
+// catalogue (results.LookupMetric), "" when it is.
 func checkSuffix(kind, metric string) string {
-	if slices.Contains(metricSuffixes[kind], metric) || kind == "group" && strings.HasPrefix(metric, "failures_") && len(metric) > len("failures_") {
+	if m, ok := results.LookupMetric(metric); ok && m.InSummary() && m.Scope == results.Scope(kind) && !strings.Contains(metric, ".") {
 		return ""
 	}
-	return fmt.Sprintf("%q is not a %s metric: one of %s", metric, kind, strings.Join(metricSuffixes[kind], ", "))
+	return fmt.Sprintf("%q is not a %s metric: one of %s", metric, kind, strings.Join(results.SummaryNames(results.Scope(kind)), ", "))
 }
 
 // expect checks the expect: block.

@@ -53,9 +53,9 @@ type MetricInfo struct {
 	// Doc says what the metric is in one line.
 	Doc string
 
-	group         func(*GroupSummary) float64     // its value in a summary
-	interval      func(*GroupInterval) float64    // its value in an interval (timeseries.csv)
-	classSum      func(*ClassFailures) float64    // a per-class metric's value in a summary
+	group         func(*GroupSummary) float64       // its value in a summary
+	interval      func(*GroupInterval) float64      // its value in an interval (timeseries.csv)
+	classSum      func(*ClassFailures) float64      // a per-class metric's value in a summary
 	classInterval func(*GroupInterval, int) float64 // … and in an interval, by class index
 	server        func(*ServerSummary) float64
 	serverIvl     func(*ServerInterval) float64

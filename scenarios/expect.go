@@ -49,8 +49,10 @@ func (s *Scenario) Expectations() []results.Expectation {
 	return out
 }
 
-// checkMetric returns why name is not a metric the scenario's runs have, "" when it is.
-func (s *Scenario) checkMetric(name string) string {
+// CheckMetric returns why name is not a metric the scenario's runs have, "" when it is: its
+// scope, the group, node or trigger it names, and the metric in the scope (results.Catalogue).
+// An expect: block's metrics, and tune's, are checked with it.
+func (s *Scenario) CheckMetric(name string) string {
 	kind, rest, _ := strings.Cut(name, ".")
 	var owners []string
 	switch kind {
@@ -106,7 +108,7 @@ func (v *validator) expect() {
 		p := fmt.Sprintf("expect[%d]", i)
 		if e.Metric == "" {
 			v.bad(p+".metric", "", "is required: a metric of the run (docs/metrics.md), such as total.goodput")
-		} else if why := s.checkMetric(e.Metric); why != "" {
+		} else if why := s.CheckMetric(e.Metric); why != "" {
 			v.bad(p+".metric", e.Metric, why)
 		}
 		bounds := 0
@@ -130,7 +132,7 @@ func (v *validator) expect() {
 			v.bad(p+".of", e.OfMetric, "give one reference: of (a number) or ofMetric (a metric)")
 		}
 		if e.OfMetric != "" {
-			if why := s.checkMetric(e.OfMetric); why != "" {
+			if why := s.CheckMetric(e.OfMetric); why != "" {
 				v.bad(p+".ofMetric", e.OfMetric, why)
 			}
 		}

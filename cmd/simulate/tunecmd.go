@@ -337,20 +337,7 @@ func checkTuneMetric(sc *scenarios.Scenario, flag, text string, m results.TuneMe
 		e := m.Expectation()
 		return usageErrorf("%s %q: the window %s ends after the run (duration %s)", flag, text, e.Window(), sc.Duration)
 	}
-	item := "{metric: " + strconv.Quote(m.Metric) + ", atMost: 0"
-	if m.To > 0 {
-		item += fmt.Sprintf(", from: %s, to: %s", m.From, m.To)
-	}
-	if _, err := sc.With("expect", "["+item+"}]"); err != nil {
-		why := problemText(err)
-		var ps scenarios.Problems
-		if errors.As(err, &ps) { // the rules alone: the expect: block is this check's, not the user's
-			var rules []string
-			for _, p := range ps {
-				rules = append(rules, p.Rule)
-			}
-			why = strings.Join(rules, "; ")
-		}
+	if why := sc.CheckMetric(m.Metric); why != "" {
 		return usageErrorf("%s %q: %s; the metrics are %s", flag, text, why, metricForms(sc))
 	}
 	return nil

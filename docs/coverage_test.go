@@ -8,7 +8,9 @@
 //     (citeSource), and every named spec case inside a test's tables (caseTags);
 //   - every § citation that names a file of this folder, in a Go comment or in a file of this
 //     folder, resolves to a numbered heading of that file;
-//   - no Go comment, and neither README, cites a design document that is not in the repository.
+//   - no Go comment, and neither README, cites a design document that is not in the repository;
+//   - metrics.md's catalogue table (§18), the sections it cites, and summary.schema.json agree
+//     with the metric catalogue, results.Catalogue (metrics_test.go, schemas_test.go).
 package docs
 
 import (

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -226,5 +227,101 @@ func TestSchemas(t *testing.T) {
 	}
 	if schemas["summary"].Validate(v) == nil {
 		t.Error("a summary.json without its header matches the schema")
+	}
+}
+
+// catalogueDefs are the definitions of summary.schema.json that hold each scope's metrics.
+var catalogueDefs = map[results.Scope]string{results.ScopeGroup: "group", results.ScopeServer: "server", results.ScopeFault: "recovery"}
+
+// TestSchemaCatalogue checks summary.schema.json against the metric catalogue
+// (results.Catalogue): every metric with a key in summary.json is a number, or no value, at that
+// key of its scope's definition (a trigger's outcome indicators the outcome they indicate), and
+// every number of a group's or a server's definition that can be without a value, a rate or a
+// ratio, is a metric of the catalogue.
+func TestSchemaCatalogue(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("schemas", "summary.schema.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var schema struct {
+		Defs map[string]map[string]any `json:"$defs"`
+	}
+	if err := json.Unmarshal(raw, &schema); err != nil {
+		t.Fatal(err)
+	}
+	// resolve follows a definition's $ref within the file.
+	resolve := func(def map[string]any) map[string]any {
+		if ref, ok := def["$ref"].(string); ok {
+			return schema.Defs[strings.TrimPrefix(ref, "#/$defs/")]
+		}
+		return def
+	}
+	props := func(def map[string]any) map[string]any {
+		p, _ := resolve(def)["properties"].(map[string]any)
+		return p
+	}
+	nullableNumber := func(def map[string]any) bool {
+		ty, _ := def["type"].([]any)
+		return len(ty) == 2 && ty[0] == "number" && ty[1] == "null"
+	}
+	// keys lists the paths to the nullable numbers under def, as the catalogue writes them.
+	var keys func(prefix string, def map[string]any) []string
+	keys = func(prefix string, def map[string]any) []string {
+		var out []string
+		for name, p := range props(def) {
+			p := resolve(p.(map[string]any))
+			switch {
+			case nullableNumber(p):
+				out = append(out, prefix+name)
+			case p["type"] == "array":
+				out = append(out, keys(prefix+name+"[].", p["items"].(map[string]any))...)
+			case p["properties"] != nil:
+				out = append(out, keys(prefix+name+".", p)...)
+			}
+		}
+		return out
+	}
+
+	have := map[results.Scope][]string{}
+	for _, m := range results.Catalogue() {
+		if m.InSummary() != (m.JSON != "") {
+			t.Errorf("%s: a metric of Summary.Metrics has a key in summary.json and only they do; InSummary %v, JSON %q", m.Name, m.InSummary(), m.JSON)
+		}
+		if m.JSON == "" {
+			continue
+		}
+		have[m.Scope] = append(have[m.Scope], m.JSON)
+		def := schema.Defs[catalogueDefs[m.Scope]]
+		for part := range strings.SplitSeq(m.JSON, ".") {
+			name, array := strings.CutSuffix(part, "[]")
+			next, ok := props(def)[name].(map[string]any)
+			if !ok {
+				def = nil
+				break
+			}
+			def = resolve(next)
+			if array {
+				def, _ = def["items"].(map[string]any)
+			}
+		}
+		switch {
+		case def == nil:
+			t.Errorf("%s: summary.schema.json's %s has no %s", m.Name, catalogueDefs[m.Scope], m.JSON)
+		case m.Scope == results.ScopeFault && m.JSON == "outcome":
+			if enum, _ := def["enum"].([]any); !slices.Contains(enum, any(m.Name)) {
+				t.Errorf("%s: summary.schema.json's recovery outcome %v does not include it", m.Name, enum)
+			}
+		case !nullableNumber(def):
+			t.Errorf("%s: summary.schema.json's %s.%s is %v, not a number or null", m.Name, catalogueDefs[m.Scope], m.JSON, def["type"])
+		}
+	}
+	for _, scope := range []results.Scope{results.ScopeGroup, results.ScopeServer} {
+		ks := keys("", schema.Defs[catalogueDefs[scope]])
+		slices.Sort(ks)
+		for _, k := range ks {
+			if !slices.Contains(have[scope], k) {
+				t.Errorf("summary.schema.json's %s.%s is a number that can be without a value but no metric of the catalogue (results.Catalogue)", catalogueDefs[scope], k)
+			}
+		}
 	}
 }

@@ -1,0 +1,119 @@
+package results
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestCatalogueNames checks that the catalogue names every metric once, that only a per-class
+// metric has a name ending in CLASS, and that every metric is in a summary or a time series.
+func TestCatalogueNames(t *testing.T) {
+	seen := map[string]bool{}
+	for _, m := range Catalogue() {
+		if seen[m.Name] {
+			t.Errorf("%s is in the catalogue twice", m.Name)
+		}
+		seen[m.Name] = true
+		if !m.InSummary() && !m.InTimeseries() {
+			t.Errorf("%s is neither in a summary nor in timeseries.csv", m.Name)
+		}
+		if m.Label == "" || m.Doc == "" || m.Section == "" {
+			t.Errorf("%s: a label, a line of doc and a section are required: %+v", m.Name, m)
+		}
+	}
+}
+
+// TestLookupMetric pins the lookup figures and tune use: by full name or last part, a failure
+// class's metric by the per-class row, the unit, label and better direction.
+func TestLookupMetric(t *testing.T) {
+	for _, tc := range []struct {
+		name, want, unit, axis string
+		better                 Better
+		summary                bool
+	}{
+		{"total.goodput", "goodput", "/s", "goodput (/s)", BetterHigher, true},
+		{"group.adaptive.amplification", "amplification", "", "retry amplification", BetterLower, true},
+		{"latency_ok_p99", "latency_ok_p99", "s", "p99 latency, successes (s)", BetterLower, true},
+		{"group.a.failures_overload", "failures_CLASS", "/s", "failures by class (/s)", BetterLower, true},
+		{"server.db.busy", "busy", "", "busy workers", BetterNeither, false},
+		{"fault.cut#2.recovery_time", "recovery_time", "s", "recovery time (s)", BetterLower, true},
+	} {
+		m, ok := LookupMetric(tc.name)
+		if !ok || m.Name != tc.want || m.Unit != tc.unit || m.AxisLabel() != tc.axis || m.Better != tc.better || m.InSummary() != tc.summary {
+			t.Errorf("LookupMetric(%q) = %s, %q, %q, %q, summary %v, %v; want %s, %q, %q, %q, %v", tc.name,
+				m.Name, m.Unit, m.AxisLabel(), m.Better, m.InSummary(), ok, tc.want, tc.unit, tc.axis, tc.better, tc.summary)
+		}
+	}
+	for _, name := range []string{"total.failures_", "nope", "total.", ""} {
+		if m, ok := LookupMetric(name); ok {
+			t.Errorf("LookupMetric(%q) = %s, want none", name, m.Name)
+		}
+	}
+}
+
+// TestMetricUnit pins the units tune and its figures give: a summary metric's, none for a
+// column that summaries do not have or a name that is no metric.
+func TestMetricUnit(t *testing.T) {
+	for name, want := range map[string]string{
+		"total.latency_fail_p999": "s", "fault.x.recovery_time": "s", "server.db.completed": "/s",
+		"server.db.rejections": "/s", "total.failures_timeout": "/s", "group.a.retries_refused": "/s",
+		"server.db.queue": "", "fault.x.stuck": "", "total.retries": "", "server.db.rejected_conn": "",
+		"total.latency_bogus": "",
+	} {
+		if got := MetricUnit(name); got != want {
+			t.Errorf("MetricUnit(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
+
+// TestCatalogueOrders checks that Summary.Metrics and timeseries.csv follow the catalogue's
+// order, a failure class's metrics in the per-class row's place.
+func TestCatalogueOrders(t *testing.T) {
+	s := &Series{ErrClasses: []string{"overload", "timeout"}}
+	var want []string
+	for _, m := range Catalogue() {
+		switch {
+		case m.PerClass():
+			want = append(want, "failures_overload", "failures_timeout")
+		case m.InTimeseries():
+			want = append(want, m.Name)
+		}
+	}
+	if got := TimeseriesColumns(s)[3:]; !slices.Equal(got, want) {
+		t.Errorf("TimeseriesColumns = %v, want %v", got, want)
+	}
+	sum := Summary{Total: GroupSummary{Failures: []ClassFailures{{Class: "overload"}}},
+		Servers: []ServerSummary{{Name: "db"}}, Recoveries: []Recovery{{Fault: "cut"}, {Fault: "cut"}}}
+	want = nil
+	for _, m := range Catalogue() {
+		prefix := map[Scope][]string{ScopeGroup: {"total."}, ScopeServer: {"server.db."}, ScopeFault: {"fault.cut.", "fault.cut#2."}}[m.Scope]
+		if m.InSummary() {
+			for _, p := range prefix {
+				name := m.Name
+				if m.PerClass() {
+					name = "failures_overload"
+				}
+				want = append(want, p+name)
+			}
+		}
+	}
+	var got []string
+	for _, m := range sum.Metrics() {
+		got = append(got, m.Name)
+	}
+	slices.SortStableFunc(want, func(a, b string) int { return scopeRank(a) - scopeRank(b) })
+	if !slices.Equal(got, want) {
+		t.Errorf("Summary.Metrics names %v, want %v", got, want)
+	}
+}
+
+// scopeRank orders full names as Summary.Metrics does: total, servers, then triggers by
+// occurrence.
+func scopeRank(name string) int {
+	for i, p := range []string{"total.", "server.", "fault.cut.", "fault.cut#2."} {
+		if len(name) >= len(p) && name[:len(p)] == p {
+			return i
+		}
+	}
+	return -1
+}

@@ -13,8 +13,10 @@ import (
 
 // A tuning's spec: the parameters it tunes, the measures it takes, its objective and its
 // constraints, as parsed from the command line and as a tuning's record (package results/tune)
-// and its shards (ShardInfo.Tune) carry them. The search itself is package analysis/tuning's;
-// the record of a tuning, its files and what it says are package results/tune's.
+// and its shards (ShardInfo.Tune) carry them. It lives here, not in results/tune, because a
+// shard's description carries it and results/tune imports results. The search itself is
+// package analysis/tuning's; the record of a tuning, its files and what it says are package
+// results/tune's.
 
 // Names of a tuning's result.
 const (

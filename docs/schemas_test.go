@@ -11,7 +11,9 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	tuneexp "github.com/overloadsim/overloadsim/experiment/tune"
 	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/results/tune"
 	"github.com/overloadsim/overloadsim/scenarios"
 )
 
@@ -175,9 +177,10 @@ func TestSchemas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tu := results.NewTuning(hdr, []results.TuneParam{p}, results.TuneObjective{Metric: "total.goodput", Sense: "maximize"},
+	tu := tune.New(hdr, []results.TuneParam{p}, results.TuneObjective{Metric: "total.goodput", Sense: "maximize"},
 		[]results.TuneConstraint{bound}, 2, 1)
-	err = tu.Search(func(_ int, cands []results.TuneCandidate) ([][][]float64, []bool, error) {
+	err = tuneexp.Search(tu, func(rd tuneexp.Round) ([][][]float64, []bool, error) {
+		cands := rd.Candidates
 		exps := make([]results.Expectation, len(tu.Measures))
 		for i, m := range tu.Measures {
 			exps[i] = m.Expectation()
@@ -207,7 +210,7 @@ func TestSchemas(t *testing.T) {
 		t.Fatalf("the tuning ran %d candidates, recommendation %v; want 3 and one", len(tu.Candidates), tu.Recommendation)
 	}
 	tuneDir := filepath.Join(base, "tune")
-	if err := results.WriteTuneDir(tuneDir, tu); err != nil {
+	if err := tune.WriteDir(tuneDir, tu); err != nil {
 		t.Fatal(err)
 	}
 	validate("tune", filepath.Join(tuneDir, results.TuneFile))

@@ -9,7 +9,9 @@ import (
 
 	"github.com/spf13/pflag"
 
+	tuneexp "github.com/overloadsim/overloadsim/experiment/tune"
 	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/results/tune"
 )
 
 var mergeCommand = command{
@@ -90,8 +92,8 @@ Examples:
 				return writeMap(dir, m, *plotToo, stdout, stderr)
 			case results.KindTune:
 				ts := info.Tune
-				t := results.NewTuning(info.Header, ts.Params, ts.Objective, ts.Constraints, info.Replications, 0)
-				return finishTune(t, t.Search(mergedTuneEval(info, runs)), dir, created, *plotToo, "text", stdout, stderr)
+				t := tune.New(info.Header, ts.Params, ts.Objective, ts.Constraints, info.Replications, 0)
+				return finishTune(t, tuneexp.Search(t, tuneexp.Merged(info, runs)), dir, created, *plotToo, "text", stdout, stderr)
 			}
 			return fmt.Errorf("shards of a %q cannot be merged", info.Work)
 		}

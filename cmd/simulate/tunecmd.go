@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -16,7 +15,9 @@ import (
 
 	"github.com/spf13/pflag"
 
+	tuneexp "github.com/overloadsim/overloadsim/experiment/tune"
 	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/results/tune"
 	"github.com/overloadsim/overloadsim/scenarios"
 )
 
@@ -79,21 +80,32 @@ Examples:
 			if err := checkFormat(*format); err != nil {
 				return err
 			}
+			// Every problem with the flags at once, one a line.
+			var problems []error
+			bad := func(format string, a ...any) { problems = append(problems, fmt.Errorf(format, a...)) }
+			if *workers < 1 {
+				bad("--workers %d: must be ≥ 1", *workers)
+			}
+			if fs.Changed("replications") && *reps < 1 {
+				bad("--replications %d: must be ≥ 1", *reps)
+			}
+			if *refine < 0 {
+				bad("--refine %d: must be ≥ 0", *refine)
+			}
+			if *maxCands < 1 {
+				bad("--max-candidates %d: must be ≥ 1", *maxCands)
+			}
+			if len(*tunes) == 0 {
+				bad("--tune: none given: name at least one field to tune, PATH=LO:HI[:STEPS|log]")
+			}
 			switch {
-			case *workers < 1:
-				return usageErrorf("--workers %d: must be ≥ 1", *workers)
-			case fs.Changed("replications") && *reps < 1:
-				return usageErrorf("--replications %d: must be ≥ 1", *reps)
-			case *refine < 0:
-				return usageErrorf("--refine %d: must be ≥ 0", *refine)
-			case *maxCands < 1:
-				return usageErrorf("--max-candidates %d: must be ≥ 1", *maxCands)
-			case len(*tunes) == 0:
-				return usageErrorf("--tune: none given: name at least one field to tune, PATH=LO:HI[:STEPS|log]")
 			case *maximize == "" && *minimize == "":
-				return usageErrorf("--maximize or --minimize: neither given: name the metric to optimise, e.g. --maximize total.goodput")
+				bad("--maximize or --minimize: neither given: name the metric to optimise, e.g. --maximize total.goodput")
 			case *maximize != "" && *minimize != "":
-				return usageErrorf("--maximize %s and --minimize %s: give one objective", *maximize, *minimize)
+				bad("--maximize %s and --minimize %s: give one objective", *maximize, *minimize)
+			}
+			if len(problems) > 0 {
+				return errUsage{errors.Join(problems...)}
 			}
 			sc, err := loadScenario(ref, *sets)
 			if err != nil {
@@ -126,29 +138,24 @@ Examples:
 				*refine = 0
 			}
 			base := seedOf(fs, *seed, sc)
-			t := results.NewTuning(sweepHeader(sc, base), spec.params, spec.objective, spec.constraints,
+			t := tune.New(sweepHeader(sc, base), spec.params, spec.objective, spec.constraints,
 				sc.Sweep.Replications, *refine)
 			if err := refuseTuning(sc, t, *workers, *maxRuns, *maxCands, lim); err != nil {
 				return err
 			}
-			grid := t.Grid()
-			for _, c := range grid { // every candidate of the grid is a valid scenario
-				if _, err := tuneScenario(sc, c); err != nil {
-					return usageErrorf("--tune: the candidate %s: %v", c.Label(), problemText(err))
-				}
+			grid := tuneexp.Grid(t)
+			points, err := tuneexp.Points(sc, grid) // every candidate of the grid is a valid scenario
+			if err != nil {
+				return usageErrorf("--tune: %v", err)
 			}
 			if shard != nil {
-				points, err := tuneShardPoints(sc, grid)
-				if err != nil {
-					return err
-				}
 				dir := shardDir(*out, sc, "-tune", *shard)
 				if err := prepareOut(dir); err != nil {
 					return err
 				}
 				info := shardInfo(results.KindTune, t.Header, *shard, points, t.Replications)
 				info.Tune = &results.TuneShard{Params: t.Params, Objective: t.Objective, Constraints: t.Constraints}
-				return runShard(lim, info, points, base, *workers, dir, tuneExpectations(t), stderr)
+				return runShard(lim, info, points, base, *workers, dir, tuneexp.Expectations(t), stderr)
 			}
 			dir := outDir(*out, sc, "-tune")
 			_, statErr := os.Stat(dir)
@@ -161,8 +168,10 @@ Examples:
 			defer stop()
 			fmt.Fprintf(stderr, "tuning %s: %d candidates on the coarse grid × %d replications, then up to %d refinement round%s\n",
 				paramPaths(t), len(grid), t.Replications, t.Refine, plural(t.Refine))
-			eval := tuneEval(ctx, sc, t, base, *workers, &running, stderr)
-			return finishTune(t, t.Search(eval), dir, created, *plotToo, *format, stdout, stderr)
+			runner := &tuneexp.Runner{Scenario: sc, Seed: base, Workers: *workers, Options: runOptions(), Running: &running,
+				Progress: stderr, Bar: func(label string) func(done, total int) { return newProgressBar(stderr, label).update },
+				Parallel: runParallel[[]float64], Interrupted: errInterrupted}
+			return finishTune(t, tuneexp.Search(t, runner.Eval(ctx, t)), dir, created, *plotToo, *format, stdout, stderr)
 		}
 	},
 }
@@ -171,7 +180,7 @@ Examples:
 // and a merge of a tuning's shards both do: err is the search's error. An interrupted search
 // writes the candidates that finished, marked partial; a search that found no feasible
 // candidate, or failed, writes nothing (dir is removed if the command created it).
-func finishTune(t *results.Tuning, err error, dir string, created, plotToo bool, format string, stdout, stderr io.Writer) error {
+func finishTune(t *tune.Tuning, err error, dir string, created, plotToo bool, format string, stdout, stderr io.Writer) error {
 	interrupted := err != nil && (errors.Is(err, errInterrupted) || signalled.Load() || limitStopped())
 	if err != nil && !interrupted {
 		removeIfEmpty(dir, created)
@@ -186,7 +195,7 @@ func finishTune(t *results.Tuning, err error, dir string, created, plotToo bool,
 		return fmt.Errorf("%s (%d candidates × %d replications; loosen a --subject-to or widen a --tune range); nothing written",
 			t.Infeasible(), len(t.Candidates), t.Replications)
 	}
-	if werr := results.WriteTuneDir(dir, t); werr != nil {
+	if werr := tune.WriteDir(dir, t); werr != nil {
 		return werr
 	}
 	fmt.Fprintf(stderr, "wrote %s\n", dir)
@@ -200,57 +209,6 @@ func finishTune(t *results.Tuning, err error, dir string, created, plotToo bool,
 		err = fmt.Errorf("%w: the tuning is partial (%s); %s is marked partial", errInterrupted, t.Partial, dir)
 	}
 	return printJSONFile(format, stdout, filepath.Join(dir, results.TuneFile), err)
-}
-
-// tuneShardPoints are a tuning's coarse grid as a sharded command's points.
-func tuneShardPoints(sc *scenarios.Scenario, grid []results.TuneCandidate) ([]scenarios.SweepPoint, error) {
-	points := make([]scenarios.SweepPoint, len(grid))
-	for i, c := range grid {
-		s, err := tuneScenario(sc, c)
-		if err != nil {
-			return nil, usageErrorf("--tune: the candidate %s: %v", c.Label(), problemText(err))
-		}
-		points[i] = scenarios.SweepPoint{Params: c.Params, Scenario: s}
-	}
-	return points, nil
-}
-
-// tuneExpectations are the measures of t as expectations without bounds, for Measure.
-func tuneExpectations(t *results.Tuning) []results.Expectation {
-	exps := make([]results.Expectation, len(t.Measures))
-	for i, m := range t.Measures {
-		exps[i] = m.Expectation()
-	}
-	return exps
-}
-
-// mergedTuneEval is the TuneEval of a merged tuning: the coarse grid's measures, read from the
-// units' summaries (runs, in unit order), for the one round a sharded tuning runs.
-func mergedTuneEval(info results.ShardInfo, runs []results.Summary) results.TuneEval {
-	return func(round int, cands []results.TuneCandidate) ([][][]float64, []bool, error) {
-		reps := info.Replications
-		if round > 0 || len(cands) != len(info.Points) {
-			return nil, nil, fmt.Errorf("the shards ran %d candidates, the tuning asks for %d in round %d", len(info.Points), len(cands), round)
-		}
-		values := make([][][]float64, len(cands))
-		done := make([]bool, len(cands))
-		for c, cand := range cands {
-			if results.ParamsText(cand.Params) != results.ParamsText(info.Points[c]) {
-				return nil, nil, fmt.Errorf("candidate %d: the shards ran %s, the tuning's grid has %s", c, results.ParamsText(info.Points[c]), cand.Label())
-			}
-			done[c] = true
-			for r := 0; r < reps; r++ {
-				ms := runs[c*reps+r].Expected
-				if values[c] == nil {
-					values[c] = make([][]float64, len(ms))
-				}
-				for m := range ms {
-					values[c][m] = append(values[c][m], ms[m].Value)
-				}
-			}
-		}
-		return values, done, nil
-	}
 }
 
 // tuneSpec is what a tuning's flags ask for, checked against the scenario.
@@ -292,7 +250,7 @@ func parseTuneSpec(sc *scenarios.Scenario, tunes []string, maximize, minimize st
 		given[p.Path] = s
 		for _, x := range []float64{p.Lo, p.Hi} {
 			if _, err := sc.With(p.Path, p.Text(x)); err != nil {
-				return spec, usageErrorf("--tune %q: %v", s, problemText(err))
+				return spec, usageErrorf("--tune %q: %v", s, tuneexp.ProblemText(err))
 			}
 		}
 		// A plain-number field that refuses a fraction between two whole ends takes integers
@@ -374,34 +332,20 @@ func metricForms(sc *scenarios.Scenario) string {
 	return strings.Join(forms, ", ") + ", METRIC as in docs/metrics.md (goodput, amplification, latency_ok_p99, reject_share, recovery_time, …)"
 }
 
-// problemText is a scenario error without the override it names (the flag that caused it is
-// named by the caller): each problem's path, value and rule.
-func problemText(err error) string {
-	var ps scenarios.Problems
-	if !errors.As(err, &ps) {
-		return strings.TrimPrefix(err.Error(), "scenarios: ")
-	}
-	parts := make([]string, len(ps))
-	for i, p := range ps {
-		parts[i] = fmt.Sprintf("%s: %s: %s", p.Path, p.Value, p.Rule)
-	}
-	return strings.Join(parts, "; ")
-}
-
 // refuseTuning refuses, up front, a tuning whose coarse grid has more than maxCands candidates,
 // or whose runs (the grid and every refinement round at their largest) exceed --max-runs,
 // --max-time or --max-memory, with the estimate.
-func refuseTuning(sc *scenarios.Scenario, t *results.Tuning, workers, maxRuns, maxCands int, lim *limits) error {
+func refuseTuning(sc *scenarios.Scenario, t *tune.Tuning, workers, maxRuns, maxCands int, lim *limits) error {
 	reps := float64(t.Replications)
-	if g := t.GridSize(); g > float64(maxCands) {
+	if g := tuneexp.GridSize(t); g > float64(maxCands) {
 		secs := g * reps * sc.EstimatedEvents() / eventsPerCPUSecond / float64(workers)
 		return usageErrorf("--tune: a coarse grid of %.0f candidates (%s) × %d replications = %.0f runs, about %s on %d workers: more than --max-candidates %d; give fewer STEPS or fewer fields",
 			g, gridText(t), t.Replications, g*reps, humanDuration(secs), workers, maxCands)
 	}
-	grid := float64(len(t.Grid()))
-	cands := grid + float64(t.Refine)*t.RefineSize()
+	grid := float64(len(tuneexp.Grid(t)))
+	cands := grid + float64(t.Refine)*tuneexp.RefineSize(t)
 	what := fmt.Sprintf("up to %.0f candidates (%.0f on the coarse grid, up to %.0f in each of %d refinement rounds) × %d replications",
-		cands, grid, t.RefineSize(), t.Refine, t.Replications)
+		cands, grid, tuneexp.RefineSize(t), t.Refine, t.Replications)
 	if t.Refine == 0 {
 		what = fmt.Sprintf("%.0f candidates × %d replications", grid, t.Replications)
 	}
@@ -412,7 +356,7 @@ func refuseTuning(sc *scenarios.Scenario, t *results.Tuning, workers, maxRuns, m
 }
 
 // gridText says the grid's shape: "5 × 5 levels".
-func gridText(t *results.Tuning) string {
+func gridText(t *tune.Tuning) string {
 	parts := make([]string, len(t.Params))
 	for i, p := range t.Params {
 		parts[i] = strconv.Itoa(p.Levels)
@@ -421,86 +365,12 @@ func gridText(t *results.Tuning) string {
 }
 
 // paramPaths lists the tuned paths.
-func paramPaths(t *results.Tuning) string {
+func paramPaths(t *tune.Tuning) string {
 	parts := make([]string, len(t.Params))
 	for i, p := range t.Params {
 		parts[i] = p.Path
 	}
 	return strings.Join(parts, ", ")
-}
-
-// tuneScenario returns sc with the candidate's values set, leaving sc unchanged.
-func tuneScenario(sc *scenarios.Scenario, c results.TuneCandidate) (*scenarios.Scenario, error) {
-	at, err := sc.With(c.Params[0].Path, c.Params[0].Value)
-	if err != nil || len(c.Params) == 1 {
-		return at, err
-	}
-	sets := make([]string, len(c.Params))
-	for i, p := range c.Params {
-		sets[i] = p.Path + "=" + p.Value
-	}
-	return at, at.SetAll(sets...)
-}
-
-// tuneEval returns the tuning's TuneEval: it runs every candidate's replications on workers,
-// replication r of each with the run seed of replication r of base (common random numbers), and
-// measures t's measures on each run. Results are kept by index, so they do not depend on the
-// workers; once ctx is cancelled no new run starts, and the round ends interrupted.
-func tuneEval(ctx context.Context, sc *scenarios.Scenario, t *results.Tuning, base uint64, workers int, running *atomic.Int64, stderr io.Writer) results.TuneEval {
-	exps := tuneExpectations(t)
-	reps := t.Replications
-	return func(round int, cands []results.TuneCandidate) ([][][]float64, []bool, error) {
-		scs := make([]*scenarios.Scenario, len(cands))
-		for i, c := range cands {
-			s, err := tuneScenario(sc, c)
-			if err != nil {
-				return nil, nil, fmt.Errorf("the candidate %s: %v", c.Label(), problemText(err))
-			}
-			scs[i] = s
-		}
-		label := "tune: coarse grid"
-		if round > 0 {
-			label = fmt.Sprintf("tune: refinement %d", round)
-			fmt.Fprintf(stderr, "refinement %d: %d new candidate%s around %s\n", round, len(cands), plural(len(cands)), t.Candidates[t.Recommendation.Candidate].Label())
-		}
-		bar := newProgressBar(stderr, label)
-		runs, done, err := runParallel(ctx, len(cands)*reps, workers, func(u int) ([]float64, error) {
-			running.Add(1)
-			defer running.Add(-1)
-			r, err := scenarios.RunWith(scs[u/reps], base, u%reps, runOptions())
-			if err != nil {
-				return nil, fmt.Errorf("%s, replication %d: %w", cands[u/reps].Label(), u%reps, err)
-			}
-			ms := results.Measure(exps, &r.Summary, r.Series)
-			vs := make([]float64, len(ms))
-			for i, m := range ms {
-				vs[i] = m.Value // NaN when the run has no value (or cannot measure it)
-			}
-			return vs, nil
-		}, bar.update)
-		values := make([][][]float64, len(cands))
-		complete := make([]bool, len(cands))
-		all := true
-		for c := range cands {
-			complete[c] = true
-			values[c] = make([][]float64, len(exps))
-			for r := 0; r < reps; r++ {
-				u := c*reps + r
-				if !done[u] {
-					complete[c] = false
-					continue
-				}
-				for m := range exps {
-					values[c][m] = append(values[c][m], runs[u][m])
-				}
-			}
-			all = all && complete[c]
-		}
-		if err == nil && !all {
-			err = errInterrupted
-		}
-		return values, complete, err
-	}
 }
 
 // removeIfEmpty removes dir when this command created it and left it empty.
@@ -513,7 +383,7 @@ func removeIfEmpty(dir string, created bool) {
 
 // printTune prints what the tuning found: the recommendation with every measure's mean ± its
 // confidence half-width, the runners-up, what each constraint excluded, and every candidate.
-func printTune(w io.Writer, t *results.Tuning) {
+func printTune(w io.Writer, t *tune.Tuning) {
 	var ranges []string
 	for _, p := range t.Params {
 		kind := fmt.Sprintf("%d levels", p.Levels)
@@ -575,7 +445,7 @@ func printTune(w io.Writer, t *results.Tuning) {
 
 // printTuneCandidates prints one line per candidate: its round, values, every measure and
 // whether it is the recommendation, a runner-up, feasible or which constraints it breaks.
-func printTuneCandidates(w io.Writer, t *results.Tuning) {
+func printTuneCandidates(w io.Writer, t *tune.Tuning) {
 	header := []string{"round"}
 	for _, p := range t.Params {
 		header = append(header, p.Path)

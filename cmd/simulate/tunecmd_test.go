@@ -14,6 +14,7 @@ import (
 
 	"github.com/overloadsim/overloadsim/results"
 	"github.com/overloadsim/overloadsim/results/plot"
+	"github.com/overloadsim/overloadsim/results/tune"
 )
 
 // tuneRetries is a tuning of the 2026-07 tier's overload retries in policy-comparison: each
@@ -62,7 +63,7 @@ func TestTuneEndToEnd(t *testing.T) {
 			t.Errorf("the manifest does not list %s", f)
 		}
 	}
-	tu, err := results.ReadTune(dir)
+	tu, err := tune.Read(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +97,7 @@ func TestTuneCommonRandomNumbers(t *testing.T) {
 	if s := run(args, &stdout, &stderr); s != exitOK {
 		t.Fatalf("status %d: %s", s, stderr.String())
 	}
-	tu, err := results.ReadTune(dir)
+	tu, err := tune.Read(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +222,7 @@ func TestTuneJSON(t *testing.T) {
 	if !bytes.Equal(stdout.Bytes(), b) {
 		t.Errorf("stdout is not tune.json:\n%s", stdout.String())
 	}
-	tu, err := results.ReadTune(dir)
+	tu, err := tune.Read(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,7 +252,7 @@ func TestTuneInterrupted(t *testing.T) {
 	if err != nil {
 		return // nothing finished, nothing written
 	}
-	tu, terr := results.ReadTune(dir)
+	tu, terr := tune.Read(dir)
 	if m.Partial == "" || terr != nil || tu.Partial == "" || len(tu.Candidates) == 0 {
 		t.Errorf("an interrupted tuning left manifest %+v, tune.json partial %q with %d candidates (%v)", m, tu.Partial, len(tu.Candidates), terr)
 	}

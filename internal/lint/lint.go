@@ -216,8 +216,9 @@ var util = []string{"dist", "field", "internal/..."}
 // checks it, is below the commands only; client and server meet only through wire; the model never imports
 // scenarios, record, results or cmd; results (the records, their files, plots and reports)
 // sits below the model and knows only sim, internal/stats, internal/fileinfo, dist and field, because
-// record is the one package that reads the model into records; tipping and splitting are analyses on their own
-// that scenarios and cmd drive. Layers are derived from
+// record is the one package that reads the model into records; tipping, splitting and analysis/tuning are
+// analyses on their own that scenarios, experiment and cmd drive; experiment/... (how a study is run) sits between
+// cmd and scenarios. Layers are derived from
 //
 //	go list -f '{{.ImportPath}}: {{join .Imports " "}}' ./...
 //
@@ -225,6 +226,9 @@ var util = []string{"dist", "field", "internal/..."}
 // external test may drive its package from above.
 var Layers = []Layer{
 	{"cmd", []string{"cmd/..."}, []string{"..."}, "the commands sit on top and may use anything"},
+	{"experiment", []string{"experiment/..."},
+		append([]string{"scenarios/...", "record/...", "results/...", "tipping", "splitting", "analysis/tuning", "client/...", "server/...", "wire", "ratelimiter", "sim"}, util...),
+		"experiment produces studies with the layers below it; only cmd is above it"},
 	{"calibrate", []string{"calibrate/..."},
 		append([]string{"scenarios/...", "record/...", "results/...", "tipping", "splitting", "client/...", "server/...", "wire", "ratelimiter", "sim"}, util...),
 		"calibrate turns production measurements into a scenario with the layers below it; only cmd is above it"},
@@ -236,8 +240,8 @@ var Layers = []Layer{
 	{"record", []string{"record/..."},
 		append([]string{"results/...", "client/...", "server/...", "wire", "ratelimiter", "sim"}, util...),
 		"record wires the model to results; scenarios and cmd are above it"},
-	{"analysis", []string{"tipping", "splitting"}, util,
-		"tipping and splitting are self-contained analyses: they know neither the model nor results"},
+	{"analysis", []string{"tipping", "splitting", "analysis/tuning"}, util,
+		"tipping, splitting and tuning are self-contained analyses: they know neither the model nor results"},
 	{"client", []string{"client/..."}, append([]string{"wire", "ratelimiter", "sim"}, util...),
 		"the model: client talks to server only through wire, and never imports the layers above"},
 	{"server", []string{"server/..."}, append([]string{"wire", "ratelimiter", "sim"}, util...),

@@ -11,12 +11,13 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/results/tune"
 )
 
 // TuneFigure is the base name of a tuning's figure (tune-pareto.svg and tune-pareto.png).
 const TuneFigure = "tune-pareto"
 
-// WriteTuneFigures draws the tuning in dir (tune.json, as results.WriteTuneDir writes it) and
+// WriteTuneFigures draws the tuning in dir (tune.json, as tune.WriteDir writes it) and
 // writes its figure as tune-pareto.svg and tune-pareto.png into dir. It returns the base names
 // written ([TuneFigure]).
 //
@@ -32,7 +33,7 @@ const TuneFigure = "tune-pareto"
 // infeasible candidate far off), a second panel beside it shows them close up, and the first
 // outlines the close-up's area.
 func WriteTuneFigures(dir string) ([]string, error) {
-	t, err := results.ReadTune(dir)
+	t, err := tune.Read(dir)
 	if err != nil {
 		return nil, fmt.Errorf("plot: %w", err)
 	}
@@ -44,7 +45,7 @@ func WriteTuneFigures(dir string) ([]string, error) {
 }
 
 // TuneSVG returns the tuning's figure as SVG, without writing it.
-func TuneSVG(t *results.Tuning) ([]byte, error) {
+func TuneSVG(t *tune.Tuning) ([]byte, error) {
 	f, err := tuneFigure(t)
 	if err != nil {
 		return nil, err
@@ -72,7 +73,7 @@ type tuneAxis struct {
 // newTuneAxis labels the axis of the measure named name: its words, its unit (milliseconds or
 // seconds for a latency, operations/s for a rate) and which way is better when known ("higher
 // is better"); all is every value shown on it, for the latency unit.
-func newTuneAxis(t *results.Tuning, name string, better string, all []float64) tuneAxis {
+func newTuneAxis(t *tune.Tuning, name string, better string, all []float64) tuneAxis {
 	a := tuneAxis{name: name, k: 1}
 	m := results.TuneMeasure{Metric: name}
 	for _, x := range t.Measures {
@@ -114,7 +115,7 @@ func newTuneAxis(t *results.Tuning, name string, better string, all []float64) t
 // tuneFigure draws the tuning's Pareto figure: one panel of every candidate and, when the
 // feasible candidates crowd a corner of it (their box, with the constraints' bounds, covers
 // under a tenth of its area), a close-up of them beside it.
-func tuneFigure(t *results.Tuning) (*figure, error) {
+func tuneFigure(t *tune.Tuning) (*figure, error) {
 	if len(t.Candidates) == 0 {
 		return nil, fmt.Errorf("plot: the tuning of %s has no candidates", t.Header.Scenario)
 	}
@@ -172,7 +173,7 @@ type box struct{ x0, x1, y0, y1 float64 }
 // feasibleBox returns the close-up's box: the feasible candidates' means and intervals, and the
 // constraints' bounds on either axis, with a margin; ok when there are at least two feasible
 // candidates and the box covers under a tenth of full's area.
-func feasibleBox(t *results.Tuning, xa, ya tuneAxis, full *plot.Plot) (box, bool) {
+func feasibleBox(t *tune.Tuning, xa, ya tuneAxis, full *plot.Plot) (box, bool) {
 	b := box{math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)}
 	n := 0
 	for i := range t.Candidates {
@@ -218,7 +219,7 @@ func feasibleBox(t *results.Tuning, xa, ya tuneAxis, full *plot.Plot) (box, bool
 // tunePanel draws the candidates on one panel, over the whole range of the data or, with zoom,
 // over that box only. With outline, it draws that box (the close-up's) dotted, and leaves the
 // points inside it to the close-up's labels.
-func tunePanel(t *results.Tuning, xa, ya tuneAxis, title string, zoom, outline *box) *panel {
+func tunePanel(t *tune.Tuning, xa, ya tuneAxis, title string, zoom, outline *box) *panel {
 	pn := newPanel(title, xa.label, ya.label)
 
 	// The points: feasible filled, infeasible hollow; means with bars both ways.
@@ -329,7 +330,7 @@ func tunePanel(t *results.Tuning, xa, ya tuneAxis, title string, zoom, outline *
 
 // recommendedText is the recommendation's label: "recommended" and a line per tuned field,
 // the field's last name and its value ("maxAdaptiveRetries=1"); the title gives the paths.
-func recommendedText(t *results.Tuning, c *results.TuneCandidate) string {
+func recommendedText(t *tune.Tuning, c *tune.Candidate) string {
 	lines := []string{"recommended"}
 	for _, p := range c.Params {
 		lines = append(lines, p.Path[strings.LastIndex(p.Path, ".")+1:]+"="+p.Value)
@@ -389,7 +390,7 @@ func halfWidth(m results.MetricStats) float64 {
 // paretoSteps returns the step line of the tuning's Pareto front (t.Pareto, in increasing x),
 // scaled by kx and ky: at each x the lowest y a front point at least as good in x attains, so
 // that the line runs along the edge of what the feasible candidates can do.
-func paretoSteps(t *results.Tuning, kx, ky float64) (xs, ys []float64) {
+func paretoSteps(t *tune.Tuning, kx, ky float64) (xs, ys []float64) {
 	maxX := t.ParetoXMaximize()
 	for j, i := range t.Pareto {
 		c := &t.Candidates[i]

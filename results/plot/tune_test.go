@@ -9,7 +9,9 @@ import (
 	"testing"
 	"time"
 
+	tuneexp "github.com/overloadsim/overloadsim/experiment/tune"
 	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/results/tune"
 )
 
 // The tuning fixtures are hand-built tunings with the trade-off a retry budget gives: a larger
@@ -22,7 +24,7 @@ var tuneHeader = results.Header{Tool: "overloadsim", Version: "test", Scenario: 
 
 // budgetTuning tunes a retry-token capacity over 10…3000 (log) for goodput, amplification ≤ 1.2
 // over the spike's window, with one refinement round; without the constraint when free.
-func budgetTuning(t *testing.T, free bool) *results.Tuning {
+func budgetTuning(t *testing.T, free bool) *tune.Tuning {
 	t.Helper()
 	p, err := results.ParseTuneParam("clients[0].driver.retryTokenCapacity=10:3000:log")
 	if err != nil {
@@ -37,7 +39,7 @@ func budgetTuning(t *testing.T, free bool) *results.Tuning {
 		}
 		cons = append(cons, c)
 	}
-	tu := results.NewTuning(tuneHeader, []results.TuneParam{p}, obj, cons, 5, 1)
+	tu := tune.New(tuneHeader, []results.TuneParam{p}, obj, cons, 5, 1)
 	for i, x := range []float64{10, 41.62, 173.2, 720.8, 3000, 84.9, 353.3} {
 		round := 0
 		if i >= 5 {
@@ -48,13 +50,13 @@ func budgetTuning(t *testing.T, free bool) *results.Tuning {
 		addCandidate(tu, round, []float64{x}, map[string][2]float64{
 			tu.Measures[0].Name(): {good, 3}, tu.ParetoY: {amp, 0.002 * amp}})
 	}
-	tu.Select()
+	tuneexp.Select(tu)
 	return tu
 }
 
 // latencyTuning tunes two fields, retries and a timeout, to minimise the p99 latency of
 // successes with total goodput ≥ 900/s: its x axis is a latency (lower is better), in ms.
-func latencyTuning(t *testing.T) *results.Tuning {
+func latencyTuning(t *testing.T) *tune.Tuning {
 	t.Helper()
 	a, err := results.ParseTuneParam("clients[0].driver.maxAdaptiveRetries=0:2:3")
 	if err != nil {
@@ -70,7 +72,7 @@ func latencyTuning(t *testing.T) *results.Tuning {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tu := results.NewTuning(tuneHeader, []results.TuneParam{a, b}, obj, []results.TuneConstraint{c}, 4, 0)
+	tu := tune.New(tuneHeader, []results.TuneParam{a, b}, obj, []results.TuneConstraint{c}, 4, 0)
 	for _, r := range []float64{0, 1, 2} {
 		for _, to := range []float64{0.1, 0.25, 0.4} {
 			p99 := 0.02 + 0.04*r + 0.1*to
@@ -79,14 +81,14 @@ func latencyTuning(t *testing.T) *results.Tuning {
 				tu.Measures[0].Name(): {p99, 0.004}, "total.goodput": {good, 6}, "total.amplification": {1 + 0.3*r, 0.01}})
 		}
 	}
-	tu.Select()
+	tuneexp.Select(tu)
 	return tu
 }
 
 // addCandidate adds the candidate with values vs of round round to tu, its measures' means and
 // half-widths from stats (NaN for a measure not given), over tu.Replications replications.
-func addCandidate(tu *results.Tuning, round int, vs []float64, stats map[string][2]float64) {
-	c := results.TuneCandidate{Values: vs, Round: round, Replications: tu.Replications}
+func addCandidate(tu *tune.Tuning, round int, vs []float64, stats map[string][2]float64) {
+	c := tune.Candidate{Values: vs, Round: round, Replications: tu.Replications}
 	for i, p := range tu.Params {
 		c.Params = append(c.Params, results.Param{Path: p.Path, Value: p.Text(vs[i])})
 	}
@@ -101,10 +103,10 @@ func addCandidate(tu *results.Tuning, round int, vs []float64, stats map[string]
 }
 
 // writeTune writes tu into a temporary folder and returns it.
-func writeTune(t *testing.T, tu *results.Tuning) string {
+func writeTune(t *testing.T, tu *tune.Tuning) string {
 	t.Helper()
 	dir := t.TempDir()
-	if err := results.WriteTuneDir(dir, tu); err != nil {
+	if err := tune.WriteDir(dir, tu); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -114,7 +116,7 @@ func TestTuneFigures(t *testing.T) {
 	look := os.Getenv("PLOT_LOOK_DIR") // to look at the PNGs: PLOT_LOOK_DIR=/tmp/look go test -run TestTuneFigures
 	for _, fx := range []struct {
 		name string
-		tu   *results.Tuning
+		tu   *tune.Tuning
 	}{
 		{"budget", budgetTuning(t, false)},
 		{"free", budgetTuning(t, true)},
@@ -144,7 +146,7 @@ func TestTuneFigures(t *testing.T) {
 func TestTuneFigureContent(t *testing.T) {
 	cases := []struct {
 		name   string
-		tu     *results.Tuning
+		tu     *tune.Tuning
 		texts  []string
 		absent []string
 	}{
@@ -201,7 +203,7 @@ func TestTuneFigureDeterministic(t *testing.T) {
 // TestTuneFigureErrors: a tuning without candidates, and a folder without a finished tuning,
 // are refused.
 func TestTuneFigureErrors(t *testing.T) {
-	empty := results.NewTuning(tuneHeader, nil, results.TuneObjective{Metric: "total.goodput", Sense: "maximize"}, nil, 1, 0)
+	empty := tune.New(tuneHeader, nil, results.TuneObjective{Metric: "total.goodput", Sense: "maximize"}, nil, 1, 0)
 	if _, err := TuneSVG(empty); err == nil || !strings.Contains(err.Error(), "no candidates") {
 		t.Errorf("TuneSVG(no candidates) = %v, want an error saying so", err)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -11,9 +12,10 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/overloadsim/overloadsim/analysis/splitting"
+	"github.com/overloadsim/overloadsim/field"
 	"github.com/overloadsim/overloadsim/results"
 	"github.com/overloadsim/overloadsim/scenarios"
-	"github.com/overloadsim/overloadsim/splitting"
 )
 
 var rareCommand = command{
@@ -109,7 +111,7 @@ Examples:
 				fmt.Fprintf(stderr, "pilot: choosing levels toward %s ≥ %g\n", score, *pilot)
 				pr, err := splitting.Pilot(ctx, splitting.PilotConfig{Target: *pilot, N: *n, P0: 0.2, Seed: base ^ 0x5eed, Workers: *workers}, m)
 				if err != nil {
-					return err
+					return splitConfigText("PilotConfig", err)
 				}
 				levels, r.PilotCost = pr.Levels, pr.Cost
 			}
@@ -117,7 +119,7 @@ Examples:
 			fmt.Fprintf(stderr, "splitting: %d levels, %d trajectories per stage, %d repetitions\n", len(levels), *n, *reps)
 			est, err := splitting.Estimate(ctx, splitting.Config{Levels: levels, N: *n, Repetitions: *reps, Seed: base, Workers: *workers}, m)
 			if err != nil {
-				return err
+				return splitConfigText("Config", err)
 			}
 			r.Splitting = rareEstimate(est)
 			if *brute {
@@ -143,6 +145,22 @@ Examples:
 			return nil
 		}
 	},
+}
+
+// splitConfigText words the problems of a splitting configuration (each a *field.Error, owner
+// the configuration's type) as "splitting: Config.N = 1: rule", one a line; any other error
+// is returned as it is.
+func splitConfigText(owner string, err error) error {
+	parts := field.Parts(err)
+	lines := make([]string, len(parts))
+	for i, p := range parts {
+		var e *field.Error
+		if !errors.As(p, &e) {
+			return err
+		}
+		lines[i] = fmt.Sprintf("splitting: %s.%s = %s: %s", owner, e.Field, e.Value, e.Rule)
+	}
+	return errors.New(strings.Join(lines, "\n"))
 }
 
 // observeFrom returns when the score starts to count: the time given, or the start of the

@@ -12,9 +12,10 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/overloadsim/overloadsim/analysis/tipping"
+	"github.com/overloadsim/overloadsim/field"
 	"github.com/overloadsim/overloadsim/results"
 	"github.com/overloadsim/overloadsim/scenarios"
-	"github.com/overloadsim/overloadsim/tipping"
 )
 
 var tipCommand = command{
@@ -112,11 +113,11 @@ Examples:
 				}
 				return tipping.Undecided, nil
 			})
-			var cfgErr *tipping.ConfigError
+			var cfgErr *field.Error
 			var ends *tipping.EndsError
 			switch {
 			case errors.As(err, &cfgErr):
-				return usageErrorf("%s", tipConfigText(cfgErr))
+				return usageErrorf("%s", tipConfigText(err))
 			case errors.As(err, &ends):
 				return errors.New(axis.endsText(ends, *sticks))
 			}
@@ -218,14 +219,24 @@ func (a *tipAxis) endsText(e *tipping.EndsError, sticks string) string {
 	return fmt.Sprintf("the flip runs the other way: %s; runs stick %s the boundary, not %s (--sticks %s)", at, other, sticks, other)
 }
 
-// tipConfigText rewords a tipping.ConfigError in the command's flags.
-func tipConfigText(e *tipping.ConfigError) string {
-	flag := map[string]string{"Batch": "--batch", "MaxReps": "--max-reps", "Confidence": "--confidence",
-		"Precision": "--precision", "Lo": "--range", "Hi": "--range", "Workers": "--workers"}[e.Field]
-	if flag == "" {
-		flag = e.Field
+// tipConfigText rewords the problems of a tipping.Config, each a *field.Error, in the command's
+// flags, one a line.
+func tipConfigText(err error) string {
+	var lines []string
+	for _, p := range field.Parts(err) {
+		var e *field.Error
+		if !errors.As(p, &e) {
+			lines = append(lines, p.Error())
+			continue
+		}
+		flag := map[string]string{"Batch": "--batch", "MaxReps": "--max-reps", "Confidence": "--confidence",
+			"Precision": "--precision", "Lo": "--range", "Hi": "--range", "Workers": "--workers"}[e.Field]
+		if flag == "" {
+			flag = e.Field
+		}
+		lines = append(lines, fmt.Sprintf("%s %s: %s", flag, e.Value, e.Rule))
 	}
-	return fmt.Sprintf("%s %v: %s", flag, e.Value, e.Rule)
+	return strings.Join(lines, "\n")
 }
 
 // result turns a search into its record, in the axis's units.

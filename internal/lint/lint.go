@@ -195,7 +195,7 @@ var util = []string{"dist", "field", "internal/..."}
 //	                    │
 //	               calibrate/...                                 (production ▶ scenario)
 //	                    │
-//	                scenarios ──────────▶ tipping, splitting     (analysis)
+//	                scenarios ──────────▶ analysis/...           (tipping, splitting)
 //	                    │
 //	                record/... ─────────▶ results/...            (wiring ▶ records)
 //	                    │                     │
@@ -216,8 +216,8 @@ var util = []string{"dist", "field", "internal/..."}
 // checks it, is below the commands only; client and server meet only through wire; the model never imports
 // scenarios, record, results or cmd; results (the records, their files, plots and reports)
 // sits below the model and knows only sim, internal/stats, internal/fileinfo, dist and field, because
-// record is the one package that reads the model into records; tipping and splitting are analyses on their own
-// that scenarios and cmd drive. Layers are derived from
+// record is the one package that reads the model into records; the analyses (analysis/tipping,
+// analysis/splitting) are on their own, and scenarios and cmd drive them. Layers are derived from
 //
 //	go list -f '{{.ImportPath}}: {{join .Imports " "}}' ./...
 //
@@ -226,18 +226,18 @@ var util = []string{"dist", "field", "internal/..."}
 var Layers = []Layer{
 	{"cmd", []string{"cmd/..."}, []string{"..."}, "the commands sit on top and may use anything"},
 	{"calibrate", []string{"calibrate/..."},
-		append([]string{"scenarios/...", "record/...", "results/...", "tipping", "splitting", "client/...", "server/...", "wire", "ratelimiter", "sim"}, util...),
+		append([]string{"scenarios/...", "record/...", "results/...", "analysis/...", "client/...", "server/...", "wire", "ratelimiter", "sim"}, util...),
 		"calibrate turns production measurements into a scenario with the layers below it; only cmd is above it"},
 	{"lab", []string{"lab/..."}, []string{"..."},
 		"the conformance lab (a module of its own) sits on top beside the commands: it drives the model as they do, and its replay's scripted servers are the wire test kit's nodes"},
 	{"scenarios", []string{"scenarios/..."},
-		append([]string{"record/...", "results/...", "tipping", "splitting", "client/...", "server/...", "wire", "ratelimiter", "sim"}, util...),
+		append([]string{"record/...", "results/...", "analysis/...", "client/...", "server/...", "wire", "ratelimiter", "sim"}, util...),
 		"scenarios builds runs from the layers below it; only cmd is above it"},
 	{"record", []string{"record/..."},
 		append([]string{"results/...", "client/...", "server/...", "wire", "ratelimiter", "sim"}, util...),
 		"record wires the model to results; scenarios and cmd are above it"},
-	{"analysis", []string{"tipping", "splitting"}, util,
-		"tipping and splitting are self-contained analyses: they know neither the model nor results"},
+	{"analysis", []string{"analysis/..."}, util,
+		"the analyses (tipping, splitting) are self-contained: they know neither the model nor results"},
 	{"client", []string{"client/..."}, append([]string{"wire", "ratelimiter", "sim"}, util...),
 		"the model: client talks to server only through wire, and never imports the layers above"},
 	{"server", []string{"server/..."}, append([]string{"wire", "ratelimiter", "sim"}, util...),

@@ -8,7 +8,7 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/overloadsim/overloadsim/splitting"
+	"github.com/overloadsim/overloadsim/analysis/splitting"
 )
 
 // walk is the synthetic model of the tests: a random walk on the integers that starts at start,

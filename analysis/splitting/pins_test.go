@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/overloadsim/overloadsim/splitting"
+	"github.com/overloadsim/overloadsim/analysis/splitting"
 )
 
 // TestIntervalStudentTDegrees pins that Estimate's 95 % interval uses Student's t with R − 1

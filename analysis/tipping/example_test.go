@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/overloadsim/overloadsim/tipping"
+	"github.com/overloadsim/overloadsim/analysis/tipping"
 )
 
 // A synthetic stand-in for the simulator: each replication (each seed) has its own critical

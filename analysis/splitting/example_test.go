@@ -6,7 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/overloadsim/overloadsim/splitting"
+	"github.com/overloadsim/overloadsim/analysis/splitting"
 )
 
 // ruin is a gambler's ruin: from 1, step +1 with probability Up, else −1; 0 absorbs. Each step

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 
-	"github.com/overloadsim/overloadsim/splitting"
+	"github.com/overloadsim/overloadsim/analysis/splitting"
+	"github.com/overloadsim/overloadsim/field"
 )
 
 // TestConfigErrors: each bad field gives an error that names the field and its value.
@@ -18,14 +20,14 @@ func TestConfigErrors(t *testing.T) {
 		edit func(*splitting.Config)
 		want string
 	}{
-		{func(c *splitting.Config) { c.Levels = nil }, "Config.Levels is empty"},
-		{func(c *splitting.Config) { c.Levels = []float64{1, 1} }, "Config.Levels[1] = 1 is not above Levels[0] = 1"},
-		{func(c *splitting.Config) { c.Levels = []float64{3, 2} }, "Config.Levels[1] = 2 is not above Levels[0] = 3"},
-		{func(c *splitting.Config) { c.Levels = []float64{1, math.NaN()} }, "Config.Levels[1] = NaN"},
-		{func(c *splitting.Config) { c.Levels = []float64{math.Inf(-1), 1} }, "Config.Levels[0] = -Inf"},
-		{func(c *splitting.Config) { c.N = 0 }, "Config.N = 0"},
-		{func(c *splitting.Config) { c.Repetitions = 1 }, "Config.Repetitions = 1"},
-		{func(c *splitting.Config) { c.Workers = -1 }, "Config.Workers = -1"},
+		{func(c *splitting.Config) { c.Levels = nil }, "Config: Levels: []: must not be empty"},
+		{func(c *splitting.Config) { c.Levels = []float64{1, 1} }, "Config: Levels[1]: 1: must be above Levels[0] = 1"},
+		{func(c *splitting.Config) { c.Levels = []float64{3, 2} }, "Config: Levels[1]: 2: must be above Levels[0] = 3"},
+		{func(c *splitting.Config) { c.Levels = []float64{1, math.NaN()} }, "Config: Levels[1]: NaN"},
+		{func(c *splitting.Config) { c.Levels = []float64{math.Inf(-1), 1} }, "Config: Levels[0]: -Inf"},
+		{func(c *splitting.Config) { c.N = 0 }, "Config: N: 0"},
+		{func(c *splitting.Config) { c.Repetitions = 1 }, "Config: Repetitions: 1"},
+		{func(c *splitting.Config) { c.Workers = -1 }, "Config: Workers: -1"},
 	} {
 		cfg := good
 		c.edit(&cfg)
@@ -33,6 +35,19 @@ func TestConfigErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: error %v, want %q", cfg, err, c.want)
 		}
+	}
+	// Every problem at once, each a *field.Error.
+	bad := splitting.Config{Levels: []float64{2, math.NaN()}, N: 0, Repetitions: 1}
+	var fields []string
+	for _, p := range field.Parts(bad.Validate()) {
+		var fe *field.Error
+		if !errors.As(p, &fe) {
+			t.Fatalf("part %v holds no *field.Error", p)
+		}
+		fields = append(fields, fe.Field)
+	}
+	if want := []string{"Levels[1]", "N", "Repetitions"}; !slices.Equal(fields, want) {
+		t.Errorf("%+v.Validate() reports fields %v, want %v", bad, fields, want)
 	}
 	if _, err := splitting.Estimate(context.Background(), good, nil); err == nil {
 		t.Error("nil model accepted")
@@ -42,7 +57,7 @@ func TestConfigErrors(t *testing.T) {
 		level      float64
 		want       string
 	}{
-		{0, 1, 2, "n = 0"}, {5, -2, 2, "workers = -2"}, {5, 1, math.Inf(1), "level = +Inf"},
+		{0, 1, 2, "n: 0"}, {5, -2, 2, "workers: -2"}, {5, 1, math.Inf(1), "level: +Inf"},
 	} {
 		_, err := splitting.BruteForce(context.Background(), c.n, c.level, 1, c.workers, walk{up: 0.4, start: 1})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -53,10 +68,10 @@ func TestConfigErrors(t *testing.T) {
 		cfg  splitting.PilotConfig
 		want string
 	}{
-		{splitting.PilotConfig{Target: math.NaN(), N: 10, P0: 0.2}, "Target = NaN"},
-		{splitting.PilotConfig{Target: 5, N: 1, P0: 0.2}, "N = 1"},
-		{splitting.PilotConfig{Target: 5, N: 10, P0: 1}, "P0 = 1"},
-		{splitting.PilotConfig{Target: 5, N: 10, P0: 0.2, MaxLevels: -1}, "MaxLevels = -1"},
+		{splitting.PilotConfig{Target: math.NaN(), N: 10, P0: 0.2}, "Target: NaN"},
+		{splitting.PilotConfig{Target: 5, N: 1, P0: 0.2}, "N: 1"},
+		{splitting.PilotConfig{Target: 5, N: 10, P0: 1}, "P0: 1"},
+		{splitting.PilotConfig{Target: 5, N: 10, P0: 0.2, MaxLevels: -1}, "MaxLevels: -1"},
 	} {
 		_, err := splitting.Pilot(context.Background(), c.cfg, walk{up: 0.4, start: 1})
 		if err == nil || !strings.Contains(err.Error(), c.want) {

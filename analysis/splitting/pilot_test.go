@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/overloadsim/overloadsim/splitting"
+	"github.com/overloadsim/overloadsim/analysis/splitting"
 )
 
 // TestPilotThenEstimate: adaptive levels (Cérou & Guyader 2007) chosen by a pilot, then used with

@@ -5,7 +5,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/overloadsim/overloadsim/splitting"
+	"github.com/overloadsim/overloadsim/analysis/splitting"
 )
 
 // coverage runs Estimate for seeds 1…seeds and returns the fraction of 95 % intervals that cover

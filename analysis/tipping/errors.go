@@ -2,17 +2,6 @@ package tipping
 
 import "fmt"
 
-// ConfigError reports a Config field that Search cannot work with.
-type ConfigError struct {
-	Field string // the Config field, e.g. "Precision"
-	Value any    // its value
-	Rule  string // what it must be, in words
-}
-
-func (e *ConfigError) Error() string {
-	return fmt.Sprintf("tipping: Config.%s = %v %s", e.Field, e.Value, e.Rule)
-}
-
 // EndsError reports that the ends of the search interval do not bracket a flip from recovered
 // to stuck in the direction the Config says: both ends came out on the same side, the flip
 // runs the other way, or an end is a tie (P(stuck) indistinguishable from 1/2 there).

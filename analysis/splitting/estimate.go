@@ -7,6 +7,8 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/overloadsim/overloadsim/field"
 )
 
 // Config sets up fixed-effort splitting.
@@ -27,30 +29,35 @@ type Config struct {
 	Workers int
 }
 
-// Validate reports the first problem with c, naming the field and its value.
+// Validate reports every problem with c, each a *field.Error after "splitting: Config: ",
+// joined with errors.Join.
 func (c Config) Validate() error {
+	var errs []error
+	bad := func(name string, value any, rule string) {
+		errs = append(errs, fmt.Errorf("splitting: Config: %w", field.New(name, value, rule)))
+	}
 	if len(c.Levels) == 0 {
-		return errors.New("splitting: Config.Levels is empty: give at least the rare event's threshold")
+		bad("Levels", "[]", "must not be empty: give at least the rare event's threshold")
 	}
 	for i, l := range c.Levels {
-		if math.IsNaN(l) || math.IsInf(l, 0) {
-			return fmt.Errorf("splitting: Config.Levels[%d] = %v: levels must be finite", i, l)
-		}
-		if i > 0 && l <= c.Levels[i-1] {
-			return fmt.Errorf("splitting: Config.Levels[%d] = %v is not above Levels[%d] = %v: levels must be strictly increasing",
-				i, l, i-1, c.Levels[i-1])
+		name := fmt.Sprintf("Levels[%d]", i)
+		switch {
+		case math.IsNaN(l) || math.IsInf(l, 0):
+			bad(name, l, "levels must be finite")
+		case i > 0 && l <= c.Levels[i-1]:
+			bad(name, l, fmt.Sprintf("must be above Levels[%d] = %v: levels must be strictly increasing", i-1, c.Levels[i-1]))
 		}
 	}
 	if c.N < 1 {
-		return fmt.Errorf("splitting: Config.N = %d: need at least 1 trajectory per stage", c.N)
+		bad("N", c.N, "need at least 1 trajectory per stage")
 	}
 	if c.Repetitions < 2 {
-		return fmt.Errorf("splitting: Config.Repetitions = %d: need at least 2 independent repetitions for a standard error", c.Repetitions)
+		bad("Repetitions", c.Repetitions, "need at least 2 independent repetitions for a standard error")
 	}
 	if c.Workers < 0 {
-		return fmt.Errorf("splitting: Config.Workers = %d: want ≥ 1, or 0 for one per CPU", c.Workers)
+		bad("Workers", c.Workers, "want ≥ 1, or 0 for one per CPU")
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // StageResult is what one stage of one repetition saw.
@@ -208,15 +215,24 @@ func repetition(ctx context.Context, cfg Config, m Model, seed uint64) (float64,
 // few or no hits. The roots differ from those of Estimate with the same seed, so the two
 // estimates are independent.
 func BruteForce(ctx context.Context, n int, level float64, seed uint64, workers int, m Model) (Result, error) {
-	switch {
-	case n < 1:
-		return Result{}, fmt.Errorf("splitting: BruteForce: n = %d: need at least 1 run", n)
-	case math.IsNaN(level) || math.IsInf(level, 0):
-		return Result{}, fmt.Errorf("splitting: BruteForce: level = %v: must be finite", level)
-	case workers < 0:
-		return Result{}, fmt.Errorf("splitting: BruteForce: workers = %d: want ≥ 1, or 0 for one per CPU", workers)
-	case m == nil:
-		return Result{}, errors.New("splitting: BruteForce: nil Model")
+	var errs []error
+	bad := func(name string, value any, rule string) {
+		errs = append(errs, fmt.Errorf("splitting: BruteForce: %w", field.New(name, value, rule)))
+	}
+	if n < 1 {
+		bad("n", n, "need at least 1 run")
+	}
+	if math.IsNaN(level) || math.IsInf(level, 0) {
+		bad("level", level, "must be finite")
+	}
+	if workers < 0 {
+		bad("workers", workers, "want ≥ 1, or 0 for one per CPU")
+	}
+	if m == nil {
+		errs = append(errs, errors.New("splitting: BruteForce: nil Model"))
+	}
+	if len(errs) > 0 {
+		return Result{}, errors.Join(errs...)
 	}
 	w := workerCount(workers)
 	// Run in chunks so that memory stays bounded for the millions of runs a validation may need;

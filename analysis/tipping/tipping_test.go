@@ -6,11 +6,14 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/overloadsim/overloadsim/field"
 )
 
 // base is the Config most tests start from: [10, 60] to within 1, batches of 10, at most 100.
@@ -81,28 +84,28 @@ func TestConfigErrors(t *testing.T) {
 		edit func(*Config)
 		want string
 	}{
-		{"Lo not below Hi", func(c *Config) { c.Lo = 60 }, "Config.Lo = 60 must be less than Hi = 60"},
-		{"Lo NaN", func(c *Config) { c.Lo = math.NaN() }, "Config.Lo = NaN must be finite"},
-		{"Hi infinite", func(c *Config) { c.Hi = math.Inf(1) }, "Config.Hi = +Inf must be finite"},
-		{"Precision zero", func(c *Config) { c.Precision = 0 }, "Config.Precision = 0 must be greater than 0"},
-		{"Precision negative", func(c *Config) { c.Precision = -1 }, "Config.Precision = -1 must be greater than 0"},
-		{"Precision too wide", func(c *Config) { c.Precision = 50 }, "Config.Precision = 50 must be less than Hi − Lo = 50"},
-		{"Precision too fine", func(c *Config) { c.Precision = 1e-300 }, "Config.Precision = 1e-300 is too small"},
-		{"Batch zero", func(c *Config) { c.Batch = 0 }, "Config.Batch = 0 must be at least 1"},
-		{"MaxReps below Batch", func(c *Config) { c.MaxReps = 5 }, "Config.MaxReps = 5 must be at least Batch = 10"},
-		{"MaxReps too few for a verdict", func(c *Config) { c.Batch, c.MaxReps = 1, 10 }, "Config.MaxReps = 10 is too few: even 10 of 10 runs stuck would not pass the test at level 0.00063 per look (confidence 0.95 over 8 probes × 10 looks); needs at least 11"},
-		{"Confidence one", func(c *Config) { c.Confidence = 1 }, "Config.Confidence = 1 must be between 0 and 1"},
-		{"Integer fractional Lo", func(c *Config) { c.Integer, c.Lo = true, 10.5 }, "Config.Lo = 10.5 must be a whole number"},
-		{"Integer Precision below 1", func(c *Config) { c.Integer, c.Precision = true, 0.5 }, "Config.Precision = 0.5 must be at least 1 when Integer is set"},
+		{"Lo not below Hi", func(c *Config) { c.Lo = 60 }, "Config: Lo: 60: must be less than Hi = 60"},
+		{"Lo NaN", func(c *Config) { c.Lo = math.NaN() }, "Config: Lo: NaN: must be finite"},
+		{"Hi infinite", func(c *Config) { c.Hi = math.Inf(1) }, "Config: Hi: +Inf: must be finite"},
+		{"Precision zero", func(c *Config) { c.Precision = 0 }, "Config: Precision: 0: must be greater than 0"},
+		{"Precision negative", func(c *Config) { c.Precision = -1 }, "Config: Precision: -1: must be greater than 0"},
+		{"Precision too wide", func(c *Config) { c.Precision = 50 }, "Config: Precision: 50: must be less than Hi − Lo = 50"},
+		{"Precision too fine", func(c *Config) { c.Precision = 1e-300 }, "Config: Precision: 1e-300: is too small"},
+		{"Batch zero", func(c *Config) { c.Batch = 0 }, "Config: Batch: 0: must be at least 1"},
+		{"MaxReps below Batch", func(c *Config) { c.MaxReps = 5 }, "Config: MaxReps: 5: must be at least Batch = 10"},
+		{"MaxReps too few for a verdict", func(c *Config) { c.Batch, c.MaxReps = 1, 10 }, "Config: MaxReps: 10: is too few: even 10 of 10 runs stuck would not pass the test at level 0.00063 per look (confidence 0.95 over 8 probes × 10 looks); needs at least 11"},
+		{"Confidence one", func(c *Config) { c.Confidence = 1 }, "Config: Confidence: 1: must be between 0 and 1"},
+		{"Integer fractional Lo", func(c *Config) { c.Integer, c.Lo = true, 10.5 }, "Config: Lo: 10.5: must be a whole number"},
+		{"Integer Precision below 1", func(c *Config) { c.Integer, c.Precision = true, 0.5 }, "Config: Precision: 0.5: must be at least 1 when Integer is set"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := base()
 			tc.edit(&cfg)
 			calls := 0
 			_, err := Search(context.Background(), cfg, func(float64, int) (Outcome, error) { calls++; return Stuck, nil })
-			var ce *ConfigError
-			if !errors.As(err, &ce) || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("err = %v, want a *ConfigError containing %q", err, tc.want)
+			var fe *field.Error
+			if !errors.As(err, &fe) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want a *field.Error containing %q", err, tc.want)
 			}
 			if calls != 0 {
 				t.Errorf("probe called %d times for a bad Config", calls)
@@ -111,6 +114,25 @@ func TestConfigErrors(t *testing.T) {
 	}
 	if _, err := Search(context.Background(), base(), nil); err == nil {
 		t.Error("nil Probe accepted")
+	}
+}
+
+// Rule: a Config with several bad fields is refused with every one of them at once, each a
+// *field.Error (docs/conventions.md §6).
+func TestConfigErrorsAll(t *testing.T) {
+	cfg := base()
+	cfg.Hi, cfg.Batch, cfg.Confidence = math.NaN(), 0, 2
+	_, err := Search(context.Background(), cfg, func(float64, int) (Outcome, error) { return Stuck, nil })
+	var got []string
+	for _, p := range field.Parts(err) {
+		var fe *field.Error
+		if !errors.As(p, &fe) {
+			t.Fatalf("part %v holds no *field.Error", p)
+		}
+		got = append(got, fe.Field)
+	}
+	if want := []string{"Hi", "Batch", "Confidence"}; !slices.Equal(got, want) {
+		t.Errorf("Search(Hi NaN, Batch 0, Confidence 2) reports fields %v, want %v (err %v)", got, want, err)
 	}
 }
 

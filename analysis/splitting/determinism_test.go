@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/overloadsim/overloadsim/splitting"
+	"github.com/overloadsim/overloadsim/analysis/splitting"
 )
 
 // TestDeterminism: the Result is identical for Workers 1, 2 and 4 and for repeated calls, for

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/overloadsim/overloadsim/field"
 )
 
 // Outcome is how one simulated run ended. The zero value is Undecided.
@@ -140,10 +142,11 @@ const undecidedWarn = 0.1
 // Search finds the bracket around the crossing of P(stuck | x) = 1/2 in [cfg.Lo, cfg.Hi] (see
 // the package doc for the method and its guarantee).
 //
-// A bad Config gives a *ConfigError and an empty Result; ends that do not bracket a flip give an
+// A bad Config gives an error holding a *field.Error for each of its problems (all of them,
+// joined with errors.Join) and an empty Result; ends that do not bracket a flip give an
 // *EndsError. When ctx is done, Search stops between rounds of batches (a round already started
 // runs to its end) and returns an error wrapping context.Cause(ctx). A Probe error ends the
-// search after the round it occurred in. After any error but a *ConfigError the Result holds
+// search after the round it occurred in. After any error but a bad Config the Result holds
 // the evidence so far: the probes (the interrupted one Open) and the narrowest bracket
 // established (cfg.Lo, cfg.Hi until the ends are decided).
 func Search(ctx context.Context, cfg Config, probe Probe) (Result, error) {
@@ -336,29 +339,63 @@ const maxWholeX = 1 << 53
 // maxDepth bounds the bisection of a real interval (2^maxDepth grid steps fit in an int64).
 const maxDepth = 62
 
+// newPlan validates cfg and derives the plan. It reports every problem with a field at once,
+// each a *field.Error after "tipping: Config: ", joined with errors.Join; the problems that
+// depend on the plan (a Precision finer than the grid can hold, too few MaxReps for a verdict)
+// are reported once the fields themselves are valid.
 func newPlan(cfg Config) (*plan, error) {
-	bad := func(field string, value any, rule string, args ...any) error {
-		return &ConfigError{Field: field, Value: value, Rule: fmt.Sprintf(rule, args...)}
+	var errs []error
+	bad := func(name string, value any, rule string, args ...any) {
+		errs = append(errs, fmt.Errorf("tipping: Config: %w", field.New(name, value, fmt.Sprintf(rule, args...))))
+	}
+	loOK := !math.IsNaN(cfg.Lo) && !math.IsInf(cfg.Lo, 0)
+	hiOK := !math.IsNaN(cfg.Hi) && !math.IsInf(cfg.Hi, 0)
+	if !loOK {
+		bad("Lo", cfg.Lo, "must be finite")
+	}
+	if !hiOK {
+		bad("Hi", cfg.Hi, "must be finite")
+	}
+	spanOK := false
+	switch {
+	case !loOK || !hiOK:
+	case cfg.Lo >= cfg.Hi:
+		bad("Lo", cfg.Lo, "must be less than Hi = %s", num(cfg.Hi))
+	case math.IsInf(cfg.Hi-cfg.Lo, 0):
+		bad("Hi", cfg.Hi, "Hi − Lo overflows")
+	default:
+		spanOK = true
 	}
 	switch {
-	case math.IsNaN(cfg.Lo) || math.IsInf(cfg.Lo, 0):
-		return nil, bad("Lo", cfg.Lo, "must be finite")
-	case math.IsNaN(cfg.Hi) || math.IsInf(cfg.Hi, 0):
-		return nil, bad("Hi", cfg.Hi, "must be finite")
-	case cfg.Lo >= cfg.Hi:
-		return nil, bad("Lo", cfg.Lo, "must be less than Hi = %s", num(cfg.Hi))
-	case math.IsInf(cfg.Hi-cfg.Lo, 0):
-		return nil, bad("Hi", cfg.Hi, "Hi − Lo overflows")
 	case math.IsNaN(cfg.Precision) || cfg.Precision <= 0:
-		return nil, bad("Precision", cfg.Precision, "must be greater than 0")
-	case cfg.Precision >= cfg.Hi-cfg.Lo:
-		return nil, bad("Precision", cfg.Precision, "must be less than Hi − Lo = %s", num(cfg.Hi-cfg.Lo))
+		bad("Precision", cfg.Precision, "must be greater than 0")
+	case spanOK && cfg.Precision >= cfg.Hi-cfg.Lo:
+		bad("Precision", cfg.Precision, "must be less than Hi − Lo = %s", num(cfg.Hi-cfg.Lo))
+	case cfg.Integer && cfg.Precision < 1:
+		bad("Precision", cfg.Precision, "must be at least 1 when Integer is set")
+	}
+	switch {
 	case cfg.Batch < 1:
-		return nil, bad("Batch", cfg.Batch, "must be at least 1")
+		bad("Batch", cfg.Batch, "must be at least 1")
 	case cfg.MaxReps < cfg.Batch:
-		return nil, bad("MaxReps", cfg.MaxReps, "must be at least Batch = %d", cfg.Batch)
-	case cfg.Confidence != 0 && !(cfg.Confidence > 0 && cfg.Confidence < 1):
-		return nil, bad("Confidence", cfg.Confidence, "must be between 0 and 1 (0 means 0.95)")
+		bad("MaxReps", cfg.MaxReps, "must be at least Batch = %d", cfg.Batch)
+	}
+	if cfg.Confidence != 0 && !(cfg.Confidence > 0 && cfg.Confidence < 1) {
+		bad("Confidence", cfg.Confidence, "must be between 0 and 1 (0 means 0.95)")
+	}
+	if cfg.Integer {
+		for _, f := range []struct {
+			name string
+			v    float64
+			ok   bool
+		}{{"Lo", cfg.Lo, loOK}, {"Hi", cfg.Hi, hiOK}} {
+			if f.ok && (f.v != math.Trunc(f.v) || math.Abs(f.v) > maxWholeX) {
+				bad(f.name, f.v, "must be a whole number (at most 2^53 in size) when Integer is set")
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
 	}
 	if cfg.Confidence == 0 {
 		cfg.Confidence = 0.95
@@ -367,17 +404,6 @@ func newPlan(cfg Config) (*plan, error) {
 
 	p := &plan{cfg: cfg}
 	if cfg.Integer {
-		for _, f := range []struct {
-			name string
-			v    float64
-		}{{"Lo", cfg.Lo}, {"Hi", cfg.Hi}} {
-			if f.v != math.Trunc(f.v) || math.Abs(f.v) > maxWholeX {
-				return nil, bad(f.name, f.v, "must be a whole number (at most 2^53 in size) when Integer is set")
-			}
-		}
-		if cfg.Precision < 1 {
-			return nil, bad("Precision", cfg.Precision, "must be at least 1 when Integer is set")
-		}
 		p.n = int64(cfg.Hi - cfg.Lo)
 		p.stopWidth = int64(cfg.Precision)
 	} else {
@@ -387,7 +413,8 @@ func newPlan(cfg Config) (*plan, error) {
 		for math.Ldexp(cfg.Hi-cfg.Lo, -depth) > cfg.Precision {
 			depth++
 			if depth > maxDepth {
-				return nil, bad("Precision", cfg.Precision, "is too small: more than %d halvings of Hi − Lo = %s", maxDepth, num(cfg.Hi-cfg.Lo))
+				bad("Precision", cfg.Precision, "is too small: more than %d halvings of Hi − Lo = %s", maxDepth, num(cfg.Hi-cfg.Lo))
+				return nil, errors.Join(errs...)
 			}
 		}
 		p.n = 1 << depth
@@ -406,9 +433,10 @@ func newPlan(cfg Config) (*plan, error) {
 		for math.Ldexp(1, -need) > lookAlpha(cfg.Confidence, p.maxProbes, (need+cfg.Batch-1)/cfg.Batch) {
 			need++
 		}
-		return nil, bad("MaxReps", cfg.MaxReps,
+		bad("MaxReps", cfg.MaxReps,
 			"is too few: even %d of %d runs stuck would not pass the test at level %.2g per look (confidence %g over %d probes × %d looks); needs at least %d",
 			cfg.MaxReps, cfg.MaxReps, p.beta, cfg.Confidence, p.maxProbes, p.looks, need)
+		return nil, errors.Join(errs...)
 	}
 	return p, nil
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/overloadsim/overloadsim/field"
 )
 
 // PilotConfig sets up [Pilot].
@@ -51,18 +53,10 @@ type PilotResult struct {
 // the lowest score reached above the previous level (fewer may). If no run goes above the
 // previous level, Pilot fails: the model cannot climb from there.
 func Pilot(ctx context.Context, cfg PilotConfig, m Model) (PilotResult, error) {
-	switch {
-	case math.IsNaN(cfg.Target) || math.IsInf(cfg.Target, 0):
-		return PilotResult{}, fmt.Errorf("splitting: PilotConfig.Target = %v: must be finite", cfg.Target)
-	case cfg.N < 2:
-		return PilotResult{}, fmt.Errorf("splitting: PilotConfig.N = %d: need at least 2 trajectories per stage", cfg.N)
-	case !(cfg.P0 > 0 && cfg.P0 < 1):
-		return PilotResult{}, fmt.Errorf("splitting: PilotConfig.P0 = %v: must be in (0, 1)", cfg.P0)
-	case cfg.MaxLevels < 0:
-		return PilotResult{}, fmt.Errorf("splitting: PilotConfig.MaxLevels = %d: want ≥ 1, or 0 for 100", cfg.MaxLevels)
-	case cfg.Workers < 0:
-		return PilotResult{}, fmt.Errorf("splitting: PilotConfig.Workers = %d: want ≥ 1, or 0 for one per CPU", cfg.Workers)
-	case m == nil:
+	if err := cfg.validate(); err != nil {
+		return PilotResult{}, err
+	}
+	if m == nil {
 		return PilotResult{}, errors.New("splitting: Pilot: nil Model")
 	}
 	maxLevels := cfg.MaxLevels
@@ -166,4 +160,29 @@ func Pilot(ctx context.Context, cfg PilotConfig, m Model) (PilotResult, error) {
 func countBelow(sorted []float64, x float64) int {
 	i, _ := slices.BinarySearch(sorted, x)
 	return i
+}
+
+// validate reports every problem with cfg, each a *field.Error after "splitting: PilotConfig: ",
+// joined with errors.Join.
+func (cfg PilotConfig) validate() error {
+	var errs []error
+	bad := func(name string, value any, rule string) {
+		errs = append(errs, fmt.Errorf("splitting: PilotConfig: %w", field.New(name, value, rule)))
+	}
+	if math.IsNaN(cfg.Target) || math.IsInf(cfg.Target, 0) {
+		bad("Target", cfg.Target, "must be finite")
+	}
+	if cfg.N < 2 {
+		bad("N", cfg.N, "need at least 2 trajectories per stage")
+	}
+	if !(cfg.P0 > 0 && cfg.P0 < 1) {
+		bad("P0", cfg.P0, "must be in (0, 1)")
+	}
+	if cfg.MaxLevels < 0 {
+		bad("MaxLevels", cfg.MaxLevels, "want ≥ 1, or 0 for 100")
+	}
+	if cfg.Workers < 0 {
+		bad("Workers", cfg.Workers, "want ≥ 1, or 0 for one per CPU")
+	}
+	return errors.Join(errs...)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/overloadsim/overloadsim/analysis/splitting"
 	"github.com/overloadsim/overloadsim/field"
 	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/results/rare"
 	"github.com/overloadsim/overloadsim/scenarios"
 )
 
@@ -102,7 +103,7 @@ Examples:
 			}
 			ctx, stop := lim.guard(stderr, func() string { return "the runs in progress" }, "")
 			defer stop()
-			r := results.Rare{Header: sweepHeader(sc, base), Score: string(score), N: *n, Repetitions: *reps,
+			r := rare.Result{Header: sweepHeader(sc, base), Score: string(score), N: *n, Repetitions: *reps,
 				Step: m.Step, From: start}
 			if r.Step == 0 {
 				r.Step = sc.Interval
@@ -137,7 +138,7 @@ Examples:
 				e := rareEstimate(bf)
 				r.BruteForce = &e
 			}
-			if err := results.WriteRareDir(dir, r); err != nil {
+			if err := rare.Write(dir, r); err != nil {
 				return err
 			}
 			fmt.Fprintf(stderr, "wrote %s\n", dir)
@@ -203,12 +204,12 @@ func parseLevels(text string) ([]float64, error) {
 }
 
 // rareEstimate is an estimate as results records it.
-func rareEstimate(r splitting.Result) results.RareEstimate {
-	e := results.RareEstimate{P: r.P, CILo: r.CILo, CIHi: r.CIHi, RelErr: r.RelErr, Cost: r.Cost}
+func rareEstimate(r splitting.Result) rare.Estimate {
+	e := rare.Estimate{P: r.P, CILo: r.CILo, CIHi: r.CIHi, RelErr: r.RelErr, Cost: r.Cost}
 	for _, reps := range r.Stages {
 		for i, st := range reps {
 			for len(e.Stages) <= i {
-				e.Stages = append(e.Stages, results.RareStage{Level: st.Level})
+				e.Stages = append(e.Stages, rare.Stage{Level: st.Level})
 			}
 			e.Stages[i].Runs += st.Runs
 			e.Stages[i].Hits += st.Hits
@@ -218,7 +219,7 @@ func rareEstimate(r splitting.Result) results.RareEstimate {
 }
 
 // printRare prints the estimate, its stages and the comparison with plain replication.
-func printRare(w io.Writer, r results.Rare) {
+func printRare(w io.Writer, r rare.Result) {
 	fmt.Fprintf(w, "%s: %s\n\n", r.Header.Scenario, r.Describe())
 	fmt.Fprintf(w, "%-12s %8s %8s %9s\n", "level", "runs", "hits", "P(next)")
 	for _, st := range r.Splitting.Stages {

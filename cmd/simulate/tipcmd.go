@@ -15,6 +15,7 @@ import (
 	"github.com/overloadsim/overloadsim/analysis/tipping"
 	"github.com/overloadsim/overloadsim/field"
 	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/results/tip"
 	"github.com/overloadsim/overloadsim/scenarios"
 )
 
@@ -121,12 +122,12 @@ Examples:
 			case errors.As(err, &ends):
 				return errors.New(axis.endsText(ends, *sticks))
 			}
-			tip := axis.result(sweepHeader(sc, base), name, *sticks, res, err != nil)
-			if werr := results.WriteTipDir(dir, tip); werr != nil {
+			t := axis.result(sweepHeader(sc, base), name, *sticks, res, err != nil)
+			if werr := tip.Write(dir, t); werr != nil {
 				return werr
 			}
 			fmt.Fprintf(stderr, "wrote %s\n", dir)
-			printTip(stdout, tip)
+			printTip(stdout, t)
 			if err != nil {
 				return fmt.Errorf("%w (the probes above are the evidence so far; %s is marked partial)", err, dir)
 			}
@@ -240,9 +241,9 @@ func tipConfigText(err error) string {
 }
 
 // result turns a search into its record, in the axis's units.
-func (a *tipAxis) result(hdr results.Header, trigger, sticks string, r tipping.Result, partial bool) results.Tip {
+func (a *tipAxis) result(hdr results.Header, trigger, sticks string, r tipping.Result, partial bool) tip.Result {
 	unit := map[results.ValueKind]string{results.ValueDuration: "s", results.ValueRate: "/s"}[a.kind]
-	t := results.Tip{Header: hdr, Trigger: trigger, Param: a.path, Unit: unit, Sticks: sticks,
+	t := tip.Result{Header: hdr, Trigger: trigger, Param: a.path, Unit: unit, Sticks: sticks,
 		Boundary: r.Boundary, Lo: r.Lo, Hi: r.Hi, Confidence: r.Confidence, Converged: r.Converged,
 		Replications: r.Replications, Warnings: r.Warnings, Partial: partial,
 		FitX50: math.NaN(), FitLo: math.NaN(), FitHi: math.NaN()}
@@ -250,7 +251,7 @@ func (a *tipAxis) result(hdr results.Header, trigger, sticks string, r tipping.R
 		t.FitX50, t.FitLo, t.FitHi = r.Fit.X50, r.Fit.Lo, r.Fit.Hi
 	}
 	for _, p := range r.Probes {
-		t.Probes = append(t.Probes, results.TipProbe{Value: a.text(p.X), X: p.X, Replications: p.Replications,
+		t.Probes = append(t.Probes, tip.Probe{Value: a.text(p.X), X: p.X, Replications: p.Replications,
 			Stuck: p.Stuck, Recovered: p.Recovered, Undecided: p.Undecided, Verdict: verdictName(p.Verdict),
 			PLo: p.PLo, PHi: p.PHi})
 	}
@@ -270,7 +271,7 @@ func verdictName(v tipping.Verdict) string {
 }
 
 // printTip prints the boundary, its interval and the evidence.
-func printTip(w io.Writer, t results.Tip) {
+func printTip(w io.Writer, t tip.Result) {
 	fmt.Fprintf(w, "%s: %s\n\n", t.Header.Scenario, t.Describe())
 	fmt.Fprintf(w, "%-16s %5s %5s %5s %5s  %s\n", t.Param, "reps", "stuck", "rec", "undec", "verdict")
 	for _, p := range t.Probes {

@@ -1,4 +1,4 @@
-package results
+package phasemap
 
 import (
 	"encoding/csv"
@@ -6,31 +6,21 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"strconv"
+
+	"github.com/overloadsim/overloadsim/results"
 )
 
-// File names of a metastability map's folder.
-const (
-	MapFile      = "map.json" // the whole map: header, trigger, axes and cells
-	MapCellsFile = "map.csv"  // one row per cell
-)
-
-// MapAxis is one parameter of a metastability map: the scenario field path and the values it
-// takes, in the order given.
-type MapAxis struct {
-	Path   string   `json:"path"`
-	Values []string `json:"values"`
-}
-
-// MapCell is one cell of a metastability map: the parameter values (one per axis, in axis
+// Cell is one cell of a metastability map: the parameter values (one per axis, in axis
 // order), how its replications came out after the map's trigger, the probability of sticking
 // with its Wilson score interval, and the recovery time over the replications that recovered.
-type MapCell struct {
-	Params       []Param `json:"params"`
-	Replications int     `json:"replications"`
-	Recovered    int     `json:"recovered"`
-	Stuck        int     `json:"stuck"`
-	Undecided    int     `json:"undecided"`
-	NoBaseline   int     `json:"noBaseline"`
+type Cell struct {
+	Params       []results.Param `json:"params"`
+	Replications int             `json:"replications"`
+	Recovered    int             `json:"recovered"`
+	Stuck        int             `json:"stuck"`
+	Undecided    int             `json:"undecided"`
+	NoBaseline   int             `json:"noBaseline"`
 	// PStuck is Stuck ÷ (Stuck + Recovered), the share of the replications that decided; NaN
 	// when none did. [PStuckLo, PStuckHi] is its 95 % Wilson score interval. Undecided
 	// replications are neither: counting them as recovered would bias P(stuck) down exactly
@@ -43,31 +33,31 @@ type MapCell struct {
 	RecoveryMedian float64 `json:"recoveryMedian"`
 }
 
-// PhaseMap is a metastability map: the outcome after one trigger over a grid of two or three
+// Map is a metastability map: the outcome after one trigger over a grid of two or three
 // parameters. Cells are in grid order, the first axis varying slowest.
-type PhaseMap struct {
-	Header  Header    `json:"header"`
-	Trigger string    `json:"trigger"` // the fault (trigger) whose recovery is mapped
-	Axes    []MapAxis `json:"axes"`
-	Cells   []MapCell `json:"cells"`
+type Map struct {
+	Header  results.Header `json:"header"`
+	Trigger string         `json:"trigger"` // the fault (trigger) whose recovery is mapped
+	Axes    []results.Axis `json:"axes"`
+	Cells   []Cell         `json:"cells"`
 	// Partial is true when the map was interrupted: the cells with Replications 0 were not run.
 	Partial bool `json:"partial,omitempty"`
 }
 
-// NewMapCell counts outcomes (one per replication) into a cell: the share of the decided ones
+// NewCell counts outcomes (one per replication) into a cell: the share of the decided ones
 // that stuck, with its Wilson interval, and the median recovery time of those that recovered
 // (seconds, parallel to outcomes; read only where the outcome is Recovered).
-func NewMapCell(params []Param, outcomes []RecoveryOutcome, seconds []float64) MapCell {
-	c := MapCell{Params: slices.Clone(params), Replications: len(outcomes), RecoveryMedian: math.NaN()}
+func NewCell(params []results.Param, outcomes []results.RecoveryOutcome, seconds []float64) Cell {
+	c := Cell{Params: slices.Clone(params), Replications: len(outcomes), RecoveryMedian: math.NaN()}
 	var rec []float64
 	for i, o := range outcomes {
 		switch o {
-		case Recovered:
+		case results.Recovered:
 			c.Recovered++
 			rec = append(rec, seconds[i])
-		case Stuck:
+		case results.Stuck:
 			c.Stuck++
-		case Undecided:
+		case results.Undecided:
 			c.Undecided++
 		default:
 			c.NoBaseline++
@@ -111,28 +101,28 @@ func median(xs []float64) float64 {
 	return float64((xs[n/2-1] + xs[n/2]) / 2)
 }
 
-// WriteMapDir writes map.csv and map.json into dir (created if needed), replacing the result it
-// held (see WriteRunDir).
-func WriteMapDir(dir string, m PhaseMap) error {
-	man := newManifest(KindMap, m.Header)
+// Write writes map.csv and map.json into dir (created if needed), replacing the result it
+// held (see results.WriteRunDir).
+func Write(dir string, m Map) error {
+	partial := ""
 	if m.Partial {
-		man.Partial = "interrupted: cells with 0 replications were not run"
+		partial = "interrupted: cells with 0 replications were not run"
 	}
-	return writeResult(dir, man, []outputFile{
-		{MapCellsFile, func(w io.Writer) error { return WriteMapCells(w, m) }},
-		{MapFile, func(w io.Writer) error { return writeJSON(w, m) }}})
+	return results.WriteResult(dir, results.KindMap, m.Header, partial, []results.OutputFile{
+		{Name: results.MapCellsFile, Write: func(w io.Writer) error { return WriteCells(w, m) }},
+		{Name: results.MapFile, Write: func(w io.Writer) error { return results.WriteJSON(w, m) }}})
 }
 
-// ReadMap reads map.json from a map's folder.
-func ReadMap(dir string) (PhaseMap, error) {
-	var m PhaseMap
-	return m, readJSON(filepath.Join(dir, MapFile), &m)
+// Read reads map.json from a map's folder.
+func Read(dir string) (Map, error) {
+	var m Map
+	return m, results.ReadJSON(filepath.Join(dir, results.MapFile), &m)
 }
 
-// WriteMapCells writes the cells as CSV: one column per axis path, then replications,
+// WriteCells writes the cells as CSV: one column per axis path, then replications,
 // recovered, stuck, undecided, no_baseline, p_stuck, p_stuck_lo, p_stuck_hi and
 // recovery_median_s; one row per cell, in grid order. An empty cell is "no value".
-func WriteMapCells(w io.Writer, m PhaseMap) error {
+func WriteCells(w io.Writer, m Map) error {
 	header := make([]string, 0, len(m.Axes)+9)
 	for _, a := range m.Axes {
 		header = append(header, a.Path)
@@ -148,9 +138,9 @@ func WriteMapCells(w io.Writer, m PhaseMap) error {
 		for _, p := range c.Params {
 			row = append(row, p.Value)
 		}
-		row = append(row, itoa(c.Replications), itoa(c.Recovered), itoa(c.Stuck), itoa(c.Undecided),
-			itoa(c.NoBaseline), formatFloat(c.PStuck), formatFloat(c.PStuckLo), formatFloat(c.PStuckHi),
-			formatFloat(c.RecoveryMedian))
+		row = append(row, strconv.Itoa(c.Replications), strconv.Itoa(c.Recovered), strconv.Itoa(c.Stuck), strconv.Itoa(c.Undecided),
+			strconv.Itoa(c.NoBaseline), results.FormatFloat(c.PStuck), results.FormatFloat(c.PStuckLo), results.FormatFloat(c.PStuckHi),
+			results.FormatFloat(c.RecoveryMedian))
 		if err := cw.Write(row); err != nil {
 			return err
 		}

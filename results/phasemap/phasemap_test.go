@@ -1,9 +1,11 @@
-package results
+package phasemap
 
 import (
 	"bytes"
 	"math"
 	"testing"
+
+	"github.com/overloadsim/overloadsim/results"
 )
 
 // TestWilson: the 95 % Wilson score interval against values computed by hand from
@@ -28,12 +30,12 @@ func TestWilson(t *testing.T) {
 	}
 }
 
-// TestNewMapCell: outcomes are counted by kind; P(stuck) is over the replications that decided
+// TestNewCell: outcomes are counted by kind; P(stuck) is over the replications that decided
 // (stuck or recovered), as the tipping search tests it; the median recovery time is over the
 // recovered ones only.
-func TestNewMapCell(t *testing.T) {
-	c := NewMapCell([]Param{{"faults[0].for", "5s"}},
-		[]RecoveryOutcome{Recovered, Stuck, Recovered, Undecided, Recovered, NoBaseline},
+func TestNewCell(t *testing.T) {
+	c := NewCell([]results.Param{{Path: "faults[0].for", Value: "5s"}},
+		[]results.RecoveryOutcome{results.Recovered, results.Stuck, results.Recovered, results.Undecided, results.Recovered, results.NoBaseline},
 		[]float64{3, math.NaN(), 1, math.NaN(), 8, math.NaN()})
 	if c.Replications != 6 || c.Recovered != 3 || c.Stuck != 1 || c.Undecided != 1 || c.NoBaseline != 1 {
 		t.Errorf("counts %+v, want 6 replications: 3 recovered, 1 stuck, 1 undecided, 1 without baseline", c)
@@ -44,28 +46,28 @@ func TestNewMapCell(t *testing.T) {
 	if lo, hi := Wilson(1, 4); c.PStuckLo != lo || c.PStuckHi != hi {
 		t.Errorf("interval [%v, %v], want Wilson(1, 4)", c.PStuckLo, c.PStuckHi)
 	}
-	if u := NewMapCell(nil, []RecoveryOutcome{Undecided, Undecided}, []float64{0, 0}); !math.IsNaN(u.PStuck) {
+	if u := NewCell(nil, []results.RecoveryOutcome{results.Undecided, results.Undecided}, []float64{0, 0}); !math.IsNaN(u.PStuck) {
 		t.Errorf("a cell of undecided runs: P(stuck) %v, want NaN (no verdict)", u.PStuck)
 	}
-	empty := NewMapCell(nil, nil, nil)
+	empty := NewCell(nil, nil, nil)
 	if !math.IsNaN(empty.PStuck) || !math.IsNaN(empty.RecoveryMedian) {
 		t.Errorf("a cell that did not run: P(stuck) %v, median %v; want NaN", empty.PStuck, empty.RecoveryMedian)
 	}
 }
 
-// TestMapFilesRoundTrip: map.json reads back as written, and map.csv has a row per cell in grid
+// TestFilesRoundTrip: map.json reads back as written, and map.csv has a row per cell in grid
 // order with empty fields for missing values.
-func TestMapFilesRoundTrip(t *testing.T) {
-	m := PhaseMap{Header: Header{Scenario: "x", Seed: 3}, Trigger: "cut",
-		Axes: []MapAxis{{"a", []string{"1", "2"}}, {"b", []string{"1s"}}}}
+func TestFilesRoundTrip(t *testing.T) {
+	m := Map{Header: results.Header{Scenario: "x", Seed: 3}, Trigger: "cut",
+		Axes: []results.Axis{{Path: "a", Values: []string{"1", "2"}}, {Path: "b", Values: []string{"1s"}}}}
 	m.Cells = append(m.Cells,
-		NewMapCell([]Param{{"a", "1"}, {"b", "1s"}}, []RecoveryOutcome{Recovered, Recovered}, []float64{2, 4}),
-		NewMapCell([]Param{{"a", "2"}, {"b", "1s"}}, []RecoveryOutcome{Stuck, Stuck}, []float64{math.NaN(), math.NaN()}))
+		NewCell([]results.Param{{Path: "a", Value: "1"}, {Path: "b", Value: "1s"}}, []results.RecoveryOutcome{results.Recovered, results.Recovered}, []float64{2, 4}),
+		NewCell([]results.Param{{Path: "a", Value: "2"}, {Path: "b", Value: "1s"}}, []results.RecoveryOutcome{results.Stuck, results.Stuck}, []float64{math.NaN(), math.NaN()}))
 	dir := t.TempDir()
-	if err := WriteMapDir(dir, m); err != nil {
+	if err := Write(dir, m); err != nil {
 		t.Fatal(err)
 	}
-	got, err := ReadMap(dir)
+	got, err := Read(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +75,7 @@ func TestMapFilesRoundTrip(t *testing.T) {
 		t.Errorf("read back %+v", got)
 	}
 	var b bytes.Buffer
-	if err := WriteMapCells(&b, m); err != nil {
+	if err := WriteCells(&b, m); err != nil {
 		t.Fatal(err)
 	}
 	want := "a,b,replications,recovered,stuck,undecided,no_baseline,p_stuck,p_stuck_lo,p_stuck_hi,recovery_median_s\n" +

@@ -1,4 +1,4 @@
-package results
+package phasemap
 
 import (
 	"math"
@@ -6,36 +6,38 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/overloadsim/overloadsim/results"
 )
 
 // handMap builds a map over axes whose cell at value indices idx has stuck[idx] stuck
 // replications out of reps (the rest recovered in 10 s); stuck returns -1 for a cell not run.
-func handMap(reps int, stuck func(idx []int) int, axes ...MapAxis) PhaseMap {
-	m := PhaseMap{
-		Header:  Header{Scenario: "capacity-drop", Seed: 1, Duration: 120 * time.Second},
+func handMap(reps int, stuck func(idx []int) int, axes ...results.Axis) Map {
+	m := Map{
+		Header:  results.Header{Scenario: "capacity-drop", Seed: 1, Duration: 120 * time.Second},
 		Trigger: "cpu-cut",
 		Axes:    axes,
 	}
 	for _, idx := range combos(&m, -1) {
-		params := make([]Param, len(axes))
+		params := make([]results.Param, len(axes))
 		for a, v := range idx {
-			params[a] = Param{Path: axes[a].Path, Value: axes[a].Values[v]}
+			params[a] = results.Param{Path: axes[a].Path, Value: axes[a].Values[v]}
 		}
 		k := stuck(idx)
 		if k < 0 {
-			m.Cells = append(m.Cells, NewMapCell(params, nil, nil))
+			m.Cells = append(m.Cells, NewCell(params, nil, nil))
 			m.Partial = true
 			continue
 		}
-		outcomes := make([]RecoveryOutcome, reps)
+		outcomes := make([]results.RecoveryOutcome, reps)
 		secs := make([]float64, reps)
 		for i := range outcomes {
-			outcomes[i], secs[i] = Recovered, 10
+			outcomes[i], secs[i] = results.Recovered, 10
 			if i < k {
-				outcomes[i] = Stuck
+				outcomes[i] = results.Stuck
 			}
 		}
-		m.Cells = append(m.Cells, NewMapCell(params, outcomes, secs))
+		m.Cells = append(m.Cells, NewCell(params, outcomes, secs))
 	}
 	return m
 }
@@ -46,12 +48,12 @@ func table(rows ...[]int) func([]int) int {
 }
 
 var (
-	speed  = MapAxis{Path: "faults[0].speed", Values: []string{"0.3", "0.5", "0.7"}}
-	length = MapAxis{Path: "faults[0].for", Values: []string{"2s", "4s", "6s", "8s"}}
-	load   = MapAxis{Path: "clients[0].workload.rate", Values: []string{"1500/s", "2000/s"}}
+	speed  = results.Axis{Path: "faults[0].speed", Values: []string{"0.3", "0.5", "0.7"}}
+	length = results.Axis{Path: "faults[0].for", Values: []string{"2s", "4s", "6s", "8s"}}
+	load   = results.Axis{Path: "clients[0].workload.rate", Values: []string{"1500/s", "2000/s"}}
 )
 
-func TestMapBoundary(t *testing.T) {
+func TestBoundary(t *testing.T) {
 	nan := math.NaN()
 	type pt struct {
 		kind       BoundaryKind
@@ -64,7 +66,7 @@ func TestMapBoundary(t *testing.T) {
 	}
 	for _, c := range []struct {
 		gloss string
-		m     PhaseMap
+		m     Map
 		along int
 		want  []pt
 	}{
@@ -83,7 +85,7 @@ func TestMapBoundary(t *testing.T) {
 			[]int{2, 3, 4, 4},
 			[]int{0, 0, 1, 1},
 			[]int{0, 0, 0, 0},
-		), MapAxis{Path: "faults[0].speed", Values: []string{"0.2", "0.3", "0.4", "0.5"}}, length), 1, []pt{
+		), results.Axis{Path: "faults[0].speed", Values: []string{"0.2", "0.3", "0.4", "0.5"}}, length), 1, []pt{
 			{kind: AlwaysStuck, at: nan, lo: 2, hi: 8, pLo: nan, pHi: nan, fixed: "0.2", pMin: 1, pMax: 1, unit: "s"},
 			{kind: AlwaysStuck, at: nan, lo: 2, hi: 8, pLo: nan, pHi: nan, fixed: "0.3", pMin: 0.5, pMax: 1, unit: "s"},
 			{kind: NeverStuck, at: nan, lo: 2, hi: 8, pLo: nan, pHi: nan, fixed: "0.4", pMin: 0, pMax: 0.25, unit: "s"},
@@ -121,8 +123,8 @@ func TestMapBoundary(t *testing.T) {
 		}},
 		{"axis values out of numeric order", handMap(10, table(
 			[]int{10, 0, 5},
-		), MapAxis{Path: "faults[0].speed", Values: []string{"0.3"}},
-			MapAxis{Path: "faults[0].for", Values: []string{"8s", "2s", "500ms"}}), 1, []pt{
+		), results.Axis{Path: "faults[0].speed", Values: []string{"0.3"}},
+			results.Axis{Path: "faults[0].for", Values: []string{"8s", "2s", "500ms"}}), 1, []pt{
 			// In ms (the largest value is 8 s, so seconds): 0.5 s, 2 s, 8 s → P 0.5, 0, 1.
 			{kind: Crossing, at: 0.5, lo: 0.5, hi: 2, pLo: 0.5, pHi: 0, rising: false, fixed: "0.3", pMin: 0, pMax: 1, unit: "s"},
 			{kind: Crossing, at: 5, lo: 2, hi: 8, pLo: 0, pHi: 1, rising: true, fixed: "0.3", pMin: 0, pMax: 1, unit: "s"},
@@ -130,14 +132,14 @@ func TestMapBoundary(t *testing.T) {
 		{"a third axis: one line per first × third value, first axis slowest", handMap(10, func(idx []int) int {
 			// At 1500/s the boundary is one step later than at 2000/s.
 			return []int{0, 0, 10, 10}[min(3, idx[1]+idx[2])]
-		}, MapAxis{Path: "faults[0].speed", Values: []string{"0.4"}}, length, load), 1, []pt{
+		}, results.Axis{Path: "faults[0].speed", Values: []string{"0.4"}}, length, load), 1, []pt{
 			{kind: Crossing, at: 5, lo: 4, hi: 6, pLo: 0, pHi: 1, rising: true, fixed: "0.4,1500/s", pMin: 0, pMax: 1, unit: "s"},
 			{kind: Crossing, at: 3, lo: 2, hi: 4, pLo: 0, pHi: 1, rising: true, fixed: "0.4,2000/s", pMin: 0, pMax: 1, unit: "s"},
 		}},
 	} {
-		got, err := MapBoundary(c.m, c.along)
+		got, err := Boundary(c.m, c.along)
 		if err != nil {
-			t.Errorf("%s: MapBoundary = %v", c.gloss, err)
+			t.Errorf("%s: Boundary = %v", c.gloss, err)
 			continue
 		}
 		if len(got) != len(c.want) {
@@ -164,14 +166,14 @@ func TestMapBoundary(t *testing.T) {
 	}
 }
 
-func TestMapBoundaryErrors(t *testing.T) {
+func TestBoundaryErrors(t *testing.T) {
 	m := handMap(1, func([]int) int { return 0 }, speed,
-		MapAxis{Path: "clients[0].driver.retryPolicy", Values: []string{"none", "mongodb-2026-03"}})
-	if _, err := MapBoundary(m, 1); err == nil {
-		t.Error("MapBoundary along policy names = nil error, want one")
+		results.Axis{Path: "clients[0].driver.retryPolicy", Values: []string{"none", "mongodb-2026-03"}})
+	if _, err := Boundary(m, 1); err == nil {
+		t.Error("Boundary along policy names = nil error, want one")
 	}
-	if _, err := MapBoundary(m, 2); err == nil {
-		t.Error("MapBoundary along a third axis the map lacks = nil error, want one")
+	if _, err := Boundary(m, 2); err == nil {
+		t.Error("Boundary along a third axis the map lacks = nil error, want one")
 	}
 	if a, ok := BoundaryAxis(m); !ok || a != 0 {
 		t.Errorf("BoundaryAxis(speed × policy) = %d, %v, want 0 (the numeric first axis), true", a, ok)
@@ -181,10 +183,10 @@ func TestMapBoundaryErrors(t *testing.T) {
 	}
 }
 
-func TestMapSummary(t *testing.T) {
+func TestSummary(t *testing.T) {
 	for _, c := range []struct {
 		gloss string
-		m     PhaseMap
+		m     Map
 		want  string
 	}{
 		{"crossings, then lines that never stick, merged", handMap(10, table(
@@ -192,7 +194,7 @@ func TestMapSummary(t *testing.T) {
 			[]int{0, 0, 4, 6},
 			[]int{0, 0, 0, 0},
 			[]int{0, 0, 0, 0},
-		), MapAxis{Path: "faults[0].speed", Values: []string{"0.3", "0.4", "0.6", "0.7"}}, length),
+		), results.Axis{Path: "faults[0].speed", Values: []string{"0.3", "0.4", "0.6", "0.7"}}, length),
 			"After cpu-cut in capacity-drop (10 replications per cell, 120 s horizon): " +
 				"with faults[0].speed=0.3 it sticks for faults[0].for above 5 s (between 4 s and 6 s: P(stuck) 0.2 → 0.8); " +
 				"with faults[0].speed=0.4 it sticks for faults[0].for above 7 s (between 6 s and 8 s: P(stuck) 0.4 → 0.6); " +
@@ -202,20 +204,20 @@ func TestMapSummary(t *testing.T) {
 			[]int{3, 4, 5, 5},
 			[]int{1, 3, 2, 4},
 			[]int{0, 1, 1, 2},
-		), MapAxis{Path: "faults[0].speed", Values: []string{"0.2", "0.3", "0.4", "0.5"}}, length),
+		), results.Axis{Path: "faults[0].speed", Values: []string{"0.2", "0.3", "0.4", "0.5"}}, length),
 			"After cpu-cut in capacity-drop (5 replications per cell, 120 s horizon): " +
 				"with faults[0].speed=0.2 it always sticks; " +
 				"with faults[0].speed=0.3 P(stuck) is 1/2 or more throughout (at least 0.6); " +
 				"with faults[0].speed=0.4 P(stuck) is not monotone along faults[0].for: it crosses 1/2 rising at 3.5 s, falling at 5 s and rising at 6.5 s (noise near 1/2, or a window); " +
 				"with faults[0].speed=0.5 P(stuck) stays below 1/2 (at most 0.4)."},
-		{"a third axis, undecided replications, a partial map", func() PhaseMap {
+		{"a third axis, undecided replications, a partial map", func() Map {
 			m := handMap(4, func(idx []int) int {
 				if idx[2] == 1 && idx[1] == 3 {
 					return -1
 				}
 				return []int{0, 0, 4, 4}[min(3, idx[1]+idx[2])]
-			}, MapAxis{Path: "faults[0].speed", Values: []string{"0.4"}}, length, load)
-			m.Cells[0] = NewMapCell(m.Cells[0].Params, []RecoveryOutcome{Recovered, Undecided, Undecided, NoBaseline}, []float64{5, 0, 0, 0})
+			}, results.Axis{Path: "faults[0].speed", Values: []string{"0.4"}}, length, load)
+			m.Cells[0] = NewCell(m.Cells[0].Params, []results.RecoveryOutcome{results.Recovered, results.Undecided, results.Undecided, results.NoBaseline}, []float64{5, 0, 0, 0})
 			return m
 		}(),
 			"After cpu-cut in capacity-drop (4 replications per cell, 120 s horizon): " +
@@ -226,35 +228,35 @@ func TestMapSummary(t *testing.T) {
 			[]int{5, 4},
 			[]int{2, 0},
 			[]int{0, 0},
-		), speed, MapAxis{Path: "clients[0].driver.retryPolicy", Values: []string{"none", "mongodb-2026-03"}}),
+		), speed, results.Axis{Path: "clients[0].driver.retryPolicy", Values: []string{"none", "mongodb-2026-03"}}),
 			"After cpu-cut in capacity-drop (5 replications per cell, 120 s horizon): " +
 				"with clients[0].driver.retryPolicy=none it sticks for faults[0].speed below 0.467 (between 0.3 and 0.5: P(stuck) 1 → 0.4); " +
 				"with clients[0].driver.retryPolicy=mongodb-2026-03 it sticks for faults[0].speed below 0.375 (between 0.3 and 0.5: P(stuck) 0.8 → 0)."},
-		{"replications that vary between cells", func() PhaseMap {
+		{"replications that vary between cells", func() Map {
 			m := handMap(4, table([]int{0, 0, 4, 4}, []int{0, 0, 0, 0}, []int{0, 0, 0, 0}), speed, length)
-			m.Cells[0] = NewMapCell(m.Cells[0].Params, []RecoveryOutcome{Recovered, Recovered}, []float64{1, 2})
+			m.Cells[0] = NewCell(m.Cells[0].Params, []results.RecoveryOutcome{results.Recovered, results.Recovered}, []float64{1, 2})
 			return m
 		}(),
 			"After cpu-cut in capacity-drop (2 to 4 replications per cell, 120 s horizon): " +
 				"with faults[0].speed=0.3 it sticks for faults[0].for above 5 s (between 4 s and 6 s: P(stuck) 0 → 1); " +
 				"with faults[0].speed=0.5 and 0.7 it never sticks within the 120 s horizon."},
 		{"no numeric axis", handMap(2, func(idx []int) int { return idx[0] + idx[1] },
-			MapAxis{Path: "clients[0].driver.retryPolicy", Values: []string{"none", "mongodb-2026-03"}},
-			MapAxis{Path: "clients[0].driver.name", Values: []string{"a", "b"}}),
+			results.Axis{Path: "clients[0].driver.retryPolicy", Values: []string{"none", "mongodb-2026-03"}},
+			results.Axis{Path: "clients[0].driver.name", Values: []string{"a", "b"}}),
 			"After cpu-cut in capacity-drop (2 replications per cell, 120 s horizon), P(stuck) ranges from 0 to 1 over the cells; no axis has numeric values to place the boundary on."},
 		{"nothing ran", handMap(2, func([]int) int { return -1 }, speed, length),
 			"After cpu-cut in capacity-drop (120 s horizon), no cell of the map ran."},
 	} {
-		if got := MapSummary(c.m); got != c.want {
+		if got := Summary(c.m); got != c.want {
 			t.Errorf("%s:\n got: %s\nwant: %s", c.gloss, got, c.want)
 		}
 	}
 }
 
-func TestPhaseMapCell(t *testing.T) {
+func TestMapCell(t *testing.T) {
 	m := handMap(10, table([]int{0, 2, 8, 10}, []int{0, 0, 4, 6}, []int{0, 0, 0, 5}), speed, length)
 	c, ok := m.Cell("0.5", "8s")
-	if !ok || c.Stuck != 6 || !slices.Equal([]Param{{speed.Path, "0.5"}, {length.Path, "8s"}}, c.Params) {
+	if !ok || c.Stuck != 6 || !slices.Equal([]results.Param{{Path: speed.Path, Value: "0.5"}, {Path: length.Path, Value: "8s"}}, c.Params) {
 		t.Errorf("Cell(0.5, 8s) = %+v, %v, want the cell with 6 stuck", c, ok)
 	}
 	// A map whose cells are not in grid order is searched.
@@ -269,56 +271,5 @@ func TestPhaseMapCell(t *testing.T) {
 	}
 	if _, ok := m.Cell("0.5"); ok {
 		t.Error("Cell with one value of two found a cell")
-	}
-}
-
-func TestParseValue(t *testing.T) {
-	for _, c := range []struct {
-		in   string
-		want float64
-		kind ValueKind
-	}{
-		{"1000/s", 1000, ValueRate},
-		{"2.5/s", 2.5, ValueRate},
-		{"250ms", 0.25, ValueDuration},
-		{"3", 3, ValueNumber},
-		{"true", 0, ValueText},
-		{"x/s", 0, ValueText},
-	} {
-		got, kind, ok := ParseValue(c.in)
-		if got != c.want || kind != c.kind || ok != (c.kind != ValueText) {
-			t.Errorf("ParseValue(%q) = %v, %v, %v, want %v, %v", c.in, got, kind, ok, c.want, c.kind)
-		}
-	}
-	for _, c := range []struct {
-		in   []string
-		nums []float64
-		unit string
-		ok   bool
-	}{
-		{[]string{"250ms", "500ms"}, []float64{250, 500}, "ms", true},
-		{[]string{"500ms", "2s"}, []float64{0.5, 2}, "s", true},
-		{[]string{"100µs", "200µs"}, []float64{100, 200}, "µs", true},
-		{[]string{"1000/s", "2000/s"}, []float64{1000, 2000}, "/s", true},
-		{[]string{"0.3", "0.7"}, []float64{0.3, 0.7}, "", true},
-		{[]string{"1", "2s"}, nil, "", false},
-		{nil, nil, "", false},
-	} {
-		nums, _, unit, ok := ParseValues(c.in)
-		if !slices.Equal(nums, c.nums) || unit != c.unit || ok != c.ok {
-			t.Errorf("ParseValues(%q) = %v %q %v, want %v %q %v", c.in, nums, unit, ok, c.nums, c.unit, c.ok)
-		}
-	}
-	for _, c := range []struct {
-		x    float64
-		unit string
-		want string
-	}{
-		{9.5, "s", "9.5 s"}, {2000, "/s", "2000/s"}, {0.55, "", "0.55"}, {0.123456, "", "0.123"},
-		{12.345, "ms", "12.3 ms"}, {1.0, "", "1"}, {0, "", "0"}, {0.00125, "", "0.00125"}, {-0.0001, "", "-0.0001"},
-	} {
-		if got := FormatValue(c.x, c.unit); got != c.want {
-			t.Errorf("FormatValue(%v, %q) = %q, want %q", c.x, c.unit, got, c.want)
-		}
 	}
 }

@@ -1,19 +1,21 @@
-package results
+package compare
 
 import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/overloadsim/overloadsim/results"
 )
 
 func TestCompare(t *testing.T) {
-	point := func(value string, goodput, ci float64, n int) PointStats {
-		return PointStats{Params: []Param{{Path: "rate", Value: value}}, Replications: n,
-			Metrics: []MetricStats{{Name: "total.goodput", Mean: goodput, CI95: ci, N: n}, {Name: "fault.cut.stuck", Mean: 0.5, CI95: 0.2, N: n}}}
+	point := func(value string, goodput, ci float64, n int) results.PointStats {
+		return results.PointStats{Params: []results.Param{{Path: "rate", Value: value}}, Replications: n,
+			Metrics: []results.MetricStats{{Name: "total.goodput", Mean: goodput, CI95: ci, N: n}, {Name: "fault.cut.stuck", Mean: 0.5, CI95: 0.2, N: n}}}
 	}
-	a := CompareInput{Label: "a", Kind: KindSweep, Points: []PointStats{point("1/s", 100, 1, 5), point("2/s", 200, 1, 5)}}
-	b := CompareInput{Label: "b", Kind: KindSweep, Points: []PointStats{point("2/s", 210, 1, 5), point("3/s", 250, 1, 5)}}
-	c := Compare([]CompareInput{a, b})
+	a := Input{Label: "a", Kind: results.KindSweep, Points: []results.PointStats{point("1/s", 100, 1, 5), point("2/s", 200, 1, 5)}}
+	b := Input{Label: "b", Kind: results.KindSweep, Points: []results.PointStats{point("2/s", 210, 1, 5), point("3/s", 250, 1, 5)}}
+	c := Compare([]Input{a, b})
 	if len(c.Results) != 2 || c.Results[1].Label != "b" {
 		t.Fatalf("results %+v", c.Results)
 	}
@@ -21,14 +23,14 @@ func TestCompare(t *testing.T) {
 	if len(c.Rows) != 3*6 {
 		t.Fatalf("%d rows, want 18", len(c.Rows))
 	}
-	find := func(point, metric string) CompareRow {
+	find := func(point, metric string) Row {
 		for _, r := range c.Rows {
 			if r.Point == point && r.Metric == metric {
 				return r
 			}
 		}
 		t.Fatalf("no row %s %s", point, metric)
-		return CompareRow{}
+		return Row{}
 	}
 	r := find("rate=2/s", "total.goodput")
 	if v := r.Values[1]; v.Delta != 10 || v.DeltaRel != 0.05 || !(v.P < 0.001) || !v.Significant {
@@ -47,7 +49,7 @@ func TestCompare(t *testing.T) {
 		t.Errorf("a metric neither has: %+v", v)
 	}
 	var b2 strings.Builder
-	if err := WriteCompareCSV(&b2, c); err != nil {
+	if err := WriteCSV(&b2, c); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(b2.String(), "point,metric,a_mean,a_ci95,a_n,b_mean,b_ci95,b_n,b_delta,b_delta_rel,b_p\n") {

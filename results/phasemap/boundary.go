@@ -1,4 +1,4 @@
-package results
+package phasemap
 
 import (
 	"cmp"
@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/overloadsim/overloadsim/results"
 )
 
 // BoundaryKind says how P(stuck) meets 1/2 along one axis of a metastability map.
@@ -26,11 +28,11 @@ const (
 
 // BoundaryPoint is where P(stuck) crosses 1/2 along one axis of a metastability map, at fixed
 // values of the other axes; or, when it does not cross, which side of 1/2 the whole line is on.
-// Values along the axis are in Unit (see ParseValues).
+// Values along the axis are in Unit (see results.ParseValues).
 type BoundaryPoint struct {
-	Fixed []Param      `json:"fixed"` // the other axes' values, in axis order
-	Axis  string       `json:"axis"`  // the path of the axis along which
-	Kind  BoundaryKind `json:"kind"`
+	Fixed []results.Param `json:"fixed"` // the other axes' values, in axis order
+	Axis  string          `json:"axis"`  // the path of the axis along which
+	Kind  BoundaryKind    `json:"kind"`
 	// At is where P(stuck) reaches 1/2 by linear interpolation between Lo and Hi; NaN unless
 	// Kind is Crossing.
 	At   float64 `json:"at"`
@@ -54,27 +56,27 @@ func stuckSide(p float64) bool { return p >= 0.5 }
 
 // Cell returns the cell whose parameter values are values (one per axis, in axis order, as
 // text), and whether the map has it.
-func (m *PhaseMap) Cell(values ...string) (MapCell, bool) {
+func (m *Map) Cell(values ...string) (Cell, bool) {
 	if len(values) != len(m.Axes) {
-		return MapCell{}, false
+		return Cell{}, false
 	}
 	idx := make([]int, len(values))
 	for a, v := range values {
 		if idx[a] = slices.Index(m.Axes[a].Values, v); idx[a] < 0 {
-			return MapCell{}, false
+			return Cell{}, false
 		}
 	}
 	if c := m.cellAt(idx); c != nil {
 		return *c, true
 	}
-	return MapCell{}, false
+	return Cell{}, false
 }
 
 // cellAt returns the cell at the value indices idx (one per axis), or nil if the map has none.
 // Cells are in grid order, so the cell's own slot is tried first; a map put together otherwise
 // is searched.
-func (m *PhaseMap) cellAt(idx []int) *MapCell {
-	match := func(c *MapCell) bool {
+func (m *Map) cellAt(idx []int) *Cell {
+	match := func(c *Cell) bool {
 		if len(c.Params) != len(idx) {
 			return false
 		}
@@ -101,11 +103,11 @@ func (m *PhaseMap) cellAt(idx []int) *MapCell {
 }
 
 // ran reports whether a cell has a P(stuck): it ran at least one replication.
-func ran(c *MapCell) bool { return c != nil && c.Replications > 0 && !math.IsNaN(c.PStuck) }
+func ran(c *Cell) bool { return c != nil && c.Replications > 0 && !math.IsNaN(c.PStuck) }
 
 // combos returns the value index tuples of the grid with the axis skip left out (its entry
 // -1; skip -1 leaves none out), in grid order: the first axis slowest.
-func combos(m *PhaseMap, skip int) [][]int {
+func combos(m *Map, skip int) [][]int {
 	out := [][]int{{}}
 	for a := range m.Axes {
 		var next [][]int
@@ -123,19 +125,19 @@ func combos(m *PhaseMap, skip int) [][]int {
 	return out
 }
 
-// MapBoundary finds where P(stuck) crosses 1/2 along the axis at index along, for every
+// Boundary finds where P(stuck) crosses 1/2 along the axis at index along, for every
 // combination of the other axes' values (in grid order, the first axis slowest): between the
 // two neighbouring cells, in numeric order of the axis values and skipping the cells that did
 // not run, of which one is below 1/2 and the other at or above it, by linear interpolation in
 // the axis value. A line that crosses more than once (noise near 1/2, or a real window) gives
 // one point per crossing, in axis order; a line that does not cross gives one NeverStuck,
-// AlwaysStuck or NotRun point. The axis's values must all be numbers of one kind (ParseValue).
-func MapBoundary(m PhaseMap, along int) ([]BoundaryPoint, error) {
+// AlwaysStuck or NotRun point. The axis's values must all be numbers of one kind (results.ParseValue).
+func Boundary(m Map, along int) ([]BoundaryPoint, error) {
 	if along < 0 || along >= len(m.Axes) {
 		return nil, fmt.Errorf("results: map boundary along axis %d: the map has %d axes", along, len(m.Axes))
 	}
 	ax := m.Axes[along]
-	nums, _, unit, ok := ParseValues(ax.Values)
+	nums, _, unit, ok := results.ParseValues(ax.Values)
 	if !ok {
 		return nil, fmt.Errorf("results: map boundary along %s: values %q are not numbers of one kind", ax.Path, ax.Values)
 	}
@@ -147,10 +149,10 @@ func MapBoundary(m PhaseMap, along int) ([]BoundaryPoint, error) {
 
 	var out []BoundaryPoint
 	for _, combo := range combos(&m, along) {
-		var fixed []Param
+		var fixed []results.Param
 		for a, v := range combo {
 			if a != along {
-				fixed = append(fixed, Param{Path: m.Axes[a].Path, Value: m.Axes[a].Values[v]})
+				fixed = append(fixed, results.Param{Path: m.Axes[a].Path, Value: m.Axes[a].Values[v]})
 			}
 		}
 		// The line's cells that ran, in numeric order.
@@ -192,13 +194,13 @@ func MapBoundary(m PhaseMap, along int) ([]BoundaryPoint, error) {
 	return out, nil
 }
 
-// BoundaryAxis returns the index of the axis MapSummary and the map figure locate the 50 %
+// BoundaryAxis returns the index of the axis Summary and the map figure locate the 50 %
 // boundary along: the second axis (the figure's x axis) when its values are numbers of one
 // kind, else the first if its are; false when neither is.
-func BoundaryAxis(m PhaseMap) (int, bool) {
+func BoundaryAxis(m Map) (int, bool) {
 	for _, a := range []int{1, 0} {
 		if a < len(m.Axes) {
-			if _, _, _, ok := ParseValues(m.Axes[a].Values); ok {
+			if _, _, _, ok := results.ParseValues(m.Axes[a].Values); ok {
 				return a, true
 			}
 		}
@@ -206,15 +208,15 @@ func BoundaryAxis(m PhaseMap) (int, bool) {
 	return -1, false
 }
 
-// MapSummary describes a metastability map in one paragraph of plain words, from its cells:
+// Summary describes a metastability map in one paragraph of plain words, from its cells:
 // the trigger, the horizon and the replications; then, for each value of the third axis (if
 // any) and each value of the first, where along the second axis it sticks (BoundaryAxis,
-// MapBoundary), with the two cells that bracket the crossing; lines that never or always stick
+// Boundary), with the two cells that bracket the crossing; lines that never or always stick
 // are grouped; and the replications that were undecided or had no baseline, and the cells not
 // run, if any.
-func MapSummary(m PhaseMap) string {
+func Summary(m Map) string {
 	var b strings.Builder
-	horizon := formatSeconds(int64(m.Header.Duration)) + " s"
+	horizon := results.FormatSeconds(int64(m.Header.Duration)) + " s"
 	trigger := m.Trigger
 	if trigger == "" {
 		trigger = "the trigger"
@@ -256,9 +258,9 @@ func MapSummary(m PhaseMap) string {
 			}
 		}
 		fmt.Fprintf(&b, ", P(stuck) ranges from %s to %s over the cells; no axis has numeric values to place the boundary on.",
-			formatSig3(lo), formatSig3(hi))
+			results.FormatValue(lo, ""), results.FormatValue(hi, ""))
 	default:
-		pts, err := MapBoundary(m, along)
+		pts, err := Boundary(m, along)
 		if err != nil { // BoundaryAxis checked the values
 			fmt.Fprintf(&b, ": %v.", err)
 			return b.String()
@@ -290,10 +292,10 @@ func MapSummary(m PhaseMap) string {
 // describeBoundary writes the boundary points as clauses, one per line of the map (a value of
 // the axis that is neither along nor the third), grouped under the third axis's values;
 // consecutive lines that neither cross nor differ in wording are merged.
-func describeBoundary(m *PhaseMap, along int, pts []BoundaryPoint, horizon string) string {
+func describeBoundary(m *Map, along int, pts []BoundaryPoint, horizon string) string {
 	type line struct {
-		group string // "path=value" of the third axis, "" without one
-		row   Param  // the line's value of the other axis
+		group string        // "path=value" of the third axis, "" without one
+		row   results.Param // the line's value of the other axis
 		pts   []BoundaryPoint
 	}
 	rowPath := m.Axes[1-along].Path // with two or three axes, the other of the first two
@@ -342,11 +344,11 @@ func describeBoundary(m *PhaseMap, along int, pts []BoundaryPoint, horizon strin
 	return b.String()
 }
 
-// lineClause words one line of the map from the points MapBoundary gave for it, and reports
+// lineClause words one line of the map from the points Boundary gave for it, and reports
 // whether it crosses 1/2.
 func lineClause(path string, pts []BoundaryPoint, horizon string) (text string, crosses bool) {
 	p := pts[0]
-	val := func(x float64) string { return FormatValue(x, p.Unit) }
+	val := func(x float64) string { return results.FormatValue(x, p.Unit) }
 	switch p.Kind {
 	case NotRun:
 		return "it was not run", false
@@ -354,12 +356,12 @@ func lineClause(path string, pts []BoundaryPoint, horizon string) (text string, 
 		if p.PMax == 0 {
 			return "it never sticks within the " + horizon + " horizon", false
 		}
-		return "P(stuck) stays below 1/2 (at most " + formatSig3(p.PMax) + ")", false
+		return "P(stuck) stays below 1/2 (at most " + results.FormatValue(p.PMax, "") + ")", false
 	case AlwaysStuck:
 		if p.PMin == 1 {
 			return "it always sticks", false
 		}
-		return "P(stuck) is 1/2 or more throughout (at least " + formatSig3(p.PMin) + ")", false
+		return "P(stuck) is 1/2 or more throughout (at least " + results.FormatValue(p.PMin, "") + ")", false
 	}
 	if len(pts) == 1 {
 		dir := "above"
@@ -367,7 +369,7 @@ func lineClause(path string, pts []BoundaryPoint, horizon string) (text string, 
 			dir = "below"
 		}
 		return fmt.Sprintf("it sticks for %s %s %s (between %s and %s: P(stuck) %s → %s)",
-			path, dir, val(p.At), val(p.Lo), val(p.Hi), formatSig3(p.PLo), formatSig3(p.PHi)), true
+			path, dir, val(p.At), val(p.Lo), val(p.Hi), results.FormatValue(p.PLo, ""), results.FormatValue(p.PHi, "")), true
 	}
 	ats := make([]string, len(pts))
 	for i, q := range pts {

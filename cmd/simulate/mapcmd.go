@@ -11,17 +11,11 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/overloadsim/overloadsim/experiment"
 	"github.com/overloadsim/overloadsim/results"
 	"github.com/overloadsim/overloadsim/results/phasemap"
 	"github.com/overloadsim/overloadsim/scenarios"
 )
-
-// eventsPerCPUSecond is what one core handles of the model, end to end (the reference model's
-// benchmark, rounded down), for estimates of how long work would take before refusing it.
-const eventsPerCPUSecond = 2e6
-
-// defaultMaxRuns is how many runs map and tip start without --max-runs.
-const defaultMaxRuns = 20_000
 
 var mapCommand = command{
 	summary: "map where an overload sticks: P(stuck) over a grid of two or three parameters",
@@ -46,7 +40,7 @@ Examples:
 		reps := fs.Int("replications", 5, "runs per cell")
 		workers := fs.Int("workers", runtime.GOMAXPROCS(0), "runs at once")
 		lim := addLimitFlags(fs)
-		maxRuns := fs.Int("max-runs", defaultMaxRuns, "refuse a map of more runs than this")
+		maxRuns := fs.Int("max-runs", experiment.DefaultMaxRuns, "refuse a map of more runs than this")
 		out := fs.String("out", "", "output folder (default: out/<scenario>-map)")
 		plotToo := fs.Bool("plot", false, "also draw the heat map next to the results")
 		shardSpec := shardFlag(fs)
@@ -91,10 +85,10 @@ Examples:
 				runs = float64(len(shard.Units(cells * *reps)))
 				what = fmt.Sprintf("shard %s: %.0f of the %s", shard, runs, what)
 			}
-			if err := refuseRuns(sc, runs, what, *workers, *maxRuns); err != nil {
+			if err := experiment.RefuseRuns(sc, runs, what, *workers, *maxRuns); err != nil {
 				return err
 			}
-			if err := lim.check(sc, runs, *workers, what); err != nil {
+			if err := lim.Check(sc, runs, *workers, what); err != nil {
 				return err
 			}
 			base, dir := seedOf(fs, *seed, sc), outDir(*out, sc, "-map")
@@ -183,17 +177,6 @@ func triggerName(sc *scenarios.Scenario, want string) (string, error) {
 	return "", usageErrorf("--trigger %q: the scenario's triggers are %s", want, strings.Join(names, ", "))
 }
 
-// refuseRuns refuses work of more than maxRuns runs of sc, up front, with what it would cost;
-// what says how the runs add up ("12 cells × 5 replications").
-func refuseRuns(sc *scenarios.Scenario, runs float64, what string, workers, maxRuns int) error {
-	if runs <= float64(maxRuns) {
-		return nil
-	}
-	secs := runs * sc.EstimatedEvents() / eventsPerCPUSecond / float64(workers)
-	return usageErrorf("%s = %.0f runs, about %s on %d workers: more than --max-runs %d",
-		what, runs, humanDuration(secs), workers, maxRuns)
-}
-
 // mapPoints returns the map's cells, the first axis varying slowest.
 func mapPoints(sc *scenarios.Scenario, axes []results.Axis) ([]scenarios.SweepPoint, error) {
 	paths := make([]string, len(axes))
@@ -215,7 +198,7 @@ func runMap(ctx context.Context, sc *scenarios.Scenario, axes []results.Axis, tr
 		params[p] = points[p].Params
 	}
 	bar := newProgressBar(stderr, "map")
-	runs, done, err := runParallel(ctx, len(points)*reps, workers, func(i int) (mapOutcome, error) {
+	runs, done, err := experiment.RunIndexed(ctx, len(points)*reps, workers, func(i int) (mapOutcome, error) {
 		r, err := scenarios.RunWith(points[i/reps].Scenario, seed, i%reps, runOptions())
 		if err != nil {
 			return mapOutcome{}, err

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/overloadsim/overloadsim/analysis/tipping"
+	"github.com/overloadsim/overloadsim/experiment"
 	"github.com/overloadsim/overloadsim/field"
 	"github.com/overloadsim/overloadsim/results"
 	"github.com/overloadsim/overloadsim/results/tip"
@@ -47,7 +48,7 @@ Examples:
 		confidence := fs.Float64("confidence", 0.95, "confidence level of the reported interval")
 		workers := fs.Int("workers", runtime.GOMAXPROCS(0), "runs at once")
 		lim := addLimitFlags(fs)
-		maxRuns := fs.Int("max-runs", defaultMaxRuns, "refuse a search that could take more runs than this")
+		maxRuns := fs.Int("max-runs", experiment.DefaultMaxRuns, "refuse a search that could take more runs than this")
 		out := fs.String("out", "", "output folder (default: out/<scenario>-tip)")
 		return func(args []string, stdout, stderr io.Writer) error {
 			ref, err := scenarioArg(args)
@@ -79,10 +80,10 @@ Examples:
 				Batch: *batch, MaxReps: *maxReps, Workers: *workers, Integer: axis.integer, Confidence: *confidence}
 			probes := 2 + int(math.Ceil(math.Log2(math.Max(1, (axis.hi-axis.lo)/axis.precision))))
 			what := fmt.Sprintf("up to %d probes × %d replications", probes, *maxReps)
-			if err := refuseRuns(sc, float64(probes)*float64(*maxReps), what, *workers, *maxRuns); err != nil {
+			if err := experiment.RefuseRuns(sc, float64(probes)*float64(*maxReps), what, *workers, *maxRuns); err != nil {
 				return err
 			}
-			if err := lim.check(sc, float64(probes)*float64(*maxReps), *workers, what); err != nil {
+			if err := lim.Check(sc, float64(probes)*float64(*maxReps), *workers, what); err != nil {
 				return err
 			}
 			base, dir := seedOf(fs, *seed, sc), outDir(*out, sc, "-tip")

@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/overloadsim/overloadsim/experiment"
 	"github.com/overloadsim/overloadsim/results"
 	"github.com/overloadsim/overloadsim/scenarios"
 )
@@ -65,7 +66,7 @@ Examples:
 		refine := fs.Int("refine", 1, "refinement rounds around the best feasible candidate")
 		workers := fs.Int("workers", runtime.GOMAXPROCS(0), "runs at once")
 		lim := addLimitFlags(fs)
-		maxRuns := fs.Int("max-runs", defaultMaxRuns, "refuse a tuning that could take more runs than this")
+		maxRuns := fs.Int("max-runs", experiment.DefaultMaxRuns, "refuse a tuning that could take more runs than this")
 		maxCands := fs.Int("max-candidates", defaultMaxCandidates, "refuse a coarse grid of more candidates than this")
 		out := fs.String("out", "", "output folder (default: out/<scenario>-tune)")
 		plotToo := fs.Bool("plot", false, "also draw the Pareto figure next to the results")
@@ -407,9 +408,9 @@ func problemText(err error) string {
 func refuseTuning(sc *scenarios.Scenario, t *results.Tuning, workers, maxRuns, maxCands int, lim *limits) error {
 	reps := float64(t.Replications)
 	if g := t.GridSize(); g > float64(maxCands) {
-		secs := g * reps * sc.EstimatedEvents() / eventsPerCPUSecond / float64(workers)
+		secs := g * reps * sc.EstimatedEvents() / experiment.EventsPerCPUSecond / float64(workers)
 		return usageErrorf("--tune: a coarse grid of %.0f candidates (%s) × %d replications = %.0f runs, about %s on %d workers: more than --max-candidates %d; give fewer STEPS or fewer fields",
-			g, gridText(t), t.Replications, g*reps, humanDuration(secs), workers, maxCands)
+			g, gridText(t), t.Replications, g*reps, experiment.HumanDuration(secs), workers, maxCands)
 	}
 	grid := float64(len(t.Grid()))
 	cands := grid + float64(t.Refine)*t.RefineSize()
@@ -418,10 +419,10 @@ func refuseTuning(sc *scenarios.Scenario, t *results.Tuning, workers, maxRuns, m
 	if t.Refine == 0 {
 		what = fmt.Sprintf("%.0f candidates × %d replications", grid, t.Replications)
 	}
-	if err := refuseRuns(sc, cands*reps, what, workers, maxRuns); err != nil {
+	if err := experiment.RefuseRuns(sc, cands*reps, what, workers, maxRuns); err != nil {
 		return err
 	}
-	return lim.check(sc, cands*reps, workers, what)
+	return lim.Check(sc, cands*reps, workers, what)
 }
 
 // gridText says the grid's shape: "5 × 5 levels".
@@ -477,7 +478,7 @@ func tuneEval(ctx context.Context, sc *scenarios.Scenario, t *results.Tuning, ba
 			fmt.Fprintf(stderr, "refinement %d: %d new candidate%s around %s\n", round, len(cands), plural(len(cands)), t.Candidates[t.Recommendation.Candidate].Label())
 		}
 		bar := newProgressBar(stderr, label)
-		runs, done, err := runParallel(ctx, len(cands)*reps, workers, func(u int) ([]float64, error) {
+		runs, done, err := experiment.RunIndexed(ctx, len(cands)*reps, workers, func(u int) ([]float64, error) {
 			running.Add(1)
 			defer running.Add(-1)
 			r, err := scenarios.RunWith(scs[u/reps], base, u%reps, runOptions())

@@ -193,7 +193,7 @@ var util = []string{"dist", "field", "internal/..."}
 //
 //	             cmd/..., lab/...
 //	                    │
-//	               calibrate/...                                 (production ▶ scenario)
+//	      experiment/..., calibrate/...                          (studies; production ▶ scenario)
 //	                    │
 //	                scenarios ──────────▶ analysis/...           (tipping, splitting)
 //	                    │
@@ -212,8 +212,8 @@ var util = []string{"dist", "field", "internal/..."}
 //	import them, and the conformance lab, whose replay scripts servers with wiretest's nodes.
 //
 // An arrow reaches every layer under it (scenarios imports client and sim directly), never one
-// beside it or above it: calibrate, which reads production measurements into a scenario and
-// checks it, is below the commands only; client and server meet only through wire; the model never imports
+// beside it or above it: experiment, which produces the studies from runs, and calibrate, which
+// reads production measurements into a scenario and checks it, are below the commands only; client and server meet only through wire; the model never imports
 // scenarios, record, results or cmd; results (the records, their files, plots and reports)
 // sits below the model and knows only sim, internal/stats, internal/fileinfo, dist and field, because
 // record is the one package that reads the model into records; the analyses (analysis/tipping,
@@ -225,6 +225,9 @@ var util = []string{"dist", "field", "internal/..."}
 // external test may drive its package from above.
 var Layers = []Layer{
 	{"cmd", []string{"cmd/..."}, []string{"..."}, "the commands sit on top and may use anything"},
+	{"experiment", []string{"experiment/..."},
+		append([]string{"scenarios/...", "record/...", "results/...", "analysis/...", "client/...", "server/...", "wire", "ratelimiter", "sim"}, util...),
+		"experiment produces the studies (the pool of runs, refusal up front, the engines) from runs of the layers below it; only cmd is above it"},
 	{"calibrate", []string{"calibrate/..."},
 		append([]string{"scenarios/...", "record/...", "results/...", "analysis/...", "client/...", "server/...", "wire", "ratelimiter", "sim"}, util...),
 		"calibrate turns production measurements into a scenario with the layers below it; only cmd is above it"},

@@ -13,6 +13,8 @@ import (
 
 	tuneexp "github.com/overloadsim/overloadsim/experiment/tune"
 	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/results/compare"
+	"github.com/overloadsim/overloadsim/results/phasemap"
 	"github.com/overloadsim/overloadsim/results/tune"
 	"github.com/overloadsim/overloadsim/scenarios"
 )
@@ -128,7 +130,7 @@ func TestSchemas(t *testing.T) {
 	validate("manifest", filepath.Join(sweepDir, results.ManifestFile))
 
 	// A map of the two points' outcomes after the spike.
-	m := results.PhaseMap{Header: hdr, Trigger: "spike", Axes: []results.MapAxis{
+	m := phasemap.Map{Header: hdr, Trigger: "spike", Axes: []results.Axis{
 		{Path: "clients[0].workload.rate", Values: []string{"250/s", "2000/s"}}, {Path: "seed", Values: []string{"1"}}}}
 	for _, pr := range prs {
 		var os []results.RecoveryOutcome
@@ -136,17 +138,17 @@ func TestSchemas(t *testing.T) {
 		for _, s := range pr.Replications {
 			os, secs = append(os, s.Recoveries[0].Outcome), append(secs, s.Recoveries[0].Seconds)
 		}
-		m.Cells = append(m.Cells, results.NewMapCell(append(pr.Params, results.Param{Path: "seed", Value: "1"}), os, secs))
+		m.Cells = append(m.Cells, phasemap.NewCell(append(pr.Params, results.Param{Path: "seed", Value: "1"}), os, secs))
 	}
 	mapDir := filepath.Join(base, "map")
-	if err := results.WriteMapDir(mapDir, m); err != nil {
+	if err := phasemap.Write(mapDir, m); err != nil {
 		t.Fatal(err)
 	}
 	validate("map", filepath.Join(mapDir, results.MapFile))
 	validate("manifest", filepath.Join(mapDir, results.ManifestFile))
 
 	// The two runs compared.
-	var in []results.CompareInput
+	var in []compare.Input
 	for _, dir := range runDirs {
 		man, err := results.ReadManifest(dir)
 		if err != nil {
@@ -157,11 +159,11 @@ func TestSchemas(t *testing.T) {
 			t.Fatal(err)
 		}
 		h, _ := results.ReadHeader(dir)
-		in = append(in, results.CompareInput{Label: dir, Kind: man.Kind, Digest: man.Digest, Header: h, Points: pts})
+		in = append(in, compare.Input{Label: dir, Kind: man.Kind, Digest: man.Digest, Header: h, Points: pts})
 	}
-	cmp := results.Compare(in)
+	cmp := compare.Compare(in)
 	cmpDir := filepath.Join(base, "compare")
-	if err := results.WriteCompareDir(cmpDir, results.CompareHeader(cmp, "overloadsim", "test"), cmp); err != nil {
+	if err := compare.Write(cmpDir, compare.Header(cmp, "overloadsim", "test"), cmp); err != nil {
 		t.Fatal(err)
 	}
 	validate("compare", filepath.Join(cmpDir, results.CompareFile))

@@ -31,6 +31,8 @@ const (
 	KindMap   = "map"
 	KindTip   = "tip"
 	KindRare  = "rare"
+	// KindCompare is a comparison of runs and sweeps (results/compare).
+	KindCompare = "compare"
 )
 
 // Manifest describes the one result an output folder holds.
@@ -171,6 +173,18 @@ func AddFiles(dir string, names ...string) error {
 	}
 	return WriteFileAtomic(filepath.Join(dir, ManifestFile), func(w io.Writer) error { return writeJSON(w, m) })
 }
+
+// The file names of the studies whose records live in packages of their own (results/KIND):
+// they are here, beside the run's and the sweep's, so that a folder's discipline (resultFiles,
+// CheckOutDir) and the bounds on what is read (input.go) know every name a result writes.
+const (
+	MapFile        = "map.json"     // a metastability map: header, trigger, axes and cells (results/phasemap)
+	MapCellsFile   = "map.csv"      // the map's cells, one row each
+	TipFile        = "tip.json"     // a tipping-point search (results/tip)
+	RareFile       = "rare.json"    // a rare-event estimate (results/rare)
+	CompareFile    = "compare.json" // a comparison of results (results/compare)
+	CompareCSVFile = "compare.csv"  // the comparison's table
+)
 
 // resultFiles are the names a result of any kind may write: in a folder of ours, a file under
 // one of them that no manifest lists is refused, not overwritten (CheckOutDir).

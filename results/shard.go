@@ -94,7 +94,7 @@ type ShardInfo struct {
 	Units   int       `json:"units"`
 	Points  [][]Param `json:"points"`
 	Trigger string    `json:"trigger,omitempty"`
-	Axes    []MapAxis `json:"axes,omitempty"`
+	Axes    []Axis    `json:"axes,omitempty"`
 	// Context is a sweep's load context (WriteSweepDir), taken from the scenario.
 	Context *LoadContext `json:"context,omitempty"`
 	// Expect is the scenario's expectations, judged when the shards are merged.

@@ -6,10 +6,10 @@ import (
 	"math"
 	"time"
 
+	"github.com/overloadsim/overloadsim/analysis/splitting"
 	"github.com/overloadsim/overloadsim/record"
 	"github.com/overloadsim/overloadsim/results"
 	"github.com/overloadsim/overloadsim/sim"
-	"github.com/overloadsim/overloadsim/splitting"
 )
 
 // SplitModel runs a scenario as a splitting.Model, for rare-event estimates of how likely a run

@@ -5,8 +5,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/overloadsim/overloadsim/analysis/splitting"
 	"github.com/overloadsim/overloadsim/results"
-	"github.com/overloadsim/overloadsim/splitting"
 )
 
 // tinyCut is a small scenario whose runs stick after a CPU cut with a probability that the cut's

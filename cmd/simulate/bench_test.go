@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/overloadsim/overloadsim/experiment"
 	"github.com/overloadsim/overloadsim/record"
 	"github.com/overloadsim/overloadsim/results"
 	"github.com/overloadsim/overloadsim/scenarios"
@@ -42,7 +43,7 @@ func BenchmarkSweep(b *testing.B) {
 		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
 			var events uint64
 			for i := 0; i < b.N; i++ {
-				fired, _, err := runParallel(context.Background(), len(points)*reps, workers, func(j int) (uint64, error) {
+				fired, _, err := experiment.RunIndexed(context.Background(), len(points)*reps, workers, func(j int) (uint64, error) {
 					p := points[j/reps]
 					loop := sim.NewLoop()
 					rec := record.New(loop, p.Scenario.Interval)

@@ -80,7 +80,7 @@ Examples:
 				if err != nil {
 					return err
 				}
-				if err := lim.check(sc, 1, 1, ""); err != nil {
+				if err := lim.Check(sc, 1, 1, ""); err != nil {
 					return err
 				}
 				opts := runOptions()

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/results/compare"
 	"github.com/overloadsim/overloadsim/results/plot"
 	"github.com/overloadsim/overloadsim/results/report"
 )
@@ -42,7 +43,7 @@ Examples:
 			if *format != "text" && *format != "json" {
 				return usageErrorf("--format %q: want text or json", *format)
 			}
-			var in []results.CompareInput
+			var in []compare.Input
 			for _, dir := range args {
 				m, err := results.ReadManifest(dir)
 				if err != nil {
@@ -59,7 +60,7 @@ Examples:
 				if err != nil {
 					return err
 				}
-				in = append(in, results.CompareInput{Label: dir, Kind: m.Kind, Digest: m.Digest, Header: hdr, Points: pts})
+				in = append(in, compare.Input{Label: dir, Kind: m.Kind, Digest: m.Digest, Header: hdr, Points: pts})
 			}
 			dir := *out
 			if dir == "" {
@@ -73,8 +74,8 @@ Examples:
 			if err := prepareOut(dir); err != nil {
 				return err
 			}
-			c := results.Compare(in)
-			if err := results.WriteCompareDir(dir, results.CompareHeader(c, label().Tool, label().Version), c); err != nil {
+			c := compare.Compare(in)
+			if err := compare.Write(dir, compare.Header(c, label().Tool, label().Version), c); err != nil {
 				return err
 			}
 			fmt.Fprintf(stderr, "wrote %s\n", dir)
@@ -119,7 +120,7 @@ func readHeaderOf(dir, kind string) (results.Header, error) {
 }
 
 // printCompare prints the comparison as a table, one line per point and metric.
-func printCompare(w io.Writer, c results.Comparison) {
+func printCompare(w io.Writer, c compare.Comparison) {
 	fmt.Fprintln(w, "the first result is the reference; each value: mean ± 95 % half-width; others: (difference, p-value of Welch's t-test; * p < 0.05)")
 	for i, r := range c.Results {
 		fmt.Fprintf(w, "  [%d] %s: %s %s, seed %d\n", i, r.Label, r.Kind, r.Scenario, r.Seed)
@@ -142,7 +143,7 @@ func printCompare(w io.Writer, c results.Comparison) {
 	}
 }
 
-func compareCell(v results.CompareValue, ref bool) string {
+func compareCell(v compare.Value, ref bool) string {
 	if math.IsNaN(v.Mean) {
 		return "-"
 	}

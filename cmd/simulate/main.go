@@ -37,6 +37,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/overloadsim/overloadsim/experiment"
 	"io"
 	"os"
 	"slices"
@@ -146,7 +147,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "simulate %s: %v\n", name, err)
 		var u errUsage
-		if errors.As(err, &u) {
+		if errors.As(err, &u) || errors.Is(err, experiment.ErrRefused) {
 			fmt.Fprintf(stderr, "run 'simulate %s --help' for usage\n", name)
 			return exitUsage
 		}

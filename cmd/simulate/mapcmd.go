@@ -11,16 +11,11 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/overloadsim/overloadsim/experiment"
 	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/results/phasemap"
 	"github.com/overloadsim/overloadsim/scenarios"
 )
-
-// eventsPerCPUSecond is what one core handles of the model, end to end (the reference model's
-// benchmark, rounded down), for estimates of how long work would take before refusing it.
-const eventsPerCPUSecond = 2e6
-
-// defaultMaxRuns is how many runs map and tip start without --max-runs.
-const defaultMaxRuns = 20_000
 
 var mapCommand = command{
 	summary: "map where an overload sticks: P(stuck) over a grid of two or three parameters",
@@ -45,7 +40,7 @@ Examples:
 		reps := fs.Int("replications", 5, "runs per cell")
 		workers := fs.Int("workers", runtime.GOMAXPROCS(0), "runs at once")
 		lim := addLimitFlags(fs)
-		maxRuns := fs.Int("max-runs", defaultMaxRuns, "refuse a map of more runs than this")
+		maxRuns := fs.Int("max-runs", experiment.DefaultMaxRuns, "refuse a map of more runs than this")
 		out := fs.String("out", "", "output folder (default: out/<scenario>-map)")
 		plotToo := fs.Bool("plot", false, "also draw the heat map next to the results")
 		shardSpec := shardFlag(fs)
@@ -90,10 +85,10 @@ Examples:
 				runs = float64(len(shard.Units(cells * *reps)))
 				what = fmt.Sprintf("shard %s: %.0f of the %s", shard, runs, what)
 			}
-			if err := refuseRuns(sc, runs, what, *workers, *maxRuns); err != nil {
+			if err := experiment.RefuseRuns(sc, runs, what, *workers, *maxRuns); err != nil {
 				return err
 			}
-			if err := lim.check(sc, runs, *workers, what); err != nil {
+			if err := lim.Check(sc, runs, *workers, what); err != nil {
 				return err
 			}
 			base, dir := seedOf(fs, *seed, sc), outDir(*out, sc, "-map")
@@ -128,13 +123,13 @@ Examples:
 // mapAxes checks and expands the --vary axes: each path a scenario field, each value set
 // numeric and of one kind, every value valid. The scenario's own sweep block is dropped: the map's
 // axes replace it.
-func mapAxes(sc *scenarios.Scenario, vary []string) ([]results.MapAxis, error) {
+func mapAxes(sc *scenarios.Scenario, vary []string) ([]results.Axis, error) {
 	if len(sc.Sweep.Parameters) > 0 {
 		if err := sc.Set("sweep.parameters", "null"); err != nil {
 			return nil, err
 		}
 	}
-	var axes []results.MapAxis
+	var axes []results.Axis
 	for _, v := range vary {
 		path, spec, ok := strings.Cut(v, "=")
 		path, spec = strings.TrimSpace(path), strings.TrimSpace(spec)
@@ -159,7 +154,7 @@ func mapAxes(sc *scenarios.Scenario, vary []string) ([]results.MapAxis, error) {
 		if len(values) < 2 {
 			return nil, usageErrorf("--vary %s: %d value: a map axis needs at least 2", v, len(values))
 		}
-		axes = append(axes, results.MapAxis{Path: path, Values: values})
+		axes = append(axes, results.Axis{Path: path, Values: values})
 	}
 	return axes, nil
 }
@@ -182,19 +177,8 @@ func triggerName(sc *scenarios.Scenario, want string) (string, error) {
 	return "", usageErrorf("--trigger %q: the scenario's triggers are %s", want, strings.Join(names, ", "))
 }
 
-// refuseRuns refuses work of more than maxRuns runs of sc, up front, with what it would cost;
-// what says how the runs add up ("12 cells × 5 replications").
-func refuseRuns(sc *scenarios.Scenario, runs float64, what string, workers, maxRuns int) error {
-	if runs <= float64(maxRuns) {
-		return nil
-	}
-	secs := runs * sc.EstimatedEvents() / eventsPerCPUSecond / float64(workers)
-	return usageErrorf("%s = %.0f runs, about %s on %d workers: more than --max-runs %d",
-		what, runs, humanDuration(secs), workers, maxRuns)
-}
-
 // mapPoints returns the map's cells, the first axis varying slowest.
-func mapPoints(sc *scenarios.Scenario, axes []results.MapAxis) ([]scenarios.SweepPoint, error) {
+func mapPoints(sc *scenarios.Scenario, axes []results.Axis) ([]scenarios.SweepPoint, error) {
 	paths := make([]string, len(axes))
 	for i, a := range axes {
 		paths[i] = a.Path
@@ -204,17 +188,17 @@ func mapPoints(sc *scenarios.Scenario, axes []results.MapAxis) ([]scenarios.Swee
 
 // runMap runs every cell's replications on workers and counts their outcomes after the trigger.
 // Interrupted, it keeps the cells whose replications all finished and marks the map partial.
-func runMap(ctx context.Context, sc *scenarios.Scenario, axes []results.MapAxis, trigger string, seed uint64, reps, workers int, stderr io.Writer) (results.PhaseMap, error) {
+func runMap(ctx context.Context, sc *scenarios.Scenario, axes []results.Axis, trigger string, seed uint64, reps, workers int, stderr io.Writer) (phasemap.Map, error) {
 	points, err := mapPoints(sc, axes)
 	if err != nil {
-		return results.PhaseMap{}, err
+		return phasemap.Map{}, err
 	}
 	params := make([][]results.Param, len(points))
 	for p := range points {
 		params[p] = points[p].Params
 	}
 	bar := newProgressBar(stderr, "map")
-	runs, done, err := runParallel(ctx, len(points)*reps, workers, func(i int) (mapOutcome, error) {
+	runs, done, err := experiment.RunIndexed(ctx, len(points)*reps, workers, func(i int) (mapOutcome, error) {
 		r, err := scenarios.RunWith(points[i/reps].Scenario, seed, i%reps, runOptions())
 		if err != nil {
 			return mapOutcome{}, err
@@ -222,7 +206,7 @@ func runMap(ctx context.Context, sc *scenarios.Scenario, axes []results.MapAxis,
 		return outcomeOf(params[i/reps], &r.Summary, trigger)
 	}, bar.update)
 	if err != nil {
-		return results.PhaseMap{}, err
+		return phasemap.Map{}, err
 	}
 	return buildMap(sweepHeader(sc, seed), trigger, axes, params, runs, done, reps), nil
 }
@@ -244,8 +228,8 @@ func outcomeOf(params []results.Param, s *results.Summary, trigger string) (mapO
 
 // buildMap counts the cells' outcomes (run u is cell u/reps's replication u%reps; done says
 // which finished): a cell with an unfinished replication has none, and the map is then partial.
-func buildMap(hdr results.Header, trigger string, axes []results.MapAxis, params [][]results.Param, runs []mapOutcome, done []bool, reps int) results.PhaseMap {
-	m := results.PhaseMap{Header: hdr, Trigger: trigger, Axes: axes}
+func buildMap(hdr results.Header, trigger string, axes []results.Axis, params [][]results.Param, runs []mapOutcome, done []bool, reps int) phasemap.Map {
+	m := phasemap.Map{Header: hdr, Trigger: trigger, Axes: axes}
 	for p := range params {
 		var os []results.RecoveryOutcome
 		var secs []float64
@@ -258,14 +242,14 @@ func buildMap(hdr results.Header, trigger string, axes []results.MapAxis, params
 		if !complete {
 			os, secs, m.Partial = nil, nil, true
 		}
-		m.Cells = append(m.Cells, results.NewMapCell(params[p], os, secs))
+		m.Cells = append(m.Cells, phasemap.NewCell(params[p], os, secs))
 	}
 	return m
 }
 
 // writeMap writes the map into dir, draws its heat map when plot is set, and prints it.
-func writeMap(dir string, m results.PhaseMap, plot bool, stdout, stderr io.Writer) error {
-	if err := results.WriteMapDir(dir, m); err != nil {
+func writeMap(dir string, m phasemap.Map, plot bool, stdout, stderr io.Writer) error {
+	if err := phasemap.Write(dir, m); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "wrote %s\n", dir)
@@ -299,7 +283,7 @@ func sweepHeader(sc *scenarios.Scenario, seed uint64) results.Header {
 }
 
 // printMap prints the map's summary paragraph and a table of its cells.
-func printMap(w io.Writer, m results.PhaseMap) {
+func printMap(w io.Writer, m phasemap.Map) {
 	fmt.Fprintf(w, "%s: P(stuck) after %s, %d cells\n\n", m.Header.Scenario, m.Trigger, len(m.Cells))
 	for _, a := range m.Axes {
 		fmt.Fprintf(w, "%-28s ", a.Path)
@@ -318,5 +302,5 @@ func printMap(w io.Writer, m results.PhaseMap) {
 		}
 		fmt.Fprintf(w, "%5d %5d %5d %5d  %-17s %s\n", c.Replications, c.Recovered, c.Stuck, c.Undecided, p, rec)
 	}
-	fmt.Fprintf(w, "\n%s\n", results.MapSummary(m))
+	fmt.Fprintf(w, "\n%s\n", phasemap.Summary(m))
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/overloadsim/overloadsim/experiment"
 	"github.com/overloadsim/overloadsim/internal/mmc"
 	"github.com/overloadsim/overloadsim/internal/queueing"
 )
@@ -33,7 +34,7 @@ Examples:
 		fs.DurationVar(&cfg.Horizon, "horizon", 10*time.Minute, "virtual run length")
 		fs.DurationVar(&cfg.Warmup, "warmup", 30*time.Second, "ignore arrivals before this virtual time")
 		fs.Uint64Var(&cfg.Seed, "seed", 1, "random seed")
-		maxTime := fs.Duration("max-time", defaultMaxTime, "refuse a run estimated to take longer than this")
+		maxTime := fs.Duration("max-time", experiment.DefaultMaxTime, "refuse a run estimated to take longer than this")
 		return func(args []string, stdout, stderr io.Writer) error {
 			if len(args) != 0 {
 				return usageErrorf("mmc takes no arguments, got %q", args)
@@ -45,7 +46,7 @@ Examples:
 			events := 3 * cfg.Lambda * cfg.Horizon.Seconds()
 			if secs := events / mmcEventsPerSecond; secs > maxTime.Seconds() {
 				return usageErrorf("M/M/%d over --horizon %s: about %.2g events, %s: more than --max-time %s; raise it to run this anyway",
-					cfg.C, cfg.Horizon, events, humanDuration(secs), *maxTime)
+					cfg.C, cfg.Horizon, events, experiment.HumanDuration(secs), *maxTime)
 			}
 			return runMMC(cfg, stdout)
 		}

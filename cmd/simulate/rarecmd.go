@@ -11,9 +11,11 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/overloadsim/overloadsim/experiment"
+	rareengine "github.com/overloadsim/overloadsim/experiment/rare"
 	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/results/rare"
 	"github.com/overloadsim/overloadsim/scenarios"
-	"github.com/overloadsim/overloadsim/splitting"
 )
 
 var rareCommand = command{
@@ -79,7 +81,7 @@ Examples:
 				stages = 10 // a pilot's levels are not known yet: assume ten
 			}
 			what := fmt.Sprintf("%d stages × %d trajectories × %d repetitions", stages, *n, *reps)
-			if err := refuseRuns(sc, float64(stages)*float64(*n)*float64(*reps), what, *workers, *maxRuns); err != nil {
+			if err := experiment.RefuseRuns(sc, float64(stages)*float64(*n)*float64(*reps), what, *workers, *maxRuns); err != nil {
 				return err
 			}
 			if *step < 0 || *step > sc.Duration {
@@ -89,9 +91,10 @@ Examples:
 			if err != nil {
 				return err
 			}
-			m := &scenarios.SplitModel{Scenario: sc, Score: score, From: start, Step: *step}
+			opts := rareengine.Options{Scenario: sc, Score: score, From: start, Step: *step, Levels: levels,
+				Pilot: *pilot, N: *n, Repetitions: *reps, BruteForce: *brute, Workers: *workers, Log: stderr}
 			// Each trajectory is recorded at --step: a finer one costs a row per checkpoint.
-			if err := lim.checkCost(sc, m.Cost(), float64(stages)*float64(*n)*float64(*reps), *workers, what); err != nil {
+			if err := lim.CheckCost(sc, rareengine.TrajectoryCost(opts), float64(stages)*float64(*n)*float64(*reps), *workers, what); err != nil {
 				return err
 			}
 			base, dir := seedOf(fs, *seed, sc), outDir(*out, sc, "-rare")
@@ -100,42 +103,12 @@ Examples:
 			}
 			ctx, stop := lim.guard(stderr, func() string { return "the runs in progress" }, "")
 			defer stop()
-			r := results.Rare{Header: sweepHeader(sc, base), Score: string(score), N: *n, Repetitions: *reps,
-				Step: m.Step, From: start}
-			if r.Step == 0 {
-				r.Step = sc.Interval
-			}
-			if *pilot != 0 {
-				fmt.Fprintf(stderr, "pilot: choosing levels toward %s ≥ %g\n", score, *pilot)
-				pr, err := splitting.Pilot(ctx, splitting.PilotConfig{Target: *pilot, N: *n, P0: 0.2, Seed: base ^ 0x5eed, Workers: *workers}, m)
-				if err != nil {
-					return err
-				}
-				levels, r.PilotCost = pr.Levels, pr.Cost
-			}
-			r.Levels = levels
-			fmt.Fprintf(stderr, "splitting: %d levels, %d trajectories per stage, %d repetitions\n", len(levels), *n, *reps)
-			est, err := splitting.Estimate(ctx, splitting.Config{Levels: levels, N: *n, Repetitions: *reps, Seed: base, Workers: *workers}, m)
+			opts.Header, opts.Seed = sweepHeader(sc, base), base
+			r, err := rareengine.Run(ctx, opts)
 			if err != nil {
 				return err
 			}
-			r.Splitting = rareEstimate(est)
-			if *brute {
-				// As many plain runs as splitting's cost buys, at the mean cost of a plain run.
-				probe, err := splitting.BruteForce(ctx, 8, levels[len(levels)-1], base^0xb0b, *workers, m)
-				if err != nil {
-					return err
-				}
-				runs := max(1, int(est.Cost/(probe.Cost/8)))
-				fmt.Fprintf(stderr, "brute force: %d plain runs at the same cost\n", runs)
-				bf, err := splitting.BruteForce(ctx, runs, levels[len(levels)-1], base^0xb0b, *workers, m)
-				if err != nil {
-					return err
-				}
-				e := rareEstimate(bf)
-				r.BruteForce = &e
-			}
-			if err := results.WriteRareDir(dir, r); err != nil {
+			if err := rare.Write(dir, r); err != nil {
 				return err
 			}
 			fmt.Fprintf(stderr, "wrote %s\n", dir)
@@ -184,23 +157,8 @@ func parseLevels(text string) ([]float64, error) {
 	return out, nil
 }
 
-// rareEstimate is an estimate as results records it.
-func rareEstimate(r splitting.Result) results.RareEstimate {
-	e := results.RareEstimate{P: r.P, CILo: r.CILo, CIHi: r.CIHi, RelErr: r.RelErr, Cost: r.Cost}
-	for _, reps := range r.Stages {
-		for i, st := range reps {
-			for len(e.Stages) <= i {
-				e.Stages = append(e.Stages, results.RareStage{Level: st.Level})
-			}
-			e.Stages[i].Runs += st.Runs
-			e.Stages[i].Hits += st.Hits
-		}
-	}
-	return e
-}
-
 // printRare prints the estimate, its stages and the comparison with plain replication.
-func printRare(w io.Writer, r results.Rare) {
+func printRare(w io.Writer, r rare.Result) {
 	fmt.Fprintf(w, "%s: %s\n\n", r.Header.Scenario, r.Describe())
 	fmt.Fprintf(w, "%-12s %8s %8s %9s\n", "level", "runs", "hits", "P(next)")
 	for _, st := range r.Splitting.Stages {

@@ -88,7 +88,7 @@ Examples:
 			if fs.Changed("seed") {
 				s = *seed
 			}
-			if err := lim.check(sc, 1, 1, ""); err != nil {
+			if err := lim.Check(sc, 1, 1, ""); err != nil {
 				return err
 			}
 			dir := *out

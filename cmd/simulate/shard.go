@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/overloadsim/overloadsim/experiment"
 	"github.com/overloadsim/overloadsim/results"
 	"github.com/overloadsim/overloadsim/scenarios"
 )
@@ -78,7 +79,7 @@ func runShard(lim *limits, info results.ShardInfo, points []scenarios.SweepPoint
 	defer stop()
 	bar := newProgressBar(stderr, "shard "+sh.String())
 	reps := info.Replications
-	_, done, err := runParallel(ctx, len(owned), workers, func(k int) (struct{}, error) {
+	_, done, err := experiment.RunIndexed(ctx, len(owned), workers, func(k int) (struct{}, error) {
 		u := owned[k]
 		if _, ok := kept[u]; ok {
 			return struct{}{}, nil

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/overloadsim/overloadsim/experiment"
 	"github.com/overloadsim/overloadsim/results"
 	"github.com/overloadsim/overloadsim/scenarios"
 
@@ -104,7 +105,7 @@ Examples:
 				runs = float64(len(shard.Units(int(runs))))
 				what = fmt.Sprintf("shard %s: %.0f of the %s", shard, runs, what)
 			}
-			if err := lim.check(sc, runs, *workers, what); err != nil {
+			if err := lim.Check(sc, runs, *workers, what); err != nil {
 				return err
 			}
 			base, dir := seedOf(fs, *seed, sc), outDir(*out, sc, "-sweep")
@@ -168,7 +169,7 @@ func runSweep(lim *limits, sc *scenarios.Scenario, exps []results.Expectation, s
 		fmt.Sprintf("; the runs that finished are kept in %s and the same command resumes the sweep", filepath.Join(dir, results.UnitsDir)))
 	defer stop()
 	bar := newProgressBar(stderr, "sweep")
-	runs, done, err := runParallel(ctx, n, workers, func(i int) (results.Summary, error) {
+	runs, done, err := experiment.RunIndexed(ctx, n, workers, func(i int) (results.Summary, error) {
 		if s, ok := kept[i]; ok {
 			return s, nil
 		}

@@ -12,9 +12,12 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/overloadsim/overloadsim/analysis/tipping"
+	"github.com/overloadsim/overloadsim/experiment"
+	"github.com/overloadsim/overloadsim/field"
 	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/results/tip"
 	"github.com/overloadsim/overloadsim/scenarios"
-	"github.com/overloadsim/overloadsim/tipping"
 )
 
 var tipCommand = command{
@@ -45,7 +48,7 @@ Examples:
 		confidence := fs.Float64("confidence", 0.95, "confidence level of the reported interval")
 		workers := fs.Int("workers", runtime.GOMAXPROCS(0), "runs at once")
 		lim := addLimitFlags(fs)
-		maxRuns := fs.Int("max-runs", defaultMaxRuns, "refuse a search that could take more runs than this")
+		maxRuns := fs.Int("max-runs", experiment.DefaultMaxRuns, "refuse a search that could take more runs than this")
 		out := fs.String("out", "", "output folder (default: out/<scenario>-tip)")
 		return func(args []string, stdout, stderr io.Writer) error {
 			ref, err := scenarioArg(args)
@@ -77,10 +80,10 @@ Examples:
 				Batch: *batch, MaxReps: *maxReps, Workers: *workers, Integer: axis.integer, Confidence: *confidence}
 			probes := 2 + int(math.Ceil(math.Log2(math.Max(1, (axis.hi-axis.lo)/axis.precision))))
 			what := fmt.Sprintf("up to %d probes × %d replications", probes, *maxReps)
-			if err := refuseRuns(sc, float64(probes)*float64(*maxReps), what, *workers, *maxRuns); err != nil {
+			if err := experiment.RefuseRuns(sc, float64(probes)*float64(*maxReps), what, *workers, *maxRuns); err != nil {
 				return err
 			}
-			if err := lim.check(sc, float64(probes)*float64(*maxReps), *workers, what); err != nil {
+			if err := lim.Check(sc, float64(probes)*float64(*maxReps), *workers, what); err != nil {
 				return err
 			}
 			base, dir := seedOf(fs, *seed, sc), outDir(*out, sc, "-tip")
@@ -112,20 +115,20 @@ Examples:
 				}
 				return tipping.Undecided, nil
 			})
-			var cfgErr *tipping.ConfigError
+			var cfgErr *field.Error
 			var ends *tipping.EndsError
 			switch {
 			case errors.As(err, &cfgErr):
-				return usageErrorf("%s", tipConfigText(cfgErr))
+				return usageErrorf("%s", tipConfigText(err))
 			case errors.As(err, &ends):
 				return errors.New(axis.endsText(ends, *sticks))
 			}
-			tip := axis.result(sweepHeader(sc, base), name, *sticks, res, err != nil)
-			if werr := results.WriteTipDir(dir, tip); werr != nil {
+			t := axis.result(sweepHeader(sc, base), name, *sticks, res, err != nil)
+			if werr := tip.Write(dir, t); werr != nil {
 				return werr
 			}
 			fmt.Fprintf(stderr, "wrote %s\n", dir)
-			printTip(stdout, tip)
+			printTip(stdout, t)
 			if err != nil {
 				return fmt.Errorf("%w (the probes above are the evidence so far; %s is marked partial)", err, dir)
 			}
@@ -218,20 +221,30 @@ func (a *tipAxis) endsText(e *tipping.EndsError, sticks string) string {
 	return fmt.Sprintf("the flip runs the other way: %s; runs stick %s the boundary, not %s (--sticks %s)", at, other, sticks, other)
 }
 
-// tipConfigText rewords a tipping.ConfigError in the command's flags.
-func tipConfigText(e *tipping.ConfigError) string {
-	flag := map[string]string{"Batch": "--batch", "MaxReps": "--max-reps", "Confidence": "--confidence",
-		"Precision": "--precision", "Lo": "--range", "Hi": "--range", "Workers": "--workers"}[e.Field]
-	if flag == "" {
-		flag = e.Field
+// tipConfigText rewords the problems of a tipping.Config, each a *field.Error, in the command's
+// flags, one a line.
+func tipConfigText(err error) string {
+	var lines []string
+	for _, p := range field.Parts(err) {
+		var e *field.Error
+		if !errors.As(p, &e) {
+			lines = append(lines, p.Error())
+			continue
+		}
+		flag := map[string]string{"Batch": "--batch", "MaxReps": "--max-reps", "Confidence": "--confidence",
+			"Precision": "--precision", "Lo": "--range", "Hi": "--range", "Workers": "--workers"}[e.Field]
+		if flag == "" {
+			flag = e.Field
+		}
+		lines = append(lines, fmt.Sprintf("%s %s: %s", flag, e.Value, e.Rule))
 	}
-	return fmt.Sprintf("%s %v: %s", flag, e.Value, e.Rule)
+	return strings.Join(lines, "\n")
 }
 
 // result turns a search into its record, in the axis's units.
-func (a *tipAxis) result(hdr results.Header, trigger, sticks string, r tipping.Result, partial bool) results.Tip {
+func (a *tipAxis) result(hdr results.Header, trigger, sticks string, r tipping.Result, partial bool) tip.Result {
 	unit := map[results.ValueKind]string{results.ValueDuration: "s", results.ValueRate: "/s"}[a.kind]
-	t := results.Tip{Header: hdr, Trigger: trigger, Param: a.path, Unit: unit, Sticks: sticks,
+	t := tip.Result{Header: hdr, Trigger: trigger, Param: a.path, Unit: unit, Sticks: sticks,
 		Boundary: r.Boundary, Lo: r.Lo, Hi: r.Hi, Confidence: r.Confidence, Converged: r.Converged,
 		Replications: r.Replications, Warnings: r.Warnings, Partial: partial,
 		FitX50: math.NaN(), FitLo: math.NaN(), FitHi: math.NaN()}
@@ -239,7 +252,7 @@ func (a *tipAxis) result(hdr results.Header, trigger, sticks string, r tipping.R
 		t.FitX50, t.FitLo, t.FitHi = r.Fit.X50, r.Fit.Lo, r.Fit.Hi
 	}
 	for _, p := range r.Probes {
-		t.Probes = append(t.Probes, results.TipProbe{Value: a.text(p.X), X: p.X, Replications: p.Replications,
+		t.Probes = append(t.Probes, tip.Probe{Value: a.text(p.X), X: p.X, Replications: p.Replications,
 			Stuck: p.Stuck, Recovered: p.Recovered, Undecided: p.Undecided, Verdict: verdictName(p.Verdict),
 			PLo: p.PLo, PHi: p.PHi})
 	}
@@ -259,7 +272,7 @@ func verdictName(v tipping.Verdict) string {
 }
 
 // printTip prints the boundary, its interval and the evidence.
-func printTip(w io.Writer, t results.Tip) {
+func printTip(w io.Writer, t tip.Result) {
 	fmt.Fprintf(w, "%s: %s\n\n", t.Header.Scenario, t.Describe())
 	fmt.Fprintf(w, "%-16s %5s %5s %5s %5s  %s\n", t.Param, "reps", "stuck", "rec", "undec", "verdict")
 	for _, p := range t.Probes {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/results/tip"
 )
 
 // TestTipFindsBoundary: the search brackets the cut length where tiny-cut flips from
@@ -31,7 +32,7 @@ func TestTipFindsBoundary(t *testing.T) {
 	if !bytes.Equal(a, b) {
 		t.Fatal("tip.json differs between 1 and 2 workers")
 	}
-	tip, err := results.ReadTip(filepath.Join(base, "1"))
+	tip, err := tip.Read(filepath.Join(base, "1"))
 	if err != nil {
 		t.Fatal(err)
 	}

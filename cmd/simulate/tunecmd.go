@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/overloadsim/overloadsim/experiment"
 	tuneexp "github.com/overloadsim/overloadsim/experiment/tune"
 	"github.com/overloadsim/overloadsim/results"
 	"github.com/overloadsim/overloadsim/results/tune"
@@ -66,7 +67,7 @@ Examples:
 		refine := fs.Int("refine", 1, "refinement rounds around the best feasible candidate")
 		workers := fs.Int("workers", runtime.GOMAXPROCS(0), "runs at once")
 		lim := addLimitFlags(fs)
-		maxRuns := fs.Int("max-runs", defaultMaxRuns, "refuse a tuning that could take more runs than this")
+		maxRuns := fs.Int("max-runs", experiment.DefaultMaxRuns, "refuse a tuning that could take more runs than this")
 		maxCands := fs.Int("max-candidates", defaultMaxCandidates, "refuse a coarse grid of more candidates than this")
 		out := fs.String("out", "", "output folder (default: out/<scenario>-tune)")
 		plotToo := fs.Bool("plot", false, "also draw the Pareto figure next to the results")
@@ -170,7 +171,7 @@ Examples:
 				paramPaths(t), len(grid), t.Replications, t.Refine, plural(t.Refine))
 			runner := &tuneexp.Runner{Scenario: sc, Seed: base, Workers: *workers, Options: runOptions(), Running: &running,
 				Progress: stderr, Bar: func(label string) func(done, total int) { return newProgressBar(stderr, label).update },
-				Parallel: runParallel[[]float64], Interrupted: errInterrupted}
+				Interrupted: errInterrupted}
 			return finishTune(t, tuneexp.Search(t, runner.Eval(ctx, t)), dir, created, *plotToo, *format, stdout, stderr)
 		}
 	},
@@ -338,9 +339,9 @@ func metricForms(sc *scenarios.Scenario) string {
 func refuseTuning(sc *scenarios.Scenario, t *tune.Tuning, workers, maxRuns, maxCands int, lim *limits) error {
 	reps := float64(t.Replications)
 	if g := tuneexp.GridSize(t); g > float64(maxCands) {
-		secs := g * reps * sc.EstimatedEvents() / eventsPerCPUSecond / float64(workers)
+		secs := g * reps * sc.EstimatedEvents() / experiment.EventsPerCPUSecond / float64(workers)
 		return usageErrorf("--tune: a coarse grid of %.0f candidates (%s) × %d replications = %.0f runs, about %s on %d workers: more than --max-candidates %d; give fewer STEPS or fewer fields",
-			g, gridText(t), t.Replications, g*reps, humanDuration(secs), workers, maxCands)
+			g, gridText(t), t.Replications, g*reps, experiment.HumanDuration(secs), workers, maxCands)
 	}
 	grid := float64(len(tuneexp.Grid(t)))
 	cands := grid + float64(t.Refine)*tuneexp.RefineSize(t)
@@ -349,10 +350,10 @@ func refuseTuning(sc *scenarios.Scenario, t *tune.Tuning, workers, maxRuns, maxC
 	if t.Refine == 0 {
 		what = fmt.Sprintf("%.0f candidates × %d replications", grid, t.Replications)
 	}
-	if err := refuseRuns(sc, cands*reps, what, workers, maxRuns); err != nil {
+	if err := experiment.RefuseRuns(sc, cands*reps, what, workers, maxRuns); err != nil {
 		return err
 	}
-	return lim.check(sc, cands*reps, workers, what)
+	return lim.Check(sc, cands*reps, workers, what)
 }
 
 // gridText says the grid's shape: "5 × 5 levels".

@@ -8,6 +8,8 @@ import (
 	"runtime/metrics"
 	"sync/atomic"
 	"time"
+
+	"github.com/overloadsim/overloadsim/experiment"
 )
 
 // watchEvery is how often, in wall time, the watchdog samples the live heap and the time taken.
@@ -62,7 +64,7 @@ func (l *limits) guard(stderr io.Writer, waiting func() string, kept string) (ct
 func (l *limits) enforce(parent context.Context, stderr io.Writer) (ctx context.Context, stop func()) {
 	limitStop.Store(nil)
 	ctx, cancel := context.WithCancel(parent)
-	old := debug.SetMemoryLimit(int64(min(float64(l.maxMemory), 1<<62)))
+	old := debug.SetMemoryLimit(int64(min(float64(l.MaxMemory), 1<<62)))
 	quit := make(chan struct{})
 	done := make(chan struct{})
 	go func() {
@@ -99,13 +101,13 @@ func (l *limits) enforce(parent context.Context, stderr io.Writer) (ctx context.
 // live heap nears it, and stopping then bounds the process's resident memory, not only its
 // heap.
 func (l *limits) crossed(samples []metrics.Sample, elapsed time.Duration) string {
-	if elapsed > l.maxTime {
-		return fmt.Sprintf("stopped: %.3g s over --max-time %s", elapsed.Seconds(), l.maxTime)
+	if elapsed > l.MaxTime {
+		return fmt.Sprintf("stopped: %.3g s over --max-time %s", elapsed.Seconds(), l.MaxTime)
 	}
 	metrics.Read(samples)
 	live, inUse := samples[0].Value.Uint64(), samples[1].Value.Uint64()-samples[2].Value.Uint64()
-	if float64(inUse) > float64(l.maxMemory) {
-		return fmt.Sprintf("stopped: memory in use %s (live heap %s) over --max-memory %s", byteSize(inUse), byteSize(live), l.maxMemory)
+	if float64(inUse) > float64(l.MaxMemory) {
+		return fmt.Sprintf("stopped: memory in use %s (live heap %s) over --max-memory %s", experiment.ByteSize(inUse), experiment.ByteSize(live), l.MaxMemory)
 	}
 	return ""
 }

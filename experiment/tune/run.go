@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/overloadsim/overloadsim/experiment"
 	"github.com/overloadsim/overloadsim/results"
 	"github.com/overloadsim/overloadsim/results/tune"
 	"github.com/overloadsim/overloadsim/scenarios"
@@ -25,10 +26,6 @@ type Runner struct {
 	Progress io.Writer
 	// Bar returns the progress callback of a round labelled label.
 	Bar func(label string) func(done, total int)
-	// Parallel runs jobs 0..n-1 on up to workers goroutines, results stored by index: out[i] is
-	// job i's, done[i] whether it finished; once ctx is cancelled no new job starts, and a
-	// job's error stops the rest.
-	Parallel func(ctx context.Context, n, workers int, job func(i int) ([]float64, error), progress func(done, total int)) (out [][]float64, done []bool, err error)
 	// Interrupted is the error of a round some of whose runs did not finish without an error.
 	Interrupted error
 }
@@ -59,7 +56,7 @@ func (r *Runner) Eval(ctx context.Context, t *tune.Tuning) Eval {
 			}
 			fmt.Fprintf(r.Progress, "refinement %d: %d new candidate%s around %s\n", round.N, len(cands), s, round.Around)
 		}
-		runs, done, err := r.Parallel(ctx, len(cands)*reps, r.Workers, func(u int) ([]float64, error) {
+		runs, done, err := experiment.RunIndexed(ctx, len(cands)*reps, r.Workers, func(u int) ([]float64, error) {
 			r.Running.Add(1)
 			defer r.Running.Add(-1)
 			run, err := scenarios.RunWith(scs[u/reps], r.Seed, u%reps, r.Options)

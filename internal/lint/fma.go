@@ -20,7 +20,7 @@ import (
 // (CheckFusable).
 var FusePackages = []string{
 	"sim", "server", "ratelimiter", "client", "scenarios", "wire", "dist", "field",
-	"record", "results", "tipping", "splitting", "analysis/tuning", "experiment", "internal/mmc", "internal/rtt",
+	"record", "results", "analysis", "experiment", "internal/mmc", "internal/rtt",
 	"internal/queueing", "internal/stats", "calibrate",
 }
 

@@ -193,9 +193,9 @@ var util = []string{"dist", "field", "internal/..."}
 //
 //	             cmd/..., lab/...
 //	                    │
-//	               calibrate/...                                 (production ▶ scenario)
+//	      experiment/..., calibrate/...                          (studies; production ▶ scenario)
 //	                    │
-//	                scenarios ──────────▶ tipping, splitting     (analysis)
+//	                scenarios ──────────▶ analysis/...           (tipping, splitting)
 //	                    │
 //	                record/... ─────────▶ results/...            (wiring ▶ records)
 //	                    │                     │
@@ -212,13 +212,13 @@ var util = []string{"dist", "field", "internal/..."}
 //	import them, and the conformance lab, whose replay scripts servers with wiretest's nodes.
 //
 // An arrow reaches every layer under it (scenarios imports client and sim directly), never one
-// beside it or above it: calibrate, which reads production measurements into a scenario and
-// checks it, is below the commands only; client and server meet only through wire; the model never imports
+// beside it or above it: experiment, which produces the studies from runs, and calibrate, which
+// reads production measurements into a scenario and checks it, are below the commands only; client and server meet only through wire; the model never imports
 // scenarios, record, results or cmd; results (the records, their files, plots and reports)
 // sits below the model and knows only sim, internal/stats, internal/fileinfo, dist and field, because
-// record is the one package that reads the model into records; tipping, splitting and analysis/tuning are
-// analyses on their own that scenarios, experiment and cmd drive; experiment/... (how a study is run) sits between
-// cmd and scenarios. Layers are derived from
+// record is the one package that reads the model into records; the analyses (analysis/tipping,
+// analysis/splitting, analysis/tuning) are on their own, and experiment and cmd drive them;
+// experiment/... (how a study is produced) sits between cmd and scenarios. Layers are derived from
 //
 //	go list -f '{{.ImportPath}}: {{join .Imports " "}}' ./...
 //
@@ -227,21 +227,21 @@ var util = []string{"dist", "field", "internal/..."}
 var Layers = []Layer{
 	{"cmd", []string{"cmd/..."}, []string{"..."}, "the commands sit on top and may use anything"},
 	{"experiment", []string{"experiment/..."},
-		append([]string{"scenarios/...", "record/...", "results/...", "tipping", "splitting", "analysis/tuning", "client/...", "server/...", "wire", "ratelimiter", "sim"}, util...),
-		"experiment produces studies with the layers below it; only cmd is above it"},
+		append([]string{"scenarios/...", "record/...", "results/...", "analysis/...", "client/...", "server/...", "wire", "ratelimiter", "sim"}, util...),
+		"experiment produces the studies (the pool of runs, refusal up front, the engines) from runs of the layers below it; only cmd is above it"},
 	{"calibrate", []string{"calibrate/..."},
-		append([]string{"scenarios/...", "record/...", "results/...", "tipping", "splitting", "client/...", "server/...", "wire", "ratelimiter", "sim"}, util...),
+		append([]string{"scenarios/...", "record/...", "results/...", "analysis/...", "client/...", "server/...", "wire", "ratelimiter", "sim"}, util...),
 		"calibrate turns production measurements into a scenario with the layers below it; only cmd is above it"},
 	{"lab", []string{"lab/..."}, []string{"..."},
 		"the conformance lab (a module of its own) sits on top beside the commands: it drives the model as they do, and its replay's scripted servers are the wire test kit's nodes"},
 	{"scenarios", []string{"scenarios/..."},
-		append([]string{"record/...", "results/...", "tipping", "splitting", "client/...", "server/...", "wire", "ratelimiter", "sim"}, util...),
+		append([]string{"record/...", "results/...", "analysis/...", "client/...", "server/...", "wire", "ratelimiter", "sim"}, util...),
 		"scenarios builds runs from the layers below it; only cmd is above it"},
 	{"record", []string{"record/..."},
 		append([]string{"results/...", "client/...", "server/...", "wire", "ratelimiter", "sim"}, util...),
 		"record wires the model to results; scenarios and cmd are above it"},
-	{"analysis", []string{"tipping", "splitting", "analysis/tuning"}, util,
-		"tipping, splitting and tuning are self-contained analyses: they know neither the model nor results"},
+	{"analysis", []string{"analysis/..."}, util,
+		"the analyses (tipping, splitting, tuning) are self-contained: they know neither the model nor results"},
 	{"client", []string{"client/..."}, append([]string{"wire", "ratelimiter", "sim"}, util...),
 		"the model: client talks to server only through wire, and never imports the layers above"},
 	{"server", []string{"server/..."}, append([]string{"wire", "ratelimiter", "sim"}, util...),

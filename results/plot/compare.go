@@ -12,7 +12,7 @@ import (
 const CompareFigure = "compare"
 
 // WriteCompareFigures draws the comparison of the result folders inputs (all runs, or all
-// sweeps) into dir, a comparison folder (results.WriteCompareDir): for runs, total goodput and
+// sweeps) into dir, a comparison folder (compare.Write): for runs, total goodput and
 // amplification over time, one line per run; for sweeps, the same against the first sweep's x
 // parameter (SweepOptions), one line per sweep. Results of different kinds are not drawn
 // together: it returns no figure and no error. It returns the base names written.

@@ -50,7 +50,7 @@
 //
 // # Map figure
 //
-// WriteMapFigures reads a metastability map's folder (map.json, results.WriteMapDir) and writes
+// WriteMapFigures reads a metastability map's folder (map.json, phasemap.Write) and writes
 // map.svg and map.png (MapSVG gives the SVG without writing). Each cell of the grid is drawn
 // as an equal square, x the map's second axis and y its first, their values in numeric order
 // (upwards) and every value a tick label, so that uneven steps do not squeeze cells. A cell is
@@ -60,7 +60,7 @@
 // that recovered (none where none did), and "?" marks a cell where some replications were
 // undecided. Numbers are written in rather than recovery-time contours: the grids are coarse,
 // a contour over them is mostly interpolation, and a planner reads a number off a cell. The
-// bold line is the 50 % boundary of results.MapBoundary along the second axis (the first when
+// bold line is the 50 % boundary of phasemap.Boundary along the second axis (the first when
 // the second is not numeric): a bar across each line of cells where P(stuck) crosses ½, the
 // bars of neighbouring lines joined when the lines are numbers. A third axis gives one panel
 // per value, side by side, on the same colour scale.

@@ -16,16 +16,17 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/results/phasemap"
 )
 
 // MapFigure is the base name of the figure WriteMapFigures draws: map.svg and map.png.
 const MapFigure = "map"
 
-// WriteMapFigures draws the metastability map in dir (map.json, as results.WriteMapDir writes
+// WriteMapFigures draws the metastability map in dir (map.json, as phasemap.Write writes
 // it) and writes it as map.svg and map.png into dir. It returns the base names written
 // ([MapFigure]).
 func WriteMapFigures(dir string) ([]string, error) {
-	m, err := results.ReadMap(dir)
+	m, err := phasemap.Read(dir)
 	if err != nil {
 		return nil, fmt.Errorf("plot: %w", err)
 	}
@@ -57,7 +58,7 @@ func WriteMapFigures(dir string) ([]string, error) {
 // MapSVG draws the map figure of m as SVG: the bytes WriteMapFigures writes to map.svg but
 // for its result mark (results.MarkSVG), for a caller (the report) that wants the figure
 // without writing files.
-func MapSVG(m results.PhaseMap) ([]byte, error) {
+func MapSVG(m phasemap.Map) ([]byte, error) {
 	f, err := newMapFig(m)
 	if err != nil {
 		return nil, err
@@ -117,7 +118,7 @@ type mapAxis struct {
 	label  string
 }
 
-func newMapAxis(a results.MapAxis) *mapAxis {
+func newMapAxis(a results.Axis) *mapAxis {
 	ax := &mapAxis{path: a.Path, label: a.Path}
 	order := make([]int, len(a.Values))
 	for i := range order {
@@ -163,7 +164,7 @@ func (ax *mapAxis) ticks() plot.ConstantTicks {
 }
 
 // pos returns the position of the value x (in unit) on the axis: between the cells of the two
-// values around it, linearly in the value, as MapBoundary interpolates.
+// values around it, linearly in the value, as phasemap.Boundary interpolates.
 func (ax *mapAxis) pos(x float64) float64 {
 	n := len(ax.nums)
 	if n == 0 || !valid(x) {
@@ -183,11 +184,11 @@ func (ax *mapAxis) pos(x float64) float64 {
 
 // mapFig is the map figure: one panel per value of the third axis.
 type mapFig struct {
-	m        results.PhaseMap
+	m        phasemap.Map
 	x, y     *mapAxis // x: the second axis, y: the first
 	z        *mapAxis // the third axis, nil without one
 	along    int      // the axis the boundary runs along (0: y, 1: x), -1 for none
-	bounds   []results.BoundaryPoint
+	bounds   []phasemap.BoundaryPoint
 	title    string
 	subtitle string
 	panels   []*mapPanel
@@ -201,7 +202,7 @@ type mapPanel struct {
 	zIdx int // index into the map's third-axis values, -1 without one
 }
 
-func newMapFig(m results.PhaseMap) (*mapFig, error) {
+func newMapFig(m phasemap.Map) (*mapFig, error) {
 	if n := len(m.Axes); n < 2 || n > 3 {
 		return nil, fmt.Errorf("plot: a metastability map has two or three axes, this one %d", n)
 	}
@@ -214,8 +215,8 @@ func newMapFig(m results.PhaseMap) (*mapFig, error) {
 	if len(m.Axes) == 3 {
 		f.z = newMapAxis(m.Axes[2])
 	}
-	if a, ok := results.BoundaryAxis(m); ok {
-		b, err := results.MapBoundary(m, a)
+	if a, ok := phasemap.BoundaryAxis(m); ok {
+		b, err := phasemap.Boundary(m, a)
 		if err != nil {
 			return nil, fmt.Errorf("plot: %w", err)
 		}
@@ -259,7 +260,7 @@ func (f *mapFig) panelTitle(k int, short bool) string {
 
 // cellAt returns the cell at map value indices (y, x, z), z -1 without a third axis; nil if
 // the map has none.
-func (f *mapFig) cellAt(y, x, z int) *results.MapCell {
+func (f *mapFig) cellAt(y, x, z int) *phasemap.Cell {
 	values := []string{f.m.Axes[0].Values[y], f.m.Axes[1].Values[x]}
 	if z >= 0 {
 		values = append(values, f.m.Axes[2].Values[z])
@@ -431,7 +432,7 @@ func hatch(c draw.Canvas, r vg.Rectangle, col color.Color) {
 	}
 }
 
-// mapBoundary draws the 50 % boundary of one panel (results.MapBoundary): where P(stuck) = ½
+// mapBoundary draws the 50 % boundary of one panel (phasemap.Boundary): where P(stuck) = ½
 // on each line of cells along the boundary's axis, as a bold bar across the line's cell; the
 // bars of neighbouring lines that each cross once are joined into one polyline when the lines
 // are numbers (not policy names, between which nothing is interpolated).
@@ -451,7 +452,7 @@ func (mb *mapBoundary) crossings() [][]float64 {
 	acrossAxis := 1 - f.along
 	out := make([][]float64, len(across.values))
 	for _, bp := range f.bounds {
-		if bp.Kind != results.Crossing {
+		if bp.Kind != phasemap.Crossing {
 			continue
 		}
 		line := -1

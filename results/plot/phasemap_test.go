@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/results/phasemap"
 )
 
 // The map fixtures are hand-built metastability maps with the pattern a CPU cut gives: the
@@ -20,22 +21,22 @@ import (
 // and falls with the load. Recovery takes longer near the boundary.
 
 var (
-	mapSpeed  = results.MapAxis{Path: "faults[0].speed", Values: []string{"0.3", "0.4", "0.5", "0.6", "0.7"}}
-	mapLength = results.MapAxis{Path: "faults[0].for", Values: []string{"2s", "4s", "6s", "8s", "10s", "12s"}}
-	mapLoad   = results.MapAxis{Path: "clients[0].workload.rate", Values: []string{"1500/s", "2000/s", "2500/s"}}
+	mapSpeed  = results.Axis{Path: "faults[0].speed", Values: []string{"0.3", "0.4", "0.5", "0.6", "0.7"}}
+	mapLength = results.Axis{Path: "faults[0].for", Values: []string{"2s", "4s", "6s", "8s", "10s", "12s"}}
+	mapLoad   = results.Axis{Path: "clients[0].workload.rate", Values: []string{"1500/s", "2000/s", "2500/s"}}
 )
 
 // cutMap builds a map over speed × length (× load, if withLoad) with reps replications per
 // cell; notRun lists cells (by index in grid order) left unrun, as an interrupted map leaves
 // them.
-func cutMap(reps int, withLoad bool, notRun ...int) results.PhaseMap {
-	axes := []results.MapAxis{mapSpeed, mapLength}
+func cutMap(reps int, withLoad bool, notRun ...int) phasemap.Map {
+	axes := []results.Axis{mapSpeed, mapLength}
 	loads := []float64{2000}
 	if withLoad {
 		axes = append(axes, mapLoad)
 		loads = []float64{1500, 2000, 2500}
 	}
-	m := results.PhaseMap{
+	m := phasemap.Map{
 		Header: results.Header{Tool: "overloadsim", Version: "test", Scenario: "capacity-drop", Seed: 7,
 			Duration: 120 * time.Second, Interval: time.Second, Warmup: 10 * time.Second},
 		Trigger: "cpu-cut",
@@ -50,7 +51,7 @@ func cutMap(reps int, withLoad bool, notRun ...int) results.PhaseMap {
 					params = append(params, results.Param{Path: mapLoad.Path, Value: mapLoad.Values[zi]})
 				}
 				if slices.Contains(notRun, len(m.Cells)) {
-					m.Cells = append(m.Cells, results.NewMapCell(params, nil, nil))
+					m.Cells = append(m.Cells, phasemap.NewCell(params, nil, nil))
 					m.Partial = true
 					continue
 				}
@@ -69,7 +70,7 @@ func cutMap(reps int, withLoad bool, notRun ...int) results.PhaseMap {
 						outcomes[i] = results.Undecided
 					}
 				}
-				m.Cells = append(m.Cells, results.NewMapCell(params, outcomes, secs))
+				m.Cells = append(m.Cells, phasemap.NewCell(params, outcomes, secs))
 			}
 		}
 	}
@@ -78,12 +79,12 @@ func cutMap(reps int, withLoad bool, notRun ...int) results.PhaseMap {
 
 // policyMap is speed × retry policy: the policies are names, so the boundary runs along the
 // speed (the y axis), one crossing per policy; "legacy" is not monotone.
-func policyMap() results.PhaseMap {
-	policies := results.MapAxis{Path: "clients[0].driver.retryPolicy", Values: []string{"none", "mongodb-2026-03", "mongodb-legacy"}}
-	m := results.PhaseMap{
+func policyMap() phasemap.Map {
+	policies := results.Axis{Path: "clients[0].driver.retryPolicy", Values: []string{"none", "mongodb-2026-03", "mongodb-legacy"}}
+	m := phasemap.Map{
 		Header:  results.Header{Tool: "overloadsim", Version: "test", Scenario: "policy-comparison", Seed: 3, Duration: 90 * time.Second},
 		Trigger: "spike",
-		Axes:    []results.MapAxis{mapSpeed, policies},
+		Axes:    []results.Axis{mapSpeed, policies},
 	}
 	stuck := [][]int{ // by speed, then policy; 5 replications
 		{5, 4, 5},
@@ -102,7 +103,7 @@ func policyMap() results.PhaseMap {
 					outcomes[i] = results.Stuck
 				}
 			}
-			m.Cells = append(m.Cells, results.NewMapCell([]results.Param{{Path: mapSpeed.Path, Value: mapSpeed.Values[si]},
+			m.Cells = append(m.Cells, phasemap.NewCell([]results.Param{{Path: mapSpeed.Path, Value: mapSpeed.Values[si]},
 				{Path: policies.Path, Value: policies.Values[pi]}}, outcomes, secs))
 		}
 	}
@@ -110,10 +111,10 @@ func policyMap() results.PhaseMap {
 }
 
 // writeMap writes m into a temporary folder and returns it.
-func writeMap(t *testing.T, m results.PhaseMap) string {
+func writeMap(t *testing.T, m phasemap.Map) string {
 	t.Helper()
 	dir := t.TempDir()
-	if err := results.WriteMapDir(dir, m); err != nil {
+	if err := phasemap.Write(dir, m); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -155,7 +156,7 @@ func TestMapFigures(t *testing.T) {
 // the SVG: the title names the trigger and the scenario; the axes are labelled with the paths
 // and units and every value is a tick label; the legend explains every mark; each cell with a
 // recovery time carries it and each cell with undecided replications a "?"; the cells not run
-// are hatched; the boundary is drawn as the lines of MapBoundary say.
+// are hatched; the boundary is drawn as the lines of phasemap.Boundary say.
 func TestMapFigureContent(t *testing.T) {
 	type want struct {
 		texts    []string
@@ -190,9 +191,9 @@ func TestMapFigureContent(t *testing.T) {
 			boundary: 5, // a bar each for none and mongodb-2026-03, three for legacy; never joined
 		},
 	}
-	maps := map[string]results.PhaseMap{}
+	maps := map[string]phasemap.Map{}
 	for _, fx := range mapFixtures(t) {
-		m, err := results.ReadMap(fx.dir)
+		m, err := phasemap.Read(fx.dir)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -293,7 +294,7 @@ func TestMapFigureDeterministic(t *testing.T) {
 		if !bytes.Equal(svg, svg2) || !bytes.Equal(png, png2) {
 			t.Errorf("%s: the map figure differs between two writes", fx.name)
 		}
-		m, err := results.ReadMap(fx.dir)
+		m, err := phasemap.Read(fx.dir)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/results/compare"
 	"github.com/overloadsim/overloadsim/results/plot"
 	"github.com/overloadsim/overloadsim/scenarios"
 )
@@ -653,7 +654,7 @@ func TestCompareChromium(t *testing.T) {
 	needChromium(t)
 	base := t.TempDir()
 	var dirs []string
-	var in []results.CompareInput
+	var in []compare.Input
 	for _, policy := range []string{"mongodb-2026-03", "mongodb-2026-07"} {
 		sc, err := scenarios.Lookup("spike")
 		if err != nil {
@@ -679,11 +680,11 @@ func TestCompareChromium(t *testing.T) {
 			t.Fatal(err)
 		}
 		dirs = append(dirs, dir)
-		in = append(in, results.CompareInput{Label: policy, Kind: m.Kind, Digest: m.Digest, Header: r.Header, Points: pts})
+		in = append(in, compare.Input{Label: policy, Kind: m.Kind, Digest: m.Digest, Header: r.Header, Points: pts})
 	}
-	c := results.Compare(in)
+	c := compare.Compare(in)
 	out := filepath.Join(base, "compare")
-	if err := results.WriteCompareDir(out, results.CompareHeader(c, "overloadsim", "test"), c); err != nil {
+	if err := compare.Write(out, compare.Header(c, "overloadsim", "test"), c); err != nil {
 		t.Fatal(err)
 	}
 	names, err := plot.WriteCompareFigures(out, dirs, []string{"mongodb-2026-03", "mongodb-2026-07"})

@@ -11,6 +11,7 @@ import (
 	"strconv"
 
 	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/results/compare"
 )
 
 // CompareFile is the name of a comparison's report.
@@ -24,7 +25,7 @@ var comparePage = template.Must(template.New(CompareFile).Parse(compareTemplate)
 type compareView struct {
 	Title   string
 	Result  string
-	Results []results.ComparedResult
+	Results []compare.Compared
 	Rows    []compareRow
 	Figures []figure
 }
@@ -39,14 +40,14 @@ type compareCell struct {
 	Significant bool
 }
 
-// WriteCompare renders the comparison folder dir (results.WriteCompareDir) into
+// WriteCompare renders the comparison folder dir (compare.Write) into
 // dir/compare.html, with its figure inline when drawn, and lists it in the folder's manifest.
 func WriteCompare(dir string) (string, error) {
 	m, err := results.ReadManifestOf(dir, results.KindCompare)
 	if err != nil {
 		return "", err
 	}
-	c, err := results.ReadCompare(dir)
+	c, err := compare.Read(dir)
 	if err != nil {
 		return "", fmt.Errorf("report: %w", err)
 	}
@@ -101,7 +102,7 @@ const CompareFigureFile = "compare.svg"
 
 // compareText formats one value of a comparison: "1000 ± 2.1 (n 5)", and for the others
 // "+3.2 % (p 0.01)".
-func compareText(v results.CompareValue, ref bool) string {
+func compareText(v compare.Value, ref bool) string {
 	if math.IsNaN(v.Mean) {
 		return noValue
 	}

@@ -18,7 +18,7 @@
 //   - For a sweep (sweep.json), the table of points: a column per swept parameter, the number
 //     of replications, and mean ± 95 % confidence half-width of offered load, goodput,
 //     amplification, success p99 latency and failure rate over all groups.
-//   - For a metastability map (map.json), the outcome: results.MapSummary's paragraph (where
+//   - For a metastability map (map.json), the outcome: phasemap.Summary's paragraph (where
 //     P(stuck) crosses 1/2, which lines never or always stick, undecided replications), what
 //     the outcomes mean, and each axis with its values. The header facts are the trigger, the
 //     axes, the cells (and how many ran), the replications per cell, the base seed and the

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/results/phasemap"
 	"github.com/overloadsim/overloadsim/results/plot"
 )
 
@@ -20,7 +21,7 @@ var mapFigureSpec = figureSpec{plot.MapFigure + ".svg", "Metastability map: the 
 
 // mapView is what the template shows of a metastability map.
 type mapView struct {
-	Summary    string // results.MapSummary
+	Summary    string // phasemap.Summary
 	Axes       []mapAxisView
 	Params     []string // the axes' paths, the cells table's first columns
 	NoBaseline bool     // some replication had no baseline: show the column
@@ -62,7 +63,7 @@ func drawMapFigure(dir string, m *results.Manifest) error {
 // loadMap reads a map folder: the page, and its figure, from map.svg or, when the folder lacks
 // it, drawn in memory.
 func loadMap(dir string, man *results.Manifest) (*view, error) {
-	m, err := results.ReadMap(dir)
+	m, err := phasemap.Read(dir)
 	if err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
@@ -91,10 +92,10 @@ func loadMap(dir string, man *results.Manifest) (*view, error) {
 	return v, nil
 }
 
-func mapPage(m results.PhaseMap) *view {
+func mapPage(m phasemap.Map) *view {
 	h := m.Header
 	v := commonPage(h, "map")
-	mv := &mapView{Summary: results.MapSummary(m)}
+	mv := &mapView{Summary: phasemap.Summary(m)}
 	var paths []string
 	slots := 1
 	for _, a := range m.Axes {

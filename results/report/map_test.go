@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/overloadsim/overloadsim/internal/golden"
-	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/results/phasemap"
 )
 
 // TestGoldenMap renders the fixed folder testdata/map (capacity-drop's CPU cut, speed × length,
@@ -46,7 +46,7 @@ func TestMapPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := b.String()
-	m, err := results.ReadMap(filepath.Join("testdata", "map"))
+	m, err := phasemap.Read(filepath.Join("testdata", "map"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func TestMapPage(t *testing.T) {
 		{"replications", "<dt>replications per cell</dt><dd>4</dd>"},
 		{"seed", "<dt>base seed</dt><dd>1</dd>"},
 		{"horizon", "<dt>horizon</dt><dd>60 s</dd>"},
-		{"summary paragraph", `<p class="map-summary">` + results.MapSummary(m) + "</p>"},
+		{"summary paragraph", `<p class="map-summary">` + phasemap.Summary(m) + "</p>"},
 		{"axis values", "<li><code>faults[0].for</code>: 2s, 5s, 8s</li>"},
 		{"figure inline", "<figure id=\"figure-1\">\n<svg "},
 		{"figure caption", "<b>Figure 1.</b> Metastability map:"},
@@ -127,7 +127,7 @@ func TestMapDrawsMissingFigure(t *testing.T) {
 
 // TestMapEscaping: a map's trigger and values are data, never markup.
 func TestMapEscaping(t *testing.T) {
-	m, err := results.ReadMap(filepath.Join("testdata", "map"))
+	m, err := phasemap.Read(filepath.Join("testdata", "map"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func TestMapEscaping(t *testing.T) {
 	m.Axes[1].Values[0] = `<i>2s</i>`
 	m.Cells[0].Params[1].Value = `<i>2s</i>`
 	dir := t.TempDir()
-	if err := results.WriteMapDir(dir, m); err != nil {
+	if err := phasemap.Write(dir, m); err != nil {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer

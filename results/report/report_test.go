@@ -15,6 +15,7 @@ import (
 	"github.com/overloadsim/overloadsim/internal/golden"
 
 	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/results/phasemap"
 )
 
 // copyFolder copies the fixed result folder testdata/name into a fresh temporary folder, so
@@ -59,7 +60,7 @@ func stamp(t *testing.T, dir string) {
 	kind := results.KindRun
 	switch {
 	case slices.Contains(names, results.MapFile):
-		m, err := results.ReadMap(dir)
+		m, err := phasemap.Read(dir)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,6 @@
 package main
 
 import (
+	"example.org/m/analysis/tipping"
 	"example.org/m/scenarios"
-	"example.org/m/tipping"
 )

@@ -1,0 +1,10 @@
+// Package experiment is how studies are produced: the machinery every study shares, under the
+// engines of the sweep, the map, the tipping-point search and the rare-event estimate.
+//
+// A study is many independent runs of one scenario. RunIndexed runs them on a pool of workers
+// and keeps each result at its index, never in completion order, so that the output does not
+// depend on the number of workers (docs/conventions.md §5). Before any of them starts, the
+// work is refused when it is too large: RefuseRuns against a cap on the number of runs, and
+// Limits against the wall time and memory the scenario's cost estimate implies. A refusal is an
+// error that matches ErrRefused, so that the command can tell it from a failure.
+package experiment

@@ -1,0 +1,90 @@
+package tip
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+
+	"github.com/overloadsim/overloadsim/results"
+)
+
+// Probe is one value a tipping-point search probed: its replications' outcomes and the
+// verdict of the test at that value.
+type Probe struct {
+	Value        string  `json:"value"` // as the scenario field takes it
+	X            float64 `json:"x"`     // the value in Result.Unit
+	Replications int     `json:"replications"`
+	Stuck        int     `json:"stuck"`
+	Recovered    int     `json:"recovered"`
+	Undecided    int     `json:"undecided"`
+	// Verdict is "stuck" or "recovered" (the side of 1/2 the test put P(stuck) on), "tie"
+	// (undecided after the most replications allowed) or "open" (interrupted).
+	Verdict string `json:"verdict"`
+	// PLo and PHi bound P(stuck) at the test's per-look level.
+	PLo float64 `json:"pLo"`
+	PHi float64 `json:"pHi"`
+}
+
+// Result is the result of a tipping-point search: where, along one parameter, runs flip from
+// recovering after the trigger to sticking, with its confidence interval and the evidence.
+type Result struct {
+	Header  results.Header `json:"header"`
+	Trigger string         `json:"trigger"`
+	Param   string         `json:"param"` // the scenario field searched
+	Unit    string         `json:"unit"`  // of the numbers below: "s", "/s", or "" for a plain number
+	Sticks  string         `json:"sticks"`
+	// Boundary is the estimate of the value where P(stuck) = 1/2; [Lo, Hi] holds it with
+	// probability at least Confidence.
+	Boundary   float64 `json:"boundary"`
+	Lo         float64 `json:"lo"`
+	Hi         float64 `json:"hi"`
+	Confidence float64 `json:"confidence"`
+	// Converged is false when the search stopped at a probe it could not decide (a tie).
+	Converged    bool `json:"converged"`
+	Replications int  `json:"replications"`
+	// FitX50, FitLo and FitHi are a logistic regression's crossing over every probe and its
+	// approximate 95 % interval; NaN when the outcomes separate perfectly.
+	FitX50   float64  `json:"fitX50"`
+	FitLo    float64  `json:"fitLo"`
+	FitHi    float64  `json:"fitHi"`
+	Probes   []Probe  `json:"probes"`
+	Warnings []string `json:"warnings,omitempty"`
+	// Partial is true when the search was interrupted: the bracket is the narrowest reached.
+	Partial bool `json:"partial,omitempty"`
+}
+
+// Describe says where the boundary lies in one line.
+func (t *Result) Describe() string {
+	v := func(x float64) string { return t.Param + " = " + results.FormatValue(x, t.Unit) }
+	text := fmt.Sprintf("after %s, runs stick %s %s (%g %% interval %s to %s; %d runs over %d probes)",
+		t.Trigger, t.Sticks, v(t.Boundary), 100*t.Confidence, results.FormatValue(t.Lo, t.Unit), results.FormatValue(t.Hi, t.Unit),
+		t.Replications, len(t.Probes))
+	if !t.Converged && !t.Partial {
+		text += "; the search stopped at a probe where P(stuck) is 1/2 within the noise"
+	}
+	if t.Partial {
+		text += "; interrupted: the bracket is the narrowest reached"
+	}
+	if !math.IsNaN(t.FitX50) {
+		text += fmt.Sprintf("; a logistic fit puts it at %s", results.FormatValue(t.FitX50, t.Unit))
+	}
+	return text
+}
+
+// Write writes tip.json into dir (created if needed), replacing the result it held (see
+// WriteRunDir).
+func Write(dir string, t Result) error {
+	partial := ""
+	if t.Partial {
+		partial = "interrupted: the bracket is the narrowest reached"
+	}
+	return results.WriteResult(dir, results.KindTip, t.Header, partial, []results.OutputFile{
+		{Name: results.TipFile, Write: func(w io.Writer) error { return results.WriteJSON(w, t) }}})
+}
+
+// Read reads tip.json from a tipping-point search's folder.
+func Read(dir string) (Result, error) {
+	var t Result
+	return t, results.ReadJSON(filepath.Join(dir, results.TipFile), &t)
+}

@@ -18,7 +18,7 @@ import (
 // Limits on a scenario's input, checked before it is decoded, so that a hostile or broken file
 // is a Problem in milliseconds rather than a process that grows until the machine gives out.
 // (maxDepth and maxNodes, in tree.go, bound the decoded tree; maxCount and maxSweepPoints, in
-// validate.go, what the scenario asks to simulate; Cost estimates what a valid one costs.)
+// validate.go, what the scenario asks to simulate; bench.Estimate what a valid one costs.)
 const (
 	// MaxFileBytes is the largest scenario file Load and Parse read: 1 MiB, some 500 times the
 	// largest scenario of the library (2 KB). The YAML lexer allocates some 25–50 bytes per

@@ -114,6 +114,12 @@ func decodeScenario(file string, tree *node, read fileReader) (*Scenario, error)
 // fields in code. Call EnsureDefaults first.
 func (s *Scenario) Validate() error { return s.check(true) }
 
+// ValidateBuild is Validate without trying the sweep's values on the scenario, which costs a
+// decode per value: the rules of the scenario as it stands, which building it needs (bench.Build
+// checks them), as Parse and Load have tried the values already.
+func (s *Scenario) ValidateBuild() error { return s.check(false) }
+
+// check validates s, trying the sweep's values on it when trySweep is set.
 func (s *Scenario) check(trySweep bool) error {
 	d := &decoder{file: s.Name, at: map[string]pos{}, bad: map[string]bool{}, files: noFiles}
 	if s.src != nil {

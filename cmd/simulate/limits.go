@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/overloadsim/overloadsim/bench"
 	"github.com/overloadsim/overloadsim/scenarios"
 )
 
@@ -39,14 +40,14 @@ func addLimitFlags(fs *pflag.FlagSet) *limits {
 
 // check refuses, up front, work of runs runs of sc on workers at once, when its estimated time
 // or memory exceeds the limits; what says how the runs add up ("12 points × 5 replications").
-// The estimate is scenarios.Scenario.Cost per run, at eventsPerCPUSecond per worker.
+// The estimate is bench.Estimate per run, at eventsPerCPUSecond per worker.
 func (l *limits) check(sc *scenarios.Scenario, runs float64, workers int, what string) error {
-	return l.checkCost(sc, sc.Cost(), runs, workers, what)
+	return l.checkCost(sc, bench.Estimate(sc), runs, workers, what)
 }
 
 // checkCost is check with the cost of one run given (a rare-event trajectory's, say, recorded
 // at its --step).
-func (l *limits) checkCost(sc *scenarios.Scenario, c scenarios.Cost, runs float64, workers int, what string) error {
+func (l *limits) checkCost(sc *scenarios.Scenario, c bench.Cost, runs float64, workers int, what string) error {
 	events := runs * c.Events
 	secs := events / eventsPerCPUSecond / float64(max(1, min(float64(workers), runs)))
 	mem := c.Bytes*math.Min(float64(workers), runs) + runs*summaryBytes

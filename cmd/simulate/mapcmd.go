@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/overloadsim/overloadsim/bench"
 	"github.com/overloadsim/overloadsim/results"
 	"github.com/overloadsim/overloadsim/scenarios"
 )
@@ -188,7 +189,7 @@ func refuseRuns(sc *scenarios.Scenario, runs float64, what string, workers, maxR
 	if runs <= float64(maxRuns) {
 		return nil
 	}
-	secs := runs * sc.EstimatedEvents() / eventsPerCPUSecond / float64(workers)
+	secs := runs * bench.EstimatedEvents(sc) / eventsPerCPUSecond / float64(workers)
 	return usageErrorf("%s = %.0f runs, about %s on %d workers: more than --max-runs %d",
 		what, runs, humanDuration(secs), workers, maxRuns)
 }
@@ -215,7 +216,7 @@ func runMap(ctx context.Context, sc *scenarios.Scenario, axes []results.MapAxis,
 	}
 	bar := newProgressBar(stderr, "map")
 	runs, done, err := runParallel(ctx, len(points)*reps, workers, func(i int) (mapOutcome, error) {
-		r, err := scenarios.RunWith(points[i/reps].Scenario, seed, i%reps, runOptions())
+		r, err := bench.RunWith(points[i/reps].Scenario, seed, i%reps, runOptions())
 		if err != nil {
 			return mapOutcome{}, err
 		}

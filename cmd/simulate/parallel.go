@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/overloadsim/overloadsim/bench"
 	"github.com/overloadsim/overloadsim/internal/parallel"
-	"github.com/overloadsim/overloadsim/scenarios"
 )
 
 // runParallel runs jobs 0..n-1 on up to workers goroutines (internal/parallel): results are
@@ -19,11 +19,11 @@ import (
 // on scheduling. When ctx is cancelled no new job starts; jobs already running finish and are
 // kept, and done reports which indices completed. A job error stops the rest the same way, and
 // the first error by index is returned. A job stopped by a limit the command crossed
-// (scenarios.ErrStopped) is not done, and no error.
+// (bench.ErrStopped) is not done, and no error.
 func runParallel[T any](ctx context.Context, n, workers int, job func(i int) (T, error), progress func(done, total int)) (out []T, done []bool, err error) {
 	out, errs, done := parallel.Map(ctx, n, workers, func(_ context.Context, i int) (T, error) { return job(i) }, progress)
 	for i, e := range errs {
-		if errors.Is(e, scenarios.ErrStopped) { // a limit stopped it: unfinished, like one never started
+		if errors.Is(e, bench.ErrStopped) { // a limit stopped it: unfinished, like one never started
 			errs[i] = nil
 		}
 	}
@@ -83,7 +83,7 @@ func newRunProgress(w io.Writer, label string) *runProgress {
 	return &runProgress{bar: newProgressBar(w, label), start: time.Now()}
 }
 
-// update is scenarios.RunOptions.Progress.
+// update is bench.RunOptions.Progress.
 func (p *runProgress) update(now, horizon time.Duration) {
 	if !p.bar.on {
 		return

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/overloadsim/overloadsim/bench"
 	"github.com/overloadsim/overloadsim/results"
 	"github.com/overloadsim/overloadsim/scenarios"
 	"github.com/overloadsim/overloadsim/splitting"
@@ -89,7 +90,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			m := &scenarios.SplitModel{Scenario: sc, Score: score, From: start, Step: *step}
+			m := &bench.SplitModel{Scenario: sc, Score: score, From: start, Step: *step}
 			// Each trajectory is recorded at --step: a finer one costs a row per checkpoint.
 			if err := lim.checkCost(sc, m.Cost(), float64(stages)*float64(*n)*float64(*reps), *workers, what); err != nil {
 				return err

@@ -85,7 +85,7 @@ func loadFile(path string) (*scenarios.Scenario, error) {
 
 // errSeedParameter refuses a sweep or map over the scenario's seed, which would silently change
 // nothing: every run's seed derives from the base seed and the run's replication
-// (scenarios.ReplicationSeed), whatever the point's scenario says.
+// (bench.ReplicationSeed), whatever the point's scenario says.
 var errSeedParameter = usageErrorf("--vary seed (or a sweep parameter seed): runs take their seeds from the base seed (--seed) and their replication, so varying seed would change nothing; use --replications for independent runs, or --seed for another base")
 
 // seedOf returns the base seed: --seed when it was given, else the scenario's own.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/overloadsim/overloadsim/bench"
 	"github.com/overloadsim/overloadsim/results"
 	"github.com/overloadsim/overloadsim/scenarios"
 	"github.com/overloadsim/overloadsim/tipping"
@@ -96,7 +97,7 @@ Examples:
 				if err != nil {
 					return tipping.Undecided, err
 				}
-				r, err := scenarios.RunWith(at, base, rep, runOptions())
+				r, err := bench.RunWith(at, base, rep, runOptions())
 				if err != nil {
 					return tipping.Undecided, err
 				}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/overloadsim/overloadsim/bench"
 	"github.com/overloadsim/overloadsim/results"
 	"github.com/overloadsim/overloadsim/scenarios"
 )
@@ -407,7 +408,7 @@ func problemText(err error) string {
 func refuseTuning(sc *scenarios.Scenario, t *results.Tuning, workers, maxRuns, maxCands int, lim *limits) error {
 	reps := float64(t.Replications)
 	if g := t.GridSize(); g > float64(maxCands) {
-		secs := g * reps * sc.EstimatedEvents() / eventsPerCPUSecond / float64(workers)
+		secs := g * reps * bench.EstimatedEvents(sc) / eventsPerCPUSecond / float64(workers)
 		return usageErrorf("--tune: a coarse grid of %.0f candidates (%s) × %d replications = %.0f runs, about %s on %d workers: more than --max-candidates %d; give fewer STEPS or fewer fields",
 			g, gridText(t), t.Replications, g*reps, humanDuration(secs), workers, maxCands)
 	}
@@ -480,7 +481,7 @@ func tuneEval(ctx context.Context, sc *scenarios.Scenario, t *results.Tuning, ba
 		runs, done, err := runParallel(ctx, len(cands)*reps, workers, func(u int) ([]float64, error) {
 			running.Add(1)
 			defer running.Add(-1)
-			r, err := scenarios.RunWith(scs[u/reps], base, u%reps, runOptions())
+			r, err := bench.RunWith(scs[u/reps], base, u%reps, runOptions())
 			if err != nil {
 				return nil, fmt.Errorf("%s, replication %d: %w", cands[u/reps].Label(), u%reps, err)
 			}

@@ -42,6 +42,7 @@ func TestImportRuleCatchesViolations(t *testing.T) {
 		"results/plot/bad.go:4: imports example.org/m/server/mongos: layer results (results/...) may import only sim, internal/stats, internal/fileinfo, dist",
 		"results/results.go:4: imports example.org/m/client: layer results",
 		"results/results.go:6: imports example.org/m/internal/parallel: layer results",
+		"scenarios/bad.go:3: imports example.org/m/record: layer scenarios",
 		"sim/bad.go:4: imports example.org/m/wire: layer sim",
 		"splitting/bad.go:4: imports example.org/m/results: layer analysis",
 		"wire/bad.go:4: imports example.org/m/ratelimiter: layer wire",

@@ -35,8 +35,8 @@
 // directory, a device such as /dev/zero, or a pipe) of at most [MaxFileBytes], UTF-8 text
 // without control characters (a leading byte-order mark is allowed), of at most 50 000 tokens
 // (words, numbers and punctuation), nested at most 64 levels deep, with at most 1 000 keys in
-// a mapping; the files it names are regular files of at most
-// [MaxDataFileBytes]. [ReadFileBounded] reads files that way for other callers. Messages print
+// a mapping (the bounds of strict YAML, internal/yamlstrict, which reads files that way for
+// other callers too); the files it names are regular files of at most [MaxDataFileBytes]. Messages print
 // at most a line's worth of any value, quoted when it holds characters that do not print
 // (field.Show). bench.Estimate estimates what a run costs, from the fields alone.
 //

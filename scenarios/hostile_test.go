@@ -3,6 +3,7 @@ package scenarios
 import (
 	"errors"
 	"fmt"
+	"github.com/overloadsim/overloadsim/internal/yamlstrict"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -119,7 +120,7 @@ func hostileCases(dir string) []hostileCase {
 		{name: "100 000 {", src: "duration: " + strings.Repeat("{", 100_000), want: "(nesting)"},
 		{name: "100 000 {a: ", src: "duration: " + strings.Repeat("{a: ", 100_000), want: "(nesting)"},
 		{name: "50 000 [{ alternating", src: "a: " + strings.Repeat("[{a: ", 50_000), want: "(nesting)"},
-		{name: "65 [ (one too deep)", src: hostileBase + "sweep: " + nest("[", "", "]", maxDepth+1), want: "(nesting)"},
+		{name: "65 [ (one too deep)", src: hostileBase + "sweep: " + nest("[", "", "]", yamlstrict.MaxDepth+1), want: "(nesting)"},
 		{name: "1 000 block mappings", src: blockMaps(1000), want: "(nesting)"},
 		{name: "70 block mappings", src: blockMaps(70), want: "(nesting)"},
 		{name: "100 000 compact block sequences", src: "a: " + strings.Repeat("- ", 100_000) + "x\n", want: "(nesting)"},

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/overloadsim/overloadsim/internal/yamlstrict"
 	"github.com/overloadsim/overloadsim/scenarios"
 )
 
@@ -76,7 +77,7 @@ func loadFile(path string) (*scenarios.Scenario, error) {
 	if path != "-" {
 		return scenarios.Load(path)
 	}
-	data, err := scenarios.ReadBounded(stdin, stdinName, scenarios.MaxFileBytes)
+	data, err := yamlstrict.ReadBounded(stdin, stdinName, scenarios.MaxFileBytes)
 	if err != nil {
 		return nil, err
 	}

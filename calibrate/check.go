@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/overloadsim/overloadsim/bench"
 	"github.com/overloadsim/overloadsim/record"
 	"github.com/overloadsim/overloadsim/results/serverstatus"
 	"github.com/overloadsim/overloadsim/scenarios"
@@ -63,10 +64,10 @@ func (c *Comparison) Agrees() bool {
 // Check runs sc (replication 0) and compares what its nodes' serverStatus documents show after
 // the warm-up with what production's showed: per node, each command's rate, each opLatencies
 // kind's mean, p50 and p99, utilisation, connections, and the limiters' rejections.
-func Check(sc *scenarios.Scenario, in *Inputs, opts scenarios.RunOptions) (*Comparison, error) {
+func Check(sc *scenarios.Scenario, in *Inputs, opts bench.RunOptions) (*Comparison, error) {
 	var log record.StatusLog
 	opts.ServerStatus = &log
-	if _, err := scenarios.RunWith(sc, sc.Seed, 0, opts); err != nil {
+	if _, err := bench.RunWith(sc, sc.Seed, 0, opts); err != nil {
 		return nil, err
 	}
 	sim := map[string]*Window{}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/overloadsim/overloadsim/bench"
 	"github.com/overloadsim/overloadsim/internal/golden"
 	"github.com/overloadsim/overloadsim/scenarios"
 )
@@ -149,7 +150,7 @@ clients:
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Check(sc, loadSet(t, "standalone-7.0"), scenarios.RunOptions{})
+	_, err = Check(sc, loadSet(t, "standalone-7.0"), bench.RunOptions{})
 	want := "calibrate: no production host matches a node of scenario nomatch (nodes: other): the node names must be the hosts without their ports"
 	if err == nil || err.Error() != want {
 		t.Errorf("Check = %v,\nwant %q", err, want)
@@ -163,7 +164,7 @@ func TestCheckAgreesWithItsCalibration(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			in := loadSet(t, name)
 			res := calibrate(t, in, Options{})
-			cmp, err := Check(res.Scenario, in, scenarios.RunOptions{})
+			cmp, err := Check(res.Scenario, in, bench.RunOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}

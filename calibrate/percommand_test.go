@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/overloadsim/overloadsim/bench"
 	"github.com/overloadsim/overloadsim/record"
 	"github.com/overloadsim/overloadsim/results/serverstatus"
 	"github.com/overloadsim/overloadsim/scenarios"
@@ -33,7 +34,7 @@ clients:
 		t.Fatal(err)
 	}
 	var log record.StatusLog
-	if _, err := scenarios.RunWith(sc, sc.Seed, 0, scenarios.RunOptions{ServerStatus: &log}); err != nil {
+	if _, err := bench.RunWith(sc, sc.Seed, 0, bench.RunOptions{ServerStatus: &log}); err != nil {
 		t.Fatal(err)
 	}
 	in, err := StatusInputs(&log)

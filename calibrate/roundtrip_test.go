@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/overloadsim/overloadsim/bench"
 	"github.com/overloadsim/overloadsim/record"
 	"github.com/overloadsim/overloadsim/scenarios"
 )
@@ -133,7 +134,7 @@ func TestRoundTrip(t *testing.T) {
 				t.Fatal(err)
 			}
 			var log record.StatusLog
-			if _, err := scenarios.RunWith(orig, orig.Seed, 0, scenarios.RunOptions{ServerStatus: &log}); err != nil {
+			if _, err := bench.RunWith(orig, orig.Seed, 0, bench.RunOptions{ServerStatus: &log}); err != nil {
 				t.Fatal(err)
 			}
 			in, err := StatusInputs(&log)
@@ -190,7 +191,7 @@ func TestRoundTrip(t *testing.T) {
 				checkWithin(t, op+" share", g.Mix[op]/sum, share, 0.02)
 			}
 			// And back: the calibrated scenario, run, agrees with the export it came from.
-			cmp, err := Check(sc, in, scenarios.RunOptions{})
+			cmp, err := Check(sc, in, bench.RunOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}

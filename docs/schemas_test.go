@@ -11,6 +11,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/overloadsim/overloadsim/bench"
 	tuneexp "github.com/overloadsim/overloadsim/experiment/tune"
 	"github.com/overloadsim/overloadsim/results"
 	"github.com/overloadsim/overloadsim/results/compare"
@@ -76,7 +77,7 @@ func TestSchemas(t *testing.T) {
 		if err := c.Set("clients[1].driver.retryPolicy", policy); err != nil {
 			t.Fatal(err)
 		}
-		run, err := scenarios.Run(c, 1, 0)
+		run, err := bench.Run(c, 1, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -105,7 +106,7 @@ func TestSchemas(t *testing.T) {
 		pr := results.PointResult{Params: p.Params}
 		var measured [][]results.Measured
 		for r := range 2 {
-			run, err := scenarios.Run(p.Scenario, 1, r)
+			run, err := bench.Run(p.Scenario, 1, r)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -193,7 +194,7 @@ func TestSchemas(t *testing.T) {
 			sc := spike(cand.Params[0].Path + "=" + cand.Params[0].Value)
 			values[i] = make([][]float64, len(exps))
 			for r := range tu.Replications {
-				run, err := scenarios.Run(sc, 1, r)
+				run, err := bench.Run(sc, 1, r)
 				if err != nil {
 					return nil, nil, err
 				}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/overloadsim/overloadsim/bench"
 	"github.com/overloadsim/overloadsim/scenarios"
 )
 
@@ -49,12 +50,12 @@ type Limits struct {
 // or memory exceeds the limits; what says how the runs add up ("12 points × 5 replications").
 // The estimate is scenarios.Scenario.Cost per run, at EventsPerCPUSecond per worker.
 func (l Limits) Check(sc *scenarios.Scenario, runs float64, workers int, what string) error {
-	return l.CheckCost(sc, sc.Cost(), runs, workers, what)
+	return l.CheckCost(sc, bench.Estimate(sc), runs, workers, what)
 }
 
 // CheckCost is Check with the cost of one run given (a rare-event trajectory's, say, recorded
 // at its --step).
-func (l Limits) CheckCost(sc *scenarios.Scenario, c scenarios.Cost, runs float64, workers int, what string) error {
+func (l Limits) CheckCost(sc *scenarios.Scenario, c bench.Cost, runs float64, workers int, what string) error {
 	events := runs * c.Events
 	secs := events / EventsPerCPUSecond / float64(max(1, min(float64(workers), runs)))
 	mem := float64(c.Bytes*math.Min(float64(workers), runs)) + float64(runs*summaryBytes)
@@ -83,7 +84,7 @@ func RefuseRuns(sc *scenarios.Scenario, runs float64, what string, workers, maxR
 	if runs <= float64(maxRuns) {
 		return nil
 	}
-	secs := runs * sc.EstimatedEvents() / EventsPerCPUSecond / float64(workers)
+	secs := runs * bench.EstimatedEvents(sc) / EventsPerCPUSecond / float64(workers)
 	return refuse("%s = %.0f runs, about %s on %d workers: more than --max-runs %d",
 		what, runs, HumanDuration(secs), workers, maxRuns)
 }

@@ -1,12 +1,11 @@
-// Package record connects a built model to results. It reads the model's counters into the
-// interval records of package results, one function per source (Group, Server, Shards), and
-// hears the latency of every application operation and attempt. It is the only package that
-// knows both the model and the records: results knows nothing of clients or servers.
+// Package record observes a run from inside the loop. Its Recorder reads the model's counters
+// into the interval records of package results every interval of virtual time, one function per
+// source (Group, Server, Shards), and hears the latency of every application operation and
+// attempt. It is the only package that knows both the model and the records: results knows
+// nothing of clients or servers.
 package record
 
 import (
-	"time"
-
 	"github.com/overloadsim/overloadsim/client"
 	"github.com/overloadsim/overloadsim/client/retry"
 	"github.com/overloadsim/overloadsim/results"
@@ -89,103 +88,4 @@ func Shards(rt *mongos.Router) []results.ShardInterval {
 			Balance:           c.RetryBudgetTokenBucketBalance}
 	}
 	return out
-}
-
-// Recorder records a world: a results.Recorder whose sources are the model's groups, servers
-// and mongos routers, and the observer of their operations and attempts. Observers are
-// attached here and nowhere else.
-type Recorder struct {
-	loop   *sim.Loop
-	rec    *results.Recorder
-	groups map[*client.Group]*results.GroupTrack
-	// nodes are the nodes recorded, with when each was added; status, their serverStatus
-	// collectors, nil unless CollectStatus was called.
-	nodes  map[*server.Server]sim.Time
-	status map[*server.Server]*statusNode
-	// The last group an operation or attempt ended in, and its track: most runs have one group,
-	// and a map lookup per attempt would cost more than the rest of recording it.
-	lastGroup *client.Group
-	lastTrack *results.GroupTrack
-}
-
-var (
-	_ client.Observer        = (*Recorder)(nil)
-	_ client.AttemptObserver = (*Recorder)(nil)
-)
-
-// New returns a recorder that samples every interval on loop. It panics if interval is not
-// positive.
-func New(loop *sim.Loop, interval time.Duration) *Recorder {
-	return &Recorder{loop: loop, rec: results.NewRecorder(loop, interval, Names()), groups: map[*client.Group]*results.GroupTrack{},
-		nodes: map[*server.Server]sim.Time{}}
-}
-
-// AddGroup starts recording g: its counters count from now, and the recorder becomes the
-// observer of the group's operations and of its clients' attempts. Adding a group twice does
-// nothing.
-func (r *Recorder) AddGroup(g *client.Group) {
-	if _, ok := r.groups[g]; ok {
-		return
-	}
-	t := r.rec.AddGroup(g.Name(), func() results.GroupInterval { return Group(g) })
-	r.groups[g] = t
-	g.SetObserver(r)
-	for _, c := range g.Clients() {
-		c.SetAttemptObserver(r)
-	}
-}
-
-// AddNode starts recording s; its counters count from now. Each reading of the node also takes
-// its serverStatus document, once CollectStatus has been called.
-func (r *Recorder) AddNode(s *server.Server) {
-	r.nodes[s] = r.loop.Now()
-	r.rec.AddServer(s.Address(), func(now sim.Time) results.ServerInterval {
-		st := s.Snapshot(now)
-		if n := r.status[s]; n != nil {
-			n.take(now, &st)
-		}
-		return serverRecord(s, &st)
-	})
-}
-
-// AddRouter starts recording the per-shard statistics of the mongos called name; its counters
-// count from now.
-func (r *Recorder) AddRouter(name string, rt *mongos.Router) {
-	r.rec.AddShards(name, func() []results.ShardInterval { return Shards(rt) })
-}
-
-// AddFault records a trigger window (results.Recorder.AddFault).
-func (r *Recorder) AddFault(name string, start, end sim.Time) { r.rec.AddFault(name, start, end) }
-
-// Start schedules the sampling (results.Recorder.Start).
-func (r *Recorder) Start() { r.rec.Start() }
-
-// SoFar returns the intervals closed so far (results.Recorder.SoFar).
-func (r *Recorder) SoFar() *results.Series { return r.rec.SoFar() }
-
-// Finish closes the last interval at now and returns the series (results.Recorder.Finish).
-func (r *Recorder) Finish(now sim.Time) *results.Series { return r.rec.Finish(now) }
-
-// AppOperationDone implements client.Observer: it files the operation's latency under the
-// interval in which it finished.
-func (r *Recorder) AppOperationDone(now sim.Time, g *client.Group, res *client.AppResult) {
-	if t := r.track(g); t != nil {
-		t.Op(res.OK, res.Done.Sub(res.Issued))
-	}
-}
-
-// track returns the track of g, nil if g is not recorded.
-func (r *Recorder) track(g *client.Group) *results.GroupTrack {
-	if g != r.lastGroup {
-		r.lastGroup, r.lastTrack = g, r.groups[g]
-	}
-	return r.lastTrack
-}
-
-// AttemptDone implements client.AttemptObserver: it files an attempt's latency under the
-// interval in which it ended.
-func (r *Recorder) AttemptDone(now sim.Time, c *client.Client, sent sim.Time, ok bool) {
-	if t := r.track(c.Group()); t != nil {
-		t.Attempt(now.Sub(sent))
-	}
 }

@@ -261,7 +261,7 @@ func bucket(d time.Duration) int {
 func micros(d time.Duration) int64 { return d.Microseconds() }
 
 // CollectStatus starts collecting log: serverStatus documents of every MongoDB node of c, each
-// of which the recorder must record (AddNode, as scenarios.Build does) since now, before the
+// of which the recorder must record (AddNode, as bench.Build does) since now, before the
 // loop has handled any event of theirs. It fills log.Nodes with the nodes' parameters and a
 // first document each, makes each node's CommandObserver its collector, and from then on takes
 // a document of every node each time the recorder reads it, at every interval end. It adds no

@@ -1,8 +1,8 @@
 // Package results records what a run measured, summarises it, writes it to files, aggregates
 // sweeps over replications and checks results against baselines. It holds records, not the
-// model: a Recorder samples sources that report plain interval records (GroupInterval,
-// ServerInterval, ShardInterval), error classes and retry reasons travel as names, and package
-// record is what reads a built model into them.
+// model: a run's records are plain interval records (GroupInterval, ServerInterval,
+// ShardInterval) in a Series, error classes and retry reasons travel as names, and package
+// record is what reads a built model into them (record.Recorder).
 //
 // # Metrics
 //
@@ -49,7 +49,7 @@
 // undecided are indicators, so their means are the shares of replications in each outcome, and
 // recovery_time's n counts the replications that recovered.
 //
-// Per-attempt latency (docs/metrics.md §8.2) is filed through GroupTrack.Attempt: each attempt, from sending
+// Per-attempt latency (docs/metrics.md §8.2) is filed by record.Recorder.AttemptDone: each attempt, from sending
 // its command to its reply or to the deadline that abandoned it, in the interval it ended
 // (latency_attempt_* columns, latencyAttempt in summary.json).
 //

@@ -24,7 +24,8 @@ func ansParse(t *testing.T, name, src string) *Scenario {
 // paced thread starts its next operation at max(previous start + pace, previous end + think)
 // (package doc, workload; client.Workload.Pace), so each thread offers one operation per
 // max(pace, think + the millisecond of service OfferedOperations assumes). Today's load
-// (docs/metrics.md §17) and the cost estimate (Cost, EstimatedEvents) both follow from it.
+// (docs/metrics.md §17) and the cost estimate (bench.Estimate, bench.EstimatedEvents) both follow
+// from it.
 func TestPacedClosedLoopOffered(t *testing.T) {
 	const threads = 10 * 4 // count × threads
 	for _, tc := range []struct {

@@ -1,6 +1,7 @@
-// Package scenarios turns a scenario — topology, client groups, workload, faults and policy, as
-// data — into a validated configuration and a wired world of servers and clients on one sim
-// loop, and embeds the library of named scenarios the CLI offers.
+// Package scenarios holds a scenario — topology, client groups, workload, faults and policy — as
+// data: its types, defaults, rules, canonical text and sweep, read strictly from YAML; and it
+// embeds the library of named scenarios the CLI offers. Package bench wires one onto a loop and
+// runs it.
 //
 // # Reading a scenario
 //
@@ -34,10 +35,10 @@
 // directory, a device such as /dev/zero, or a pipe) of at most [MaxFileBytes], UTF-8 text
 // without control characters (a leading byte-order mark is allowed), of at most 50 000 tokens
 // (words, numbers and punctuation), nested at most 64 levels deep, with at most 1 000 keys in
-// a mapping; the files it names are regular files of at most
-// [MaxDataFileBytes]. [ReadFileBounded] reads files that way for other callers. Messages print
+// a mapping (the bounds of strict YAML, internal/yamlstrict, which reads files that way for
+// other callers too); the files it names are regular files of at most [MaxDataFileBytes]. Messages print
 // at most a line's worth of any value, quoted when it holds characters that do not print
-// (field.Show). [Scenario.Cost] estimates what a run costs, from the fields alone.
+// (field.Show). bench.Estimate estimates what a run costs, from the fields alone.
 //
 // # Units
 //
@@ -67,7 +68,7 @@
 //	                                not starting with . or a space nor ending with a space
 //	description  ""                 what it models
 //	claim        ""                 the one sentence it demonstrates
-//	seed         1                  the run seed of replication 0 (see ReplicationSeed)
+//	seed         1                  the run seed of replication 0 (see bench.ReplicationSeed)
 //	duration     60s                virtual time a run lasts; > 0
 //	warmup       0s                 left out of the summary: a duration in [0, duration), or
 //	                                auto (MSER-5 on total goodput, results.AutoWarmup)
@@ -335,15 +336,11 @@
 //
 // # Running
 //
-// [Build] wires a scenario onto a loop with one run seed: the cluster (streams
-// server/<node>/service and server/<node>/failpoint), each mongos's router (its links
-// link/mongos/<mongos>/<member> and its own mongos/<mongos>/… streams), per group count clients
-// (client/<group>/<i>), each with one link per host (link/<group>/<i>/<node>), the group
-// (group/<group>), the faults, and the recorder. [Run] builds, records every interval, runs to
-// the duration and summarises; its header records the canonical text, the run seed and the
-// seeds of every stream. Replication r of a run with seed S uses [ReplicationSeed](S, r): S
-// itself for r = 0, splitmix64(S ^ FNV-1a("replication/<r>")) otherwise. The same scenario and
-// seed build the same world and so produce identical results.
+// Package bench wires a scenario onto a loop and runs it (bench.Build, bench.Run), and estimates
+// what a run costs from the fields alone (bench.Estimate): this package holds the scenario as
+// data. Its conversions into the model's own configurations — [Node.ServerConfig],
+// [Driver.ClientOptions], [Group.ClientWorkload], [Scenario.ServerFaults] — are what both the
+// rules and bench use, so that a scenario that validates builds.
 //
 // # Example
 //

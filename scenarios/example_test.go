@@ -3,6 +3,7 @@ package scenarios_test
 import (
 	"fmt"
 
+	"github.com/overloadsim/overloadsim/bench"
 	"github.com/overloadsim/overloadsim/scenarios"
 )
 
@@ -41,7 +42,7 @@ func ExampleScenario_Set() {
 	}
 	fmt.Println(sc.Clients[1].Name, sc.Clients[1].Driver.AdaptiveRetries)
 	fmt.Println(sc.Set("clients[0].count", "0"))
-	run, err := scenarios.Run(sc, sc.Seed, 0)
+	run, err := bench.Run(sc, sc.Seed, 0)
 	if err != nil {
 		panic(err)
 	}

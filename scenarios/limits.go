@@ -3,22 +3,20 @@ package scenarios
 import (
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"os"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/goccy/go-yaml/token"
 
 	"github.com/overloadsim/overloadsim/field"
 	"github.com/overloadsim/overloadsim/internal/fileinfo"
+	"github.com/overloadsim/overloadsim/internal/yamlstrict"
 )
 
 // Limits on a scenario's input, checked before it is decoded, so that a hostile or broken file
-// is a Problem in milliseconds rather than a process that grows until the machine gives out.
-// (maxDepth and maxNodes, in tree.go, bound the decoded tree; maxCount and maxSweepPoints, in
-// validate.go, what the scenario asks to simulate; Cost estimates what a valid one costs.)
+// is a Problem in milliseconds rather than a process that grows until the machine gives out:
+// these, and those of strict YAML (internal/yamlstrict: nesting, keys, tokens, characters).
+// (maxNodes, in tree.go, bounds the decoded tree; maxCount and maxSweepPoints, in validate.go,
+// what the scenario asks to simulate; bench.Estimate what a valid one costs.)
 const (
 	// MaxFileBytes is the largest scenario file Load and Parse read: 1 MiB, some 500 times the
 	// largest scenario of the library (2 KB). The YAML lexer allocates some 25–50 bytes per
@@ -29,98 +27,9 @@ const (
 	// trace(file.csv)) that Parse and Load read: 64 MiB, some four million samples — a trace of
 	// 46 days at one sample a second. Reading one costs the file and 8–16 bytes per sample.
 	MaxDataFileBytes = 64 << 20
-	// maxKeys bounds the keys of one mapping: the parser's time and memory grow with the
-	// square of a block mapping's keys (10 000 keys take 420 MB, 1 000 keys 4 MB). A mapping of
-	// the library holds a dozen.
-	maxKeys = 1_000
-	// maxTokens bounds the tokens (words, numbers, punctuation, comments) a scenario file may
-	// hold: the YAML lexer and parser allocate some 500 bytes per token, decoding and checking
-	// up to 3 KB more (a list of 25 000 faults that are not mappings, each a problem), so that
-	// a file of 50 000 tokens costs at most some 75 MB. A scenario of the library holds a few
-	// hundred; a sweep listing 10 000 values holds 20 000.
-	maxTokens = 50_000
 )
 
-// Errors of ReadFileBounded, matched with errors.Is.
-var (
-	// ErrNotRegular is a path that is not a regular file: a directory, a device (/dev/zero), a
-	// named pipe, a socket.
-	ErrNotRegular = errors.New("scenarios: not a regular file")
-	// ErrTooLarge is a file larger than the limit it was read with.
-	ErrTooLarge = errors.New("scenarios: file too large")
-)
-
-// ReadFileBounded reads the regular file at path, which may hold at most limit bytes (limit ≥ 0),
-// without reading more than limit+1 bytes of it: a device such as /dev/zero, a named pipe, a
-// directory or a socket is refused before it is opened (and checked again once open, in case
-// it changed in between), and a file that grows past the limit while it is read is refused
-// too. Load reads scenarios with it (limit MaxFileBytes), and Parse the files a scenario names
-// (MaxDataFileBytes); a command that reads a scenario from elsewhere can use it the same way.
-//
-// A file it refuses is a *field.Error whose field is path, whose value says what the file is
-// ("a character device", "more than 1048576 bytes") and whose rule is what a file must be; it
-// matches ErrNotRegular or ErrTooLarge under errors.Is. Other errors (a missing file, no
-// permission) are those of the os package, unchanged.
-func ReadFileBounded(path string, limit int64) ([]byte, error) {
-	limit = max(limit, 0)
-	fi, err := os.Stat(path)
-	if err != nil {
-		// Stat is how a file is opened here: its error reads as os.Open's would
-		// ("open x.csv: no such file or directory").
-		if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
-			pe.Op = "open"
-		}
-		return nil, err
-	}
-	if err := checkFile(path, fi, limit); err != nil {
-		return nil, err
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if fi, err = f.Stat(); err != nil {
-		return nil, err
-	}
-	if err := checkFile(path, fi, limit); err != nil {
-		return nil, err
-	}
-	return ReadBounded(f, path, limit)
-}
-
-// ReadBounded reads r to its end, which must come within limit bytes (limit ≥ 0): it reads at
-// most limit+1 bytes, and more than limit is a *field.Error whose field is name, matching
-// ErrTooLarge. It is for a scenario from a stream, such as standard input for a file named
-// "-": data, err := ReadBounded(os.Stdin, "-", MaxFileBytes), then Parse("-", data).
-func ReadBounded(r io.Reader, name string, limit int64) ([]byte, error) {
-	limit = max(limit, 0)
-	data, err := io.ReadAll(io.LimitReader(r, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > limit {
-		return nil, tooLarge(name, "more than "+strconv.FormatInt(limit, 10)+" bytes", limit)
-	}
-	return data, nil
-}
-
-// checkFile refuses a file that is not regular, or whose size is over limit.
-func checkFile(path string, fi fs.FileInfo, limit int64) error {
-	if !fi.Mode().IsRegular() {
-		return &field.Error{Field: path, Value: fileinfo.Kind(fi.Mode()), Rule: "must be a regular file", Err: ErrNotRegular}
-	}
-	if fi.Size() > limit {
-		return tooLarge(path, strconv.FormatInt(fi.Size(), 10)+" bytes", limit)
-	}
-	return nil
-}
-
-func tooLarge(path, size string, limit int64) error {
-	return &field.Error{Field: path, Value: size, Rule: "must be at most " + fileinfo.Size(limit), Err: ErrTooLarge}
-}
-
-// fileProblem turns a refusal of ReadFileBounded into the scenario file's problem, and reports
+// fileProblem turns a refusal of yamlstrict.ReadFileBounded into the scenario file's problem, and reports
 // whether err was one.
 func fileProblem(file string, err error) (Problems, bool) {
 	var fe *field.Error
@@ -128,9 +37,9 @@ func fileProblem(file string, err error) (Problems, bool) {
 		return nil, false
 	}
 	switch {
-	case errors.Is(err, ErrNotRegular):
+	case errors.Is(err, yamlstrict.ErrNotRegular):
 		return Problems{{File: file, Path: "(file)", Value: fe.Value, Rule: "a scenario is a regular file, not a directory, device, pipe or socket"}}, true
-	case errors.Is(err, ErrTooLarge):
+	case errors.Is(err, yamlstrict.ErrTooLarge):
 		return Problems{{File: file, Path: "(file)", Value: fe.Value, Rule: sizeRule}}, true
 	}
 	return nil, false
@@ -139,17 +48,18 @@ func fileProblem(file string, err error) (Problems, bool) {
 // sizeRule is the rule a scenario file larger than MaxFileBytes breaks.
 var sizeRule = fmt.Sprintf("a scenario file holds at most %s (%d bytes)", fileinfo.Size(MaxFileBytes), MaxFileBytes)
 
-// dataFileError is the error a file a scenario names gives when ReadFileBounded refuses it: its
-// value and a rule about such files, without the path, which the message names already.
+// dataFileError is the error a file a scenario names gives when yamlstrict.ReadFileBounded
+// refuses it: its value and a rule about such files, without the path, which the message
+// names already.
 func dataFileError(err error) error {
 	var fe *field.Error
 	if !errors.As(err, &fe) {
 		return err
 	}
 	switch {
-	case errors.Is(err, ErrNotRegular):
+	case errors.Is(err, yamlstrict.ErrNotRegular):
 		return &field.Error{Value: fe.Value, Rule: "a file a scenario names must be a regular file", Err: err}
-	case errors.Is(err, ErrTooLarge):
+	case errors.Is(err, yamlstrict.ErrTooLarge):
 		return &field.Error{Value: fe.Value, Rule: "a file a scenario names holds at most " + fileinfo.Size(MaxDataFileBytes), Err: err}
 	}
 	return err
@@ -163,370 +73,24 @@ func checkSize(file string, data []byte) Problems {
 	return Problems{{File: file, Path: "(file)", Value: strconv.Itoa(len(data)) + " bytes", Rule: sizeRule}}
 }
 
-// prescan bounds what the YAML parser is given, reading the raw bytes once, before the parser
-// sees them. The parser (github.com/goccy/go-yaml) allocates in proportion to the square of the
-// nesting depth, before the tree's own maxDepth check runs: 100 000 "[" in a 200 KB file would
-// take more than 8 GiB. So prescan refuses, at the line and column where the limit is passed,
-//
-//   - a character YAML does not allow (a control character other than tab and the line
-//     breaks, DEL, a C1 control, U+FFFE) or bytes that are not UTF-8: the lexer would take them
-//     into a value (or turn them into U+FFFD) without a word;
-//   - collections nested more than maxDepth deep: flow collections ([ and {) outside quoted
-//     strings, comments and block scalars (| and >), inside block collections, whose levels
-//     are the columns of their entries (-, ?) and keys (key:), as the parser reads them;
-//   - a block mapping of more than maxKeys keys, whose cost to the parser grows with their
-//     square too (the tree refuses a flow mapping's, which costs the parser little);
-//   - more than maxTokens tokens: every run of characters between blanks and flow
-//     punctuation counts, inside quotes and comments too (an overestimate that no quoting can
-//     hide from), and so does each of [ ] { } , and a ":" before a blank.
-//
-// The nesting and key counts follow YAML's quotes, comments and block scalars only as far as a
-// byte scan can, so a file can hide brackets or keys from them (a quote that is not a quote to
-// YAML); checkNesting, on the lexer's exact tokens, then catches them before the parser runs.
-func prescan(file string, data []byte) Problems {
-	var (
-		tokens      int
-		depth       int     // flow collections open
-		block       []level // block collections open
-		quote       byte    // the quote of the quoted string being read, or 0
-		blockIndent = -1    // ≥ 0: in a block scalar, whose lines are indented more than this
-	)
-	for start, lineNo := 0, 1; start < len(data); lineNo++ {
-		end := start
-		for end < len(data) && data[end] != '\n' && data[end] != '\r' {
-			end++
-		}
-		text := data[start:end]
-		start = end + 1
-		if end+1 < len(data) && data[end] == '\r' && data[end+1] == '\n' {
-			start++
-		}
-		indent := 0
-		for indent < len(text) && text[indent] == ' ' {
-			indent++
-		}
-		inBlockScalar := false
-		if blockIndent >= 0 {
-			if isBlank(text) || indent > blockIndent {
-				inBlockScalar = true
-			} else {
-				blockIndent = -1
-			}
-		}
-		if !inBlockScalar {
-			if quote == 0 && depth == 0 && len(text) >= 3 && string(text[:3]) == "---" && (len(text) == 3 || isBlankByte(text[3])) {
-				block = block[:0] // a new document
-			}
-			var ps Problems
-			ps, quote, blockIndent = scanLine(file, lineNo, text, indent, &depth, &block, quote)
-			if ps != nil {
-				return ps
-			}
-		}
-		// Characters, and tokens counted quote-agnostic.
-		inWord, col := false, 0
-		for i := 0; i < len(text); i++ {
-			c := text[i]
-			col++
-			if c < 0x20 && c != '\t' || c >= 0x7f {
-				r, size := utf8.DecodeRune(text[i:])
-				if !yamlPrintable(r, size) {
-					return Problems{{File: file, Line: lineNo, Col: col, Path: "(syntax)", Value: badChar(text[i:], r, size),
-						Rule: "a scenario file is UTF-8 text without control characters (tab and line breaks aside; a double-quoted string may write them as escapes, \"\\t\")"}}
-				}
-				i += size - 1
-			}
-			switch c {
-			case ' ', '\t':
-				inWord = false
-				continue
-			case '[', ']', '{', '}', ',':
-				inWord = false
-				tokens++
-			case ':':
-				if i+1 == len(text) || blankOrFlow(text[i+1]) {
-					inWord = false
-					tokens++
-				} else if !inWord {
-					inWord = true
-					tokens++
-				}
-			default:
-				if !inWord {
-					inWord = true
-					tokens++
-				}
-			}
-			if tokens > maxTokens {
-				return Problems{{File: file, Line: lineNo, Col: col, Path: "(document)", Value: "more than " + strconv.Itoa(maxTokens) + " tokens",
-					Rule: fmt.Sprintf("a scenario file holds at most %d tokens (words, numbers and punctuation)", maxTokens)}}
-			}
-		}
-	}
-	return nil
-}
-
-// scanLine reads line lineNo for prescan's nesting count, from the state the previous lines
-// left: depth flow collections and block's block collections open, inside a quoted string when
-// quote is not 0. It returns the problem of the first collection opened deeper than maxDepth
-// or the first key past a mapping's maxKeys, the quote the line ends in, and the indentation
-// of a block scalar it starts (-1 for none).
-func scanLine(file string, lineNo int, text []byte, indent int, depth *int, block *[]level, quote byte) (_ Problems, _ byte, blockIndent int) {
-	blockIndent = -1
-	col := 0
-	// Block structure is read on lines that start outside flow collections and strings.
-	blockOK := *depth == 0 && quote == 0
-	head := true // only blanks and entry indicators (- ?) so far on the line
-	keyCol := indent + 1
-	keySeen := false
-	for i := 0; i < len(text); i++ {
-		c := text[i]
-		if c&0xC0 != 0x80 {
-			col++
-		}
-		switch quote {
-		case '"':
-			switch c {
-			case '\\':
-				i++ // the escaped character (on this line; an escaped line break ends it)
-				if i < len(text) && text[i]&0xC0 != 0x80 {
-					col++
-				}
-			case '"':
-				quote = 0
-			}
-			continue
-		case '\'':
-			if c == '\'' {
-				if i+1 < len(text) && text[i+1] == '\'' {
-					i++ // '' is a quote inside the string
-					col++
-				} else {
-					quote = 0
-				}
-			}
-			continue
-		}
-		if isBlankByte(c) {
-			continue
-		}
-		if (c == '-' || c == '?') && head && blockOK && (i+1 == len(text) || isBlankByte(text[i+1])) {
-			*block = enter(*block, col, c == '-')
-			if ps := blockProblem(file, *block, 0, lineNo, col); ps != nil {
-				return ps, quote, -1
-			}
-			continue
-		}
-		if head {
-			head, keyCol = false, col
-		}
-		switch c {
-		case '#':
-			if i == 0 || isBlankByte(text[i-1]) {
-				return nil, quote, -1 // a comment, to the end of the line
-			}
-		case '"', '\'':
-			if tokenStart(text, i) {
-				quote = c
-			}
-		case '[', '{':
-			*depth++
-			if len(*block)+*depth > maxDepth {
-				return nestingProblem(file, lineNo, col), quote, -1
-			}
-		case ']', '}':
-			*depth = max(*depth-1, 0)
-		case ':':
-			if blockOK && *depth == 0 && !keySeen && (i+1 == len(text) || isBlankByte(text[i+1])) {
-				keySeen = true
-				*block = enter(*block, keyCol, false)
-				if ps := blockProblem(file, *block, 0, lineNo, keyCol); ps != nil {
-					return ps, quote, -1
-				}
-				head = true // the value may start with entries of its own ("a: - b", which the parser nests)
-			}
-		case '|', '>':
-			if *depth == 0 && tokenStart(text, i) && blockHeader(text[i+1:]) {
-				return nil, quote, indent
-			}
-		}
-	}
-	return nil, quote, -1
-}
-
-// level is a block collection open at a column: a sequence (its entries' -) or a mapping (its
-// keys), and the entries or keys read so far.
-type level struct {
-	col     int
-	seq     bool
-	entries int
-}
-
-// enter returns the block collections open once an entry (seq) or a key at col is read: the
-// deeper ones end; a sequence may sit at its parent key's column; an entry or key at the open
-// collection's column is another of its own. The last level is the entry's or key's.
-func enter(block []level, col int, seq bool) []level {
-	for len(block) > 0 {
-		top := block[len(block)-1]
-		if top.col > col || top.col == col && top.seq && !seq {
-			block = block[:len(block)-1]
-			continue
-		}
-		break
-	}
-	if n := len(block); n > 0 && block[n-1].col == col && block[n-1].seq == seq {
-		block[n-1].entries++
-		return block
-	}
-	return append(block, level{col: col, seq: seq, entries: 1})
-}
-
-// blockProblem reports a block collection, the last of block, opened deeper than maxDepth, or
-// a block mapping of more than maxKeys keys, at the entry or key at line and col.
-func blockProblem(file string, block []level, flow, line, col int) Problems {
-	if len(block)+flow > maxDepth {
-		return nestingProblem(file, line, col)
-	}
-	if top := block[len(block)-1]; !top.seq && top.entries > maxKeys {
-		return keysProblem(file, line, col)
-	}
-	return nil
-}
-
-// keysProblem is the problem of a mapping's key past maxKeys.
-func keysProblem(file string, line, col int) Problems {
-	return Problems{{File: file, Line: line, Col: col, Path: "(syntax)", Value: "more than " + strconv.Itoa(maxKeys) + " keys",
-		Rule: fmt.Sprintf("a mapping holds at most %d keys", maxKeys)}}
-}
-
-// yamlPrintable reports whether r, decoded from size bytes, is a character YAML allows in a
-// stream (its c-printable, line breaks apart, which do not reach here): tab, printable ASCII,
-// NEL and the printable planes of Unicode, encoded as valid UTF-8.
-func yamlPrintable(r rune, size int) bool {
-	switch {
-	case r == utf8.RuneError && size <= 1:
-		return false // not UTF-8
-	case r == '\t' || r >= 0x20 && r <= 0x7e || r == 0x85:
-		return true
-	}
-	return r >= 0xa0 && r <= 0xd7ff || r >= 0xe000 && r <= 0xfffd || r >= 0x10000 && r <= 0x10ffff
-}
-
-// badChar shows the character yamlPrintable refused: "\x00", "\u0080", or the byte that is not
-// UTF-8, "\xff".
-func badChar(b []byte, r rune, size int) string {
-	if r == utf8.RuneError && size <= 1 {
-		return fmt.Sprintf(`"\x%02x" (not UTF-8)`, b[0])
-	}
-	return strconv.Quote(string(r))
-}
-
-func blankOrFlow(c byte) bool {
-	switch c {
-	case ' ', '\t', '\r', '\n', '[', ']', '{', '}', ',':
-		return true
-	}
-	return false
-}
-
-// nestingProblem is the problem of a collection opened maxDepth+1 levels deep.
-func nestingProblem(file string, line, col int) Problems {
-	return Problems{{File: file, Line: line, Col: col, Path: "(syntax)", Value: "(nesting)",
-		Rule: fmt.Sprintf("nested deeper than %d levels", maxDepth)}}
-}
-
-// tokenStart reports whether text[i] starts a token: it opens the line or follows a blank or
-// flow punctuation.
-func tokenStart(text []byte, i int) bool {
-	if i == 0 {
-		return true
-	}
-	switch text[i-1] {
-	case ' ', '\t', '[', '{', ',':
-		return true
-	}
-	return false
-}
-
-// blockHeader reports whether rest, what follows a | or >, is the rest of a block scalar's
-// header: chomping and indentation indicators, then blanks or a comment.
-func blockHeader(rest []byte) bool {
-	i := 0
-	for i < len(rest) && (rest[i] == '-' || rest[i] == '+' || rest[i] >= '1' && rest[i] <= '9') {
-		i++
-	}
-	for ; i < len(rest); i++ {
-		switch rest[i] {
-		case ' ', '\t', '\r':
-		case '#':
-			return i > 0 && isBlankByte(rest[i-1])
-		default:
-			return false
-		}
-	}
-	return true
-}
-
-func isBlank(text []byte) bool {
-	for _, c := range text {
-		if !isBlankByte(c) {
-			return false
-		}
-	}
-	return true
-}
-
-func isBlankByte(c byte) bool { return c == ' ' || c == '\t' || c == '\r' }
-
-// checkNesting measures the nesting of the lexer's tokens exactly as far as flow collections
-// go, and of block collections by the columns of their entries and keys, and reports the first
-// token that opens a collection more than maxDepth deep, or that is a block mapping's key past
-// maxKeys. It runs after the lexer, whose cost is linear, and before the parser, whose cost is
-// not.
-func checkNesting(file string, tokens token.Tokens) Problems {
-	var block []level
-	flow := 0
-	for i, tk := range tokens {
-		if tk == nil || tk.Position == nil {
-			continue
-		}
-		p := tk.Position
-		switch tk.Type {
-		case token.DocumentHeaderType:
-			block, flow = block[:0], 0
-		case token.SequenceStartType, token.MappingStartType:
-			flow++
-			if len(block)+flow > maxDepth {
-				return nestingProblem(file, p.Line, p.Column)
-			}
-		case token.SequenceEndType, token.MappingEndType:
-			flow = max(flow-1, 0)
-		case token.SequenceEntryType, token.MappingKeyType, token.MappingValueType:
-			if flow > 0 {
-				continue
-			}
-			col := p.Column
-			if tk.Type == token.MappingValueType {
-				// A mapping's level is its keys' column: the key before the ":".
-				if i == 0 || tokens[i-1].Position == nil {
-					continue
-				}
-				col = tokens[i-1].Position.Column
-			}
-			block = enter(block, col, tk.Type == token.SequenceEntryType)
-			if ps := blockProblem(file, block, flow, p.Line, p.Column); ps != nil {
-				return ps
-			}
-		}
-	}
-	return nil
-}
-
 // boundInput checks data against the limits above before the parser runs: its size, then
-// prescan's.
+// yamlstrict.Prescan's.
 func boundInput(file string, data []byte) Problems {
 	if ps := checkSize(file, data); ps != nil {
 		return ps
 	}
-	return prescan(file, data)
+	return yamlProblem(file, yamlstrict.Prescan(data, "a scenario file"))
+}
+
+// checkNesting is yamlstrict.CheckTokens, its problem the scenario file's.
+func checkNesting(file string, tokens token.Tokens) Problems {
+	return yamlProblem(file, yamlstrict.CheckTokens(tokens))
+}
+
+// yamlProblem is e, a problem of strict YAML, as a problem of the scenario file; nil for nil.
+func yamlProblem(file string, e *yamlstrict.Error) Problems {
+	if e == nil {
+		return nil
+	}
+	return Problems{{File: file, Line: e.Line, Col: e.Col, Path: e.Path, Value: e.Value, Rule: e.Rule}}
 }

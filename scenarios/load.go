@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"github.com/overloadsim/overloadsim/internal/yamlstrict"
 	"io/fs"
 	"path"
 	"path/filepath"
@@ -30,7 +31,7 @@ type source struct {
 // of which Load reads no more than MaxFileBytes+1 bytes (see ReadFileBounded). A file that
 // cannot be read at all (missing, no permission) is the os package's error after "scenarios: ".
 func Load(path string) (*Scenario, error) {
-	data, err := ReadFileBounded(path, MaxFileBytes)
+	data, err := yamlstrict.ReadFileBounded(path, MaxFileBytes)
 	if err != nil {
 		if ps, ok := fileProblem(path, err); ok {
 			return nil, ps
@@ -54,7 +55,7 @@ func Parse(name string, data []byte) (*Scenario, error) {
 		if !filepath.IsAbs(file) {
 			file = filepath.Join(dir, file)
 		}
-		data, err := ReadFileBounded(file, MaxDataFileBytes)
+		data, err := yamlstrict.ReadFileBounded(file, MaxDataFileBytes)
 		if err != nil {
 			return nil, dataFileError(err)
 		}
@@ -114,6 +115,12 @@ func decodeScenario(file string, tree *node, read fileReader) (*Scenario, error)
 // fields in code. Call EnsureDefaults first.
 func (s *Scenario) Validate() error { return s.check(true) }
 
+// ValidateBuild is Validate without trying the sweep's values on the scenario, which costs a
+// decode per value: the rules of the scenario as it stands, which building it needs (bench.Build
+// checks them), as Parse and Load have tried the values already.
+func (s *Scenario) ValidateBuild() error { return s.check(false) }
+
+// check validates s, trying the sweep's values on it when trySweep is set.
 func (s *Scenario) check(trySweep bool) error {
 	d := &decoder{file: s.Name, at: map[string]pos{}, bad: map[string]bool{}, files: noFiles}
 	if s.src != nil {

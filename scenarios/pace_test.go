@@ -37,7 +37,7 @@ func TestRejectOrderField(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := sc.Topology.Nodes[0].serverConfig().RejectOrder.String(); got != c.want {
+		if got := sc.Topology.Nodes[0].ServerConfig().RejectOrder.String(); got != c.want {
 			t.Errorf("%s: reject order %s, want %s", c.node, got, c.want)
 		}
 	}
@@ -56,7 +56,7 @@ func TestHandshakeWorkField(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := sc.Topology.Nodes[0].serverConfig().HandshakeWork; got != want {
+		if got := sc.Topology.Nodes[0].ServerConfig().HandshakeWork; got != want {
 			t.Errorf("%s: handshake work %v, want %v", node, got, want)
 		}
 	}
@@ -75,7 +75,7 @@ func TestExecutionField(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := sc.Topology.Nodes[0].serverConfig().Execution.String(); got != want {
+		if got := sc.Topology.Nodes[0].ServerConfig().Execution.String(); got != want {
 			t.Errorf("%s: execution %s, want %s", node, got, want)
 		}
 	}

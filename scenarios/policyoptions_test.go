@@ -5,43 +5,6 @@ import (
 	"testing"
 )
 
-// TestRetryTokenCapacity: driver.retryTokenCapacity sizes mongodb-2026-03's retry token bucket
-// (its capacity and starting balance): a bucket of 3 never holds more than 3 tokens, and one of
-// the spec's 1000 starts full.
-func TestRetryTokenCapacity(t *testing.T) {
-	const text = `
-name: capacity
-duration: 5s
-topology:
-  nodes:
-    - {name: db, workers: 4, service: const(1ms)}
-clients:
-  - name: small
-    driver: {adaptiveRetries: true, retryTokenCapacity: 3}
-    workload: {rate: 100/s}
-  - name: spec
-    driver: {adaptiveRetries: true}
-    workload: {rate: 100/s}
-`
-	sc, err := Parse("capacity.yaml", []byte(text))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := Run(sc, 1, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range []struct {
-		group string
-		max   float64
-	}{{"small", 3}, {"spec", 1000}} {
-		g := group(t, &r.Summary, c.group)
-		if g.TokensMin != c.max || g.TokensMean != c.max {
-			t.Errorf("%s: tokens min %v, mean %v; want a full bucket of %v throughout", c.group, g.TokensMin, g.TokensMean, c.max)
-		}
-	}
-}
-
 // TestPolicyOptionBlocks: each policy's block is read only with its retryPolicy, and a block
 // given to another policy says where that policy's options go.
 func TestPolicyOptionBlocks(t *testing.T) {

@@ -64,7 +64,7 @@ func TestCosts(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, want := range [][2]time.Duration{{server.DefaultRejectCost, server.DefaultHandshakeCost}, {0, 0}} {
-		cfg := sc.Topology.Nodes[i].serverConfig()
+		cfg := sc.Topology.Nodes[i].ServerConfig()
 		if cfg.RejectCost != want[0] || cfg.HandshakeCost != want[1] {
 			t.Errorf("node %d: server costs %v, %v; want %v, %v", i, cfg.RejectCost, cfg.HandshakeCost, want[0], want[1])
 		}

@@ -75,9 +75,9 @@ func (r *Recovery) setDefaults() {
 	*r = Recovery{K: results.DefaultRecoveryK, Floor: results.DefaultRecoveryFloor}
 }
 
-// recoveryRule returns the scenario's recovery rule as results takes it (its defaults when the
+// RecoveryRule returns the scenario's recovery rule as results takes it (its defaults when the
 // scenario has no recovery block).
-func (s *Scenario) recoveryRule() results.RecoveryRule {
+func (s *Scenario) RecoveryRule() results.RecoveryRule {
 	if s.Recovery == nil {
 		return results.RecoveryRule{}
 	}
@@ -547,8 +547,8 @@ func defaultRouter() *Router {
 	}
 }
 
-// config is the routing parameters as mongos.New takes them for the mongos called address.
-func (r *Router) config(address string) mongos.Config {
+// Config is the routing parameters as mongos.New takes them for the mongos called address.
+func (r *Router) Config(address string) mongos.Config {
 	c := mongos.DefaultConfig()
 	c.Address = address
 	c.BaseBackoff, c.MaxBackoff, c.MaxRetryAttempts = r.BaseBackoff, r.MaxBackoff, r.MaxRetryAttempts
@@ -594,7 +594,7 @@ func (s *Scenario) EnsureDefaults() {
 				}
 			}
 		}
-		if s.Topology.sharded() && s.Topology.Router == nil {
+		if s.Topology.Sharded() && s.Topology.Router == nil {
 			s.Topology.Router = defaultRouter()
 		}
 	}
@@ -657,9 +657,9 @@ func (s *Scenario) String() string {
 	return b.String()
 }
 
-// serverConfig is the node as server.New takes it. Its costs are the node's: a node that does
+// ServerConfig is the node as server.New takes it. Its costs are the node's: a node that does
 // not set them has the defaults from setDefaults, and 0s means free in both.
-func (n *Node) serverConfig() server.Config {
+func (n *Node) ServerConfig() server.Config {
 	c := server.Config{
 		Address: n.Name, Role: n.Role, ReplSetName: n.Shard, Flavor: n.Flavor,
 		Workers: n.Workers, MaxQueueDepth: n.MaxQueueDepth,
@@ -698,8 +698,8 @@ func (c ConnLimiter) config() server.ConnLimiterConfig {
 		BurstCapacitySecs: c.BurstCapacitySecs, MaxQueueDepth: c.MaxQueueDepth}
 }
 
-// options is the group's driver options as client.New takes them.
-func (d *Driver) options() client.Options {
+// ClientOptions is the group's driver options as client.New takes them.
+func (d *Driver) ClientOptions() client.Options {
 	o := client.DefaultOptions()
 	o.AppName = d.AppName
 	o.RetryReads, o.RetryWrites = d.RetryReads, d.RetryWrites
@@ -725,18 +725,18 @@ func (d *Driver) options() client.Options {
 	return o
 }
 
-// sharded reports whether t is a sharded cluster.
-func (t *Topology) sharded() bool { return t.Kind == selection.Sharded }
+// Sharded reports whether t is a sharded cluster.
+func (t *Topology) Sharded() bool { return t.Kind == selection.Sharded }
 
-// hosts returns the names of the nodes g's clients connect to: its hosts, or by default every
+// Hosts returns the names of the nodes g's clients connect to: its hosts, or by default every
 // node (every mongos when sharded).
-func (t *Topology) hosts(g *Group) []string {
+func (t *Topology) Hosts(g *Group) []string {
 	if len(g.Hosts) > 0 {
 		return g.Hosts
 	}
 	var out []string
 	for i := range t.Nodes {
-		if !t.sharded() || t.Nodes[i].Role == wire.Mongos {
+		if !t.Sharded() || t.Nodes[i].Role == wire.Mongos {
 			out = append(out, t.Nodes[i].Name)
 		}
 	}

@@ -3,7 +3,6 @@ package scenarios
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"github.com/overloadsim/overloadsim/internal/golden"
 	"os"
 	"path/filepath"
@@ -12,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/overloadsim/overloadsim/results"
-	"github.com/overloadsim/overloadsim/sim"
 	"github.com/overloadsim/overloadsim/wire"
 )
 
@@ -341,80 +338,6 @@ func TestExpandRange(t *testing.T) {
 	}
 }
 
-// TestReplicationSeed: replication 0 is the seed itself; others are distinct, stable values.
-func TestReplicationSeed(t *testing.T) {
-	if got := ReplicationSeed(7, 0); got != 7 {
-		t.Errorf("ReplicationSeed(7, 0) = %d, want 7", got)
-	}
-	s1, _ := sim.StreamSeeds(7, "replication/3")
-	if got := ReplicationSeed(7, 3); got != s1 {
-		t.Errorf("ReplicationSeed(7, 3) = %d, want sim.StreamSeeds(7, \"replication/3\") s1 = %d", got, s1)
-	}
-	seen := map[uint64]int{}
-	for r := range 100 {
-		s := ReplicationSeed(1, r)
-		if prev, dup := seen[s]; dup {
-			t.Errorf("ReplicationSeed(1, %d) = ReplicationSeed(1, %d) = %d", r, prev, s)
-		}
-		seen[s] = r
-	}
-}
-
-// TestBuild wires a small replica set and checks the streams it names, the recorder's fault
-// windows, and the run header.
-func TestBuild(t *testing.T) {
-	sc, err := Parse("b.yaml", []byte(`
-duration: 5s
-topology:
-  kind: replicaset
-  nodes: [{name: a}, {name: b}]
-clients:
-  - {name: app, count: 2, workload: {rate: 50/s}}
-faults:
-  - {at: 1s, kind: capacity, node: a, speed: 0.5, for: 1s}
-  - {at: 2s, kind: stepDown}
-  - {at: 3s, kind: down, node: b}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := Build(sc, 9, sim.NewLoop(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []string{
-		"server/a/service", "server/a/failpoint", "server/b/service", "server/b/failpoint",
-		"link/app/0/a", "link/app/0/b", "client/app/0", "link/app/1/a", "link/app/1/b", "client/app/1",
-		"group/app",
-	}
-	if !slices.Equal(w.Streams(), want) {
-		t.Errorf("Build streams = %q, want %q", w.Streams(), want)
-	}
-	windows := sc.FaultWindows()
-	wantW := []results.FaultWindow{
-		{Name: "capacity a", Start: sim.Time(time.Second), End: sim.Time(2 * time.Second)},
-		{Name: "stepDown", Start: sim.Time(2 * time.Second), End: sim.Time(2 * time.Second)},
-		{Name: "down b", Start: sim.Time(3 * time.Second), End: sim.Time(5 * time.Second)},
-	}
-	if !slices.Equal(windows, wantW) {
-		t.Errorf("FaultWindows() = %+v, want %+v", windows, wantW)
-	}
-	run, err := Run(sc, 9, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := run.Header
-	if h.Seed != 9 || h.Scenario != "b" || h.Canonical != sc.String() || len(h.Streams) != len(want) || h.Streams[0].Name != want[0] {
-		t.Errorf("Run header = %+v", h)
-	}
-	if s1, s2 := sim.StreamSeeds(9, want[4]); h.Streams[4] != (results.Stream{Name: want[4], S1: s1, S2: s2}) {
-		t.Errorf("header stream 4 = %+v, want %s %d %d", h.Streams[4], want[4], s1, s2)
-	}
-	if len(run.Series.Faults) != 3 {
-		t.Errorf("the recorder has %d fault windows, want 3", len(run.Series.Faults))
-	}
-}
-
 // TestLookupUnknown: an unknown library name is an error that lists the known ones.
 func TestLookupUnknown(t *testing.T) {
 	_, err := Lookup("spkie")
@@ -534,44 +457,5 @@ func TestVary(t *testing.T) {
 	}
 	if points, err := sc.Points(); err != nil || len(points) != 4 {
 		t.Errorf("Points() = %d points, %v; want 4", len(points), err)
-	}
-}
-
-// TestConcurrentRuns: the replications of one point may run in parallel (the CLI's worker
-// pool does) and give the results they give one at a time. Run with -race.
-func TestConcurrentRuns(t *testing.T) {
-	sc, err := Lookup("policy-comparison")
-	if err != nil {
-		t.Fatal(err)
-	}
-	const n = 4
-	want := make([]string, n)
-	for r := range n {
-		run, err := Run(sc, sc.Seed, r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want[r] = fmt.Sprintf("%#v", run.Summary)
-	}
-	got := make([]string, n)
-	errs := make(chan error, n)
-	for r := range n {
-		go func() {
-			run, err := Run(sc, sc.Seed, r)
-			if err == nil {
-				got[r] = fmt.Sprintf("%#v", run.Summary)
-			}
-			errs <- err
-		}()
-	}
-	for range n {
-		if err := <-errs; err != nil {
-			t.Fatal(err)
-		}
-	}
-	for r := range n {
-		if got[r] != want[r] {
-			t.Errorf("replication %d in parallel differs from its sequential run", r)
-		}
 	}
 }

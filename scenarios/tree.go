@@ -13,6 +13,7 @@ import (
 	"github.com/goccy/go-yaml/parser"
 
 	"github.com/overloadsim/overloadsim/field"
+	"github.com/overloadsim/overloadsim/internal/yamlstrict"
 )
 
 // nodeKind is the shape of a YAML node.
@@ -101,9 +102,6 @@ func cloneAll(ns []*node) []*node {
 // maxNodes bounds the nodes a document may expand to, aliases included, so that an alias bomb
 // ("billion laughs") is an error rather than a hang.
 const maxNodes = 100_000
-
-// maxDepth bounds the nesting of a document.
-const maxDepth = 64
 
 // parseTree parses one YAML document into a node tree. A syntax error comes back as a Problem
 // with its line and column, and so does input beyond the limits of limits.go (its size, its
@@ -217,8 +215,8 @@ func (c *converter) convert(a ast.Node, depth int) *node {
 	if len(c.probs) > 0 {
 		return &node{kind: nullNode, pos: p}
 	}
-	if depth > maxDepth {
-		return c.fail(p, "(nesting)", fmt.Sprintf("nested deeper than %d levels", maxDepth))
+	if depth > yamlstrict.MaxDepth {
+		return c.fail(p, "(nesting)", fmt.Sprintf("nested deeper than %d levels", yamlstrict.MaxDepth))
 	}
 	c.count++
 	if c.count > maxNodes {
@@ -304,8 +302,8 @@ func (c *converter) entry(m *node, mv *ast.MappingValueNode, depth int) {
 		c.fail(kp, "(key)", "a key must be a plain name")
 		return
 	}
-	if len(m.keys) >= maxKeys {
-		c.fail(kp, "more than "+strconv.Itoa(maxKeys)+" keys", fmt.Sprintf("a mapping holds at most %d keys", maxKeys))
+	if len(m.keys) >= yamlstrict.MaxKeys {
+		c.fail(kp, "more than "+strconv.Itoa(yamlstrict.MaxKeys)+" keys", fmt.Sprintf("a mapping holds at most %d keys", yamlstrict.MaxKeys))
 		return
 	}
 	for _, old := range m.keys {

@@ -3,7 +3,6 @@ package scenarios
 import (
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/overloadsim/overloadsim/results"
 	"github.com/overloadsim/overloadsim/sim"
@@ -42,47 +41,4 @@ func TestLoadTriggers(t *testing.T) {
 			t.Errorf("%s: FaultWindows = %v, want %v", tc.name, got, tc.want)
 		}
 	}
-}
-
-// TestLoadFaultScalesRate: a load fault multiplies the group's offered load inside its window
-// only, and the other groups' not at all.
-func TestLoadFaultScalesRate(t *testing.T) {
-	sc, err := Parse("t", []byte(`
-name: t
-duration: 20s
-clients:
-  - {name: a, count: 2, workload: {rate: 200/s, arrivals: fixed}}
-  - {name: b, count: 2, workload: {rate: 100/s, arrivals: fixed}}
-faults:
-  - {kind: load, group: a, at: 5s, for: 5s, factor: 3}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	run, err := Run(sc, 1, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, out := window(run.Series, "a", 6*time.Second, 9*time.Second), window(run.Series, "a", 12*time.Second, 15*time.Second)
-	other := window(run.Series, "b", 6*time.Second, 9*time.Second)
-	if in.issued < 1790 || in.issued > 1810 || out.issued < 590 || out.issued > 610 || other.issued < 290 || other.issued > 310 {
-		t.Errorf("issued in 3 s: %d in the window, %d after it, %d by the other group; want about 1800, 600 and 300",
-			in.issued, out.issued, other.issued)
-	}
-}
-
-// windowStats sums a group's intervals that lie within [from, to).
-type windowStats struct{ issued, attempts, succeeded, failed uint64 }
-
-func window(s *results.Series, name string, from, to time.Duration) windowStats {
-	var w windowStats
-	for _, g := range s.Groups {
-		if g.Name == name && g.Start >= sim.Time(from) && g.End <= sim.Time(to) {
-			w.issued += g.Issued
-			w.attempts += g.Attempts
-			w.succeeded += g.Succeeded
-			w.failed += g.Failed
-		}
-	}
-	return w
 }

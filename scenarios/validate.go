@@ -34,7 +34,7 @@ type validator struct {
 	d  *decoder
 	sc *Scenario
 	// trySweep tries every sweep value on the scenario (with Set), which costs a decode per
-	// value; Build skips it, as Parse has done it.
+	// value; ValidateBuild (bench.Build) skips it, as Parse has done it.
 	trySweep bool
 }
 
@@ -189,7 +189,7 @@ func (v *validator) topology() {
 	t := &v.sc.Topology
 	kindOK := !v.failed("topology.kind")
 	if t.Router != nil {
-		if kindOK && !t.sharded() {
+		if kindOK && !t.Sharded() {
 			v.bad("topology.router", "(given)", "applies to a sharded topology only")
 		}
 		v.router(t.Router)
@@ -253,7 +253,7 @@ func (v *validator) nodeRole(n *Node, p string) {
 
 // nodeShard checks a node's shard: only a sharded topology's data nodes have one, and they must.
 func (v *validator) nodeShard(n *Node, p string) {
-	sharded := v.sc.Topology.sharded()
+	sharded := v.sc.Topology.Sharded()
 	switch {
 	case !sharded && n.Shard != "":
 		v.bad(p+".shard", n.Shard, "applies to a sharded topology only")
@@ -301,7 +301,7 @@ func (v *validator) nodeConfig(n *Node, p string) {
 	if n.ExternalClientBaseBackoff < 0 {
 		v.bad(p+".externalClientBaseBackoffMS", n.ExternalClientBaseBackoff.String(), "must be ≥ 0 (0 = off)")
 	}
-	cfg := n.serverConfig()
+	cfg := n.ServerConfig()
 	cfg.Role, cfg.Flavor = wire.Standalone, server.FlavorMongoDB // checked above, against the topology kind
 	cfg.ExternalClientBaseBackoffMS = 0                          // checked above, in the scenario's unit
 	v.reattribute(cfg.Validate(), p, map[string]string{"address": "name"})
@@ -349,7 +349,7 @@ func (v *validator) replicaSets() {
 // router checks the mongos routing parameters.
 func (v *validator) router(r *Router) {
 	p := "topology.router"
-	cfg := r.config("mongos")
+	cfg := r.Config("mongos")
 	for _, l := range r.ExhaustedLabels {
 		if _, ok := wire.ParseLabel(l); !ok {
 			v.bad(p+".exhaustedRetryLabels", strconv.Quote(l), "unknown error label; known: "+strings.Join(wire.LabelNames(), ", "))
@@ -421,13 +421,13 @@ func (v *validator) hosts(g *Group, p string) {
 	seen := map[string]bool{}
 	for i, h := range g.Hosts {
 		hp := fmt.Sprintf("%s.hosts[%d]", p, i)
-		n := v.sc.node(h)
+		n := v.sc.Node(h)
 		switch {
 		case n == nil:
 			v.bad(hp, h, "no such node; nodes: "+strings.Join(nodeNames(v.sc), ", "))
 		case seen[h]:
 			v.bad(hp, h, "listed twice")
-		case kindOK && t.sharded() && n.Role != wire.Mongos:
+		case kindOK && t.Sharded() && n.Role != wire.Mongos:
 			v.bad(hp, h, "a sharded cluster's clients connect to mongos nodes only")
 		}
 		seen[h] = true
@@ -437,7 +437,7 @@ func (v *validator) hosts(g *Group, p string) {
 	if couchbase {
 		want = server.FlavorCouchbase
 	}
-	for _, h := range t.hosts(g) {
+	for _, h := range t.Hosts(g) {
 		i := slices.IndexFunc(t.Nodes, func(n Node) bool { return n.Name == h })
 		if i < 0 || v.failed(fmt.Sprintf("topology.nodes[%d].flavor", i)) {
 			continue // reported above, or with the node
@@ -464,7 +464,7 @@ func (v *validator) driver(g *Group, p string) {
 	if v.failed(p + ".readPreference") {
 		rename["readPreference.tagSets"] = "-" // the tag rules depend on the mode, which is not known
 	}
-	v.reattribute(g.Driver.options().Validate(v.sc.Topology.Kind), p, rename)
+	v.reattribute(g.Driver.ClientOptions().Validate(v.sc.Topology.Kind), p, rename)
 }
 
 func (v *validator) workload(g *Group, p string) {
@@ -592,7 +592,7 @@ func (v *validator) faults() {
 	s := v.sc
 	nodes := make([]server.Config, len(s.Topology.Nodes))
 	for i := range s.Topology.Nodes {
-		nodes[i] = s.Topology.Nodes[i].serverConfig()
+		nodes[i] = s.Topology.Nodes[i].ServerConfig()
 	}
 	for i := range s.Faults {
 		f := &s.Faults[i]
@@ -604,7 +604,7 @@ func (v *validator) faults() {
 			v.load(f, p)
 			continue
 		}
-		sf := f.serverFault()
+		sf := f.ServerFault()
 		if f.Kind == server.FaultFailPoint && !v.failPointGiven(f, p) {
 			// What is missing is reported; the rest of the fault is checked as if the
 			// failpoint were off, which has nothing more to check.

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/overloadsim/overloadsim/bench"
 	"github.com/overloadsim/overloadsim/experiment"
 	"github.com/overloadsim/overloadsim/record"
 	"github.com/overloadsim/overloadsim/results"
@@ -47,7 +48,7 @@ func BenchmarkSweep(b *testing.B) {
 					p := points[j/reps]
 					loop := sim.NewLoop()
 					rec := record.New(loop, p.Scenario.Interval)
-					if _, err := scenarios.Build(p.Scenario, scenarios.ReplicationSeed(sc.Seed, j%reps), loop, rec); err != nil {
+					if _, err := bench.Build(p.Scenario, bench.ReplicationSeed(sc.Seed, j%reps), loop, rec); err != nil {
 						return 0, err
 					}
 					rec.Start()
@@ -195,7 +196,7 @@ func BenchmarkScale(b *testing.B) {
 func runMeasured(b *testing.B, c *scenarios.Scenario, measure bool) (*results.Series, uint64, float64) {
 	loop := sim.NewLoop()
 	rec := record.New(loop, c.Interval)
-	w, err := scenarios.Build(c, c.Seed, loop, rec)
+	w, err := bench.Build(c, c.Seed, loop, rec)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/overloadsim/overloadsim/bench"
 	"github.com/overloadsim/overloadsim/results"
-	"github.com/overloadsim/overloadsim/scenarios"
 )
 
 // TestRefusedUpFront: work that cannot finish, or would not fit in memory, is refused before
@@ -93,7 +93,7 @@ func TestProgressKeepsResults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plain, err := scenarios.RunWith(sc, 3, 0, runOptions())
+	plain, err := bench.RunWith(sc, 3, 0, runOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func TestProgressKeepsResults(t *testing.T) {
 		}
 		last = now
 	}
-	reported, err := scenarios.RunWith(sc, 3, 0, opts)
+	reported, err := bench.RunWith(sc, 3, 0, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,11 +37,12 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/overloadsim/overloadsim/experiment"
 	"io"
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/overloadsim/overloadsim/experiment"
 
 	"github.com/spf13/pflag"
 )

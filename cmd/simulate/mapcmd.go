@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/overloadsim/overloadsim/bench"
 	"github.com/overloadsim/overloadsim/experiment"
 	"github.com/overloadsim/overloadsim/results"
 	"github.com/overloadsim/overloadsim/results/phasemap"
@@ -199,7 +200,7 @@ func runMap(ctx context.Context, sc *scenarios.Scenario, axes []results.Axis, tr
 	}
 	bar := newProgressBar(stderr, "map")
 	runs, done, err := experiment.RunIndexed(ctx, len(points)*reps, workers, func(i int) (mapOutcome, error) {
-		r, err := scenarios.RunWith(points[i/reps].Scenario, seed, i%reps, runOptions())
+		r, err := bench.RunWith(points[i/reps].Scenario, seed, i%reps, runOptions())
 		if err != nil {
 			return mapOutcome{}, err
 		}

@@ -60,7 +60,7 @@ func newRunProgress(w io.Writer, label string) *runProgress {
 	return &runProgress{bar: newProgressBar(w, label), start: time.Now()}
 }
 
-// update is scenarios.RunOptions.Progress.
+// update is bench.RunOptions.Progress.
 func (p *runProgress) update(now, horizon time.Duration) {
 	if !p.bar.on {
 		return

@@ -10,9 +10,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"github.com/overloadsim/overloadsim/results"
 	"github.com/overloadsim/overloadsim/scenarios"
-	"github.com/spf13/pflag"
 )
 
 // printSummary writes the human summary of a run: per group and in total, goodput against

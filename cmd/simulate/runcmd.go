@@ -9,10 +9,10 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/overloadsim/overloadsim/bench"
 	"github.com/overloadsim/overloadsim/record"
 	"github.com/overloadsim/overloadsim/record/trace"
 	"github.com/overloadsim/overloadsim/results"
-	"github.com/overloadsim/overloadsim/scenarios"
 
 	"github.com/spf13/pflag"
 )
@@ -117,7 +117,7 @@ Examples:
 			opts := runOptions()
 			opts.ServerStatus = status
 			opts.Progress = newRunProgress(stderr, "run "+sc.Name).update
-			opts.Attach = func(w *scenarios.World) {
+			opts.Attach = func(w *bench.World) {
 				if tw != nil {
 					tw.Attach(w.Groups...)
 					tw.AddMetadata("scenario", sc.Name)
@@ -125,9 +125,9 @@ Examples:
 				}
 			}
 			_, unwatch := lim.enforce(context.Background(), stderr)
-			run, err := scenarios.RunWith(sc, s, 0, opts)
+			run, err := bench.RunWith(sc, s, 0, opts)
 			unwatch()
-			stopped := errors.Is(err, scenarios.ErrStopped)
+			stopped := errors.Is(err, bench.ErrStopped)
 			if err != nil && !stopped {
 				return err
 			}

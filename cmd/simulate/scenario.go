@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/overloadsim/overloadsim/internal/yamlstrict"
 	"github.com/overloadsim/overloadsim/scenarios"
 )
 
@@ -76,7 +77,7 @@ func loadFile(path string) (*scenarios.Scenario, error) {
 	if path != "-" {
 		return scenarios.Load(path)
 	}
-	data, err := scenarios.ReadBounded(stdin, stdinName, scenarios.MaxFileBytes)
+	data, err := yamlstrict.ReadBounded(stdin, stdinName, scenarios.MaxFileBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +86,7 @@ func loadFile(path string) (*scenarios.Scenario, error) {
 
 // errSeedParameter refuses a sweep or map over the scenario's seed, which would silently change
 // nothing: every run's seed derives from the base seed and the run's replication
-// (scenarios.ReplicationSeed), whatever the point's scenario says.
+// (bench.ReplicationSeed), whatever the point's scenario says.
 var errSeedParameter = usageErrorf("--vary seed (or a sweep parameter seed): runs take their seeds from the base seed (--seed) and their replication, so varying seed would change nothing; use --replications for independent runs, or --seed for another base")
 
 // seedOf returns the base seed: --seed when it was given, else the scenario's own.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/overloadsim/overloadsim/bench"
 	"github.com/overloadsim/overloadsim/experiment"
 	"github.com/overloadsim/overloadsim/results"
 	"github.com/overloadsim/overloadsim/scenarios"
@@ -86,7 +87,7 @@ func runShard(lim *limits, info results.ShardInfo, points []scenarios.SweepPoint
 		}
 		running.Add(1)
 		defer running.Add(-1)
-		r, err := scenarios.RunWith(points[u/reps].Scenario, seed, u%reps, runOptions())
+		r, err := bench.RunWith(points[u/reps].Scenario, seed, u%reps, runOptions())
 		if err != nil {
 			return struct{}{}, fmt.Errorf("%s: %w", info.UnitName(u), err)
 		}

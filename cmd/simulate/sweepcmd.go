@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/overloadsim/overloadsim/bench"
 	"github.com/overloadsim/overloadsim/experiment"
 	"github.com/overloadsim/overloadsim/results"
 	"github.com/overloadsim/overloadsim/scenarios"
@@ -175,7 +176,7 @@ func runSweep(lim *limits, sc *scenarios.Scenario, exps []results.Expectation, s
 		}
 		running.Add(1)
 		defer running.Add(-1)
-		r, err := scenarios.RunWith(points[i/reps].Scenario, seed, i%reps, runOptions())
+		r, err := bench.RunWith(points[i/reps].Scenario, seed, i%reps, runOptions())
 		if err != nil {
 			return results.Summary{}, err
 		}

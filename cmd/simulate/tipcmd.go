@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/overloadsim/overloadsim/analysis/tipping"
+	"github.com/overloadsim/overloadsim/bench"
 	"github.com/overloadsim/overloadsim/experiment"
 	"github.com/overloadsim/overloadsim/field"
 	"github.com/overloadsim/overloadsim/results"
@@ -99,7 +100,7 @@ Examples:
 				if err != nil {
 					return tipping.Undecided, err
 				}
-				r, err := scenarios.RunWith(at, base, rep, runOptions())
+				r, err := bench.RunWith(at, base, rep, runOptions())
 				if err != nil {
 					return tipping.Undecided, err
 				}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/overloadsim/overloadsim/bench"
 	"github.com/overloadsim/overloadsim/experiment"
 	tuneexp "github.com/overloadsim/overloadsim/experiment/tune"
 	"github.com/overloadsim/overloadsim/results"
@@ -339,7 +340,7 @@ func metricForms(sc *scenarios.Scenario) string {
 func refuseTuning(sc *scenarios.Scenario, t *tune.Tuning, workers, maxRuns, maxCands int, lim *limits) error {
 	reps := float64(t.Replications)
 	if g := tuneexp.GridSize(t); g > float64(maxCands) {
-		secs := g * reps * sc.EstimatedEvents() / experiment.EventsPerCPUSecond / float64(workers)
+		secs := g * reps * bench.EstimatedEvents(sc) / experiment.EventsPerCPUSecond / float64(workers)
 		return usageErrorf("--tune: a coarse grid of %.0f candidates (%s) × %d replications = %.0f runs, about %s on %d workers: more than --max-candidates %d; give fewer STEPS or fewer fields",
 			g, gridText(t), t.Replications, g*reps, experiment.HumanDuration(secs), workers, maxCands)
 	}

@@ -5,7 +5,7 @@ import (
 	"io"
 	"runtime/debug"
 
-	"github.com/overloadsim/overloadsim/scenarios"
+	"github.com/overloadsim/overloadsim/bench"
 
 	"github.com/spf13/pflag"
 )
@@ -25,14 +25,14 @@ var versionCommand = command{
 }
 
 // label names this build in the headers of the runs it makes.
-func label() scenarios.Label {
-	return scenarios.Label{Tool: scenarios.DefaultLabel().Tool, Version: buildVersion()}
+func label() bench.Label {
+	return bench.Label{Tool: bench.DefaultLabel().Tool, Version: buildVersion()}
 }
 
 // runOptions are the options of every run the command-line tool makes: its label, and the stop
 // of a command that crossed its --max-memory or --max-time while running (limits.enforce).
-func runOptions() scenarios.RunOptions {
-	return scenarios.RunOptions{Label: label(), Stop: limitStopped}
+func runOptions() bench.RunOptions {
+	return bench.RunOptions{Label: label(), Stop: limitStopped}
 }
 
 // buildVersion returns the -ldflags version, else the module version, else the VCS revision.

@@ -33,7 +33,7 @@ var processStart = time.Now()
 var limitStop atomic.Pointer[string]
 
 // limitStopped reports whether the command crossed a limit: its runs in progress stop
-// (scenarios.RunOptions.Stop) and it starts no new one.
+// (bench.RunOptions.Stop) and it starts no new one.
 func limitStopped() bool { return limitStop.Load() != nil }
 
 // stopCause is why a command stopped early: the limit it crossed, or an interrupt (a signal).

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/overloadsim/overloadsim/analysis/splitting"
+	"github.com/overloadsim/overloadsim/bench"
 	"github.com/overloadsim/overloadsim/field"
 	"github.com/overloadsim/overloadsim/results"
 	"github.com/overloadsim/overloadsim/results/rare"
@@ -40,13 +41,13 @@ type Options struct {
 }
 
 // model is the scenario as a splitting model, observed as o says.
-func (o *Options) model() *scenarios.SplitModel {
-	return &scenarios.SplitModel{Scenario: o.Scenario, Score: o.Score, From: o.From, Step: o.Step}
+func (o *Options) model() *bench.SplitModel {
+	return &bench.SplitModel{Scenario: o.Scenario, Score: o.Score, From: o.From, Step: o.Step}
 }
 
 // TrajectoryCost is what one trajectory of o costs: each is recorded at its Step, and a finer
 // step costs a row per checkpoint.
-func TrajectoryCost(o Options) scenarios.Cost { return o.model().Cost() }
+func TrajectoryCost(o Options) bench.Cost { return o.model().Cost() }
 
 // Run makes the estimate o describes. A bad splitting configuration (too few repetitions, say)
 // is an error worded "splitting: Config.N = 1: rule", a line per problem.

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/overloadsim/overloadsim/bench"
 	"github.com/overloadsim/overloadsim/experiment"
 	"github.com/overloadsim/overloadsim/results"
 	"github.com/overloadsim/overloadsim/results/tune"
@@ -19,7 +20,7 @@ type Runner struct {
 	Scenario *scenarios.Scenario // the scenario tuned; each candidate sets the tuned fields
 	Seed     uint64              // the base seed: replication r of every candidate runs with its r-th run seed
 	Workers  int
-	Options  scenarios.RunOptions
+	Options  bench.RunOptions
 	// Running counts the runs in progress, for what a watchdog says while it waits.
 	Running *atomic.Int64
 	// Progress is where each refinement round is announced.
@@ -59,7 +60,7 @@ func (r *Runner) Eval(ctx context.Context, t *tune.Tuning) Eval {
 		runs, done, err := experiment.RunIndexed(ctx, len(cands)*reps, r.Workers, func(u int) ([]float64, error) {
 			r.Running.Add(1)
 			defer r.Running.Add(-1)
-			run, err := scenarios.RunWith(scs[u/reps], r.Seed, u%reps, r.Options)
+			run, err := bench.RunWith(scs[u/reps], r.Seed, u%reps, r.Options)
 			if err != nil {
 				return nil, fmt.Errorf("%s, replication %d: %w", cands[u/reps].Label(), u%reps, err)
 			}

@@ -19,7 +19,7 @@ import (
 // files and plots, and the analyses. Their float products must not fuse into a multiply-add
 // (CheckFusable).
 var FusePackages = []string{
-	"sim", "server", "ratelimiter", "client", "scenarios", "wire", "dist", "field",
+	"sim", "server", "ratelimiter", "client", "scenarios", "bench", "wire", "dist", "field",
 	"record", "results", "analysis", "experiment", "internal/mmc", "internal/rtt",
 	"internal/queueing", "internal/stats", "calibrate",
 }

@@ -43,6 +43,7 @@ func TestImportRuleCatchesViolations(t *testing.T) {
 		"results/plot/bad.go:4: imports example.org/m/server/mongos: layer results (results/...) may import only sim, internal/stats, internal/fileinfo, dist",
 		"results/results.go:4: imports example.org/m/client: layer results",
 		"results/results.go:6: imports example.org/m/internal/parallel: layer results",
+		"scenarios/bad.go:3: imports example.org/m/record: layer scenarios",
 		"sim/bad.go:4: imports example.org/m/wire: layer sim",
 		"wire/bad.go:4: imports example.org/m/ratelimiter: layer wire",
 		"wire/bad.go:5: imports example.org/m/newpkg: layer wire (wire) may import only sim, dist, field, internal/...: wire is below client and server, beside ratelimiter; example.org/m/newpkg is in no layer",

@@ -17,9 +17,17 @@ import (
 	"strings"
 )
 
-// ModelPackages are the directories (relative to the module root) whose code runs inside a
-// simulation and must therefore be deterministic. Sub-packages are included.
-var ModelPackages = []string{"sim", "server", "ratelimiter", "client", "scenarios", "wire", "dist", "internal/mmc", "internal/rtt"}
+// ModelPackages are the packages whose code runs inside a simulation and must therefore be
+// deterministic, as patterns relative to the module root like the Layers' ("client/..." is
+// client and every package below it): the model and its helpers, the scenario's conversions into
+// the model's configurations (scenarios), what wires a scenario onto a loop and drives it
+// (bench), and what observes a run from inside the loop — the recorder and the trace writer
+// (record/...), the records, histograms and series they fill (results, not its plots or
+// reports) and the serverStatus documents (results/serverstatus).
+var ModelPackages = []string{
+	"sim/...", "server/...", "ratelimiter", "client/...", "wire/...", "dist", "field",
+	"internal/mmc", "internal/rtt", "scenarios", "bench", "record/...", "results", "results/serverstatus",
+}
 
 // Finding is one violation: where it is and what to do instead.
 type Finding struct {
@@ -137,30 +145,27 @@ func ignoredLines(fset *token.FileSet, f *ast.File) map[int]bool {
 func CheckTree(root string) ([]Finding, error) {
 	var out []Finding
 	fset := token.NewFileSet()
-	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		rel, _ := filepath.Rel(root, path)
+		rel, _ := filepath.Rel(root, p)
 		if d.IsDir() {
 			if name := d.Name(); rel != "." && (strings.HasPrefix(name, ".") || name == "testdata" || name == "vendor") {
 				return filepath.SkipDir
 			}
 			return nil
 		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
 			return nil
 		}
-		f, err := parser.ParseFile(fset, path, nil, parser.ParseComments)
+		f, err := parser.ParseFile(fset, p, nil, parser.ParseComments)
 		if err != nil {
 			return err
 		}
 		out = append(out, CheckPlotImports(fset, f, rel)...)
-		for _, m := range ModelPackages {
-			if strings.HasPrefix(filepath.ToSlash(rel), m+"/") {
-				out = append(out, CheckModelFile(fset, f)...)
-				break
-			}
+		if matchAny(ModelPackages, path.Dir(filepath.ToSlash(rel))) {
+			out = append(out, CheckModelFile(fset, f)...)
 		}
 		return nil
 	})
@@ -195,7 +200,9 @@ var util = []string{"dist", "field", "internal/..."}
 //	                    │
 //	      experiment/..., calibrate/...                          (studies; production ▶ scenario)
 //	                    │
-//	                scenarios ──────────▶ analysis/...           (tipping, splitting)
+//	                  bench ────────────▶ analysis/...           (a scenario run ▶ analysis)
+//	                    │
+//	                scenarios                                    (the scenario as data)
 //	                    │
 //	                record/... ─────────▶ results/...            (wiring ▶ records)
 //	                    │                     │
@@ -208,17 +215,21 @@ var util = []string{"dist", "field", "internal/..."}
 //
 //	dist, field, internal/...: helpers usable from every layer (from results: dist,
 //	field, internal/stats and internal/fileinfo only); they import only sim and one another.
+//	internal/yamlstrict, strict YAML with positions and input bounds, is one of them.
 //	sim/simtest, wire/wiretest: test kits, just above what they stand in for; only tests
 //	import them, and the conformance lab, whose replay scripts servers with wiretest's nodes.
 //
-// An arrow reaches every layer under it (scenarios imports client and sim directly), never one
+// An arrow reaches every layer under it (bench imports client and sim directly), never one
 // beside it or above it: experiment, which produces the studies from runs, and calibrate, which
-// reads production measurements into a scenario and checks it, are below the commands only; client and server meet only through wire; the model never imports
-// scenarios, record, results or cmd; results (the records, their files, plots and reports)
-// sits below the model and knows only sim, internal/stats, internal/fileinfo, dist and field, because
-// record is the one package that reads the model into records; the analyses (analysis/tipping,
-// analysis/splitting, analysis/tuning) are on their own, and experiment and cmd drive them;
-// experiment/... (how a study is produced) sits between cmd and scenarios. Layers are derived from
+// reads production measurements into a scenario and checks it, are below the commands only;
+// bench, which wires a scenario onto a loop and runs it, is below experiment, calibrate and the
+// commands; scenarios, the scenario as data with its conversions into the model's
+// configurations, is below bench and knows neither record nor the analyses; client and server
+// meet only through wire; the model never imports scenarios, record, results or cmd; results
+// (the records, their files, plots and reports) sits below the model and knows only sim,
+// internal/stats, internal/fileinfo, dist and field, because record is the one package that
+// reads the model into records; the analyses (analysis/tipping, analysis/splitting,
+// analysis/tuning) are on their own, and bench, experiment and cmd drive them. Layers are derived from
 //
 //	go list -f '{{.ImportPath}}: {{join .Imports " "}}' ./...
 //
@@ -227,19 +238,22 @@ var util = []string{"dist", "field", "internal/..."}
 var Layers = []Layer{
 	{"cmd", []string{"cmd/..."}, []string{"..."}, "the commands sit on top and may use anything"},
 	{"experiment", []string{"experiment/..."},
-		append([]string{"scenarios/...", "record/...", "results/...", "analysis/...", "client/...", "server/...", "wire", "ratelimiter", "sim"}, util...),
+		append([]string{"bench", "scenarios/...", "record/...", "results/...", "analysis/...", "client/...", "server/...", "wire", "ratelimiter", "sim"}, util...),
 		"experiment produces the studies (the pool of runs, refusal up front, the engines) from runs of the layers below it; only cmd is above it"},
 	{"calibrate", []string{"calibrate/..."},
-		append([]string{"scenarios/...", "record/...", "results/...", "analysis/...", "client/...", "server/...", "wire", "ratelimiter", "sim"}, util...),
+		append([]string{"bench", "scenarios/...", "record/...", "results/...", "analysis/...", "client/...", "server/...", "wire", "ratelimiter", "sim"}, util...),
 		"calibrate turns production measurements into a scenario with the layers below it; only cmd is above it"},
 	{"lab", []string{"lab/..."}, []string{"..."},
 		"the conformance lab (a module of its own) sits on top beside the commands: it drives the model as they do, and its replay's scripted servers are the wire test kit's nodes"},
+	{"bench", []string{"bench"},
+		append([]string{"scenarios/...", "record/...", "results/...", "analysis/...", "client/...", "server/...", "wire", "ratelimiter", "sim"}, util...),
+		"bench wires a scenario onto a loop and runs it with the layers below it; only experiment, calibrate, cmd and lab are above it"},
 	{"scenarios", []string{"scenarios/..."},
-		append([]string{"record/...", "results/...", "analysis/...", "client/...", "server/...", "wire", "ratelimiter", "sim"}, util...),
-		"scenarios builds runs from the layers below it; only cmd is above it"},
+		append([]string{"results/...", "client/...", "server/...", "wire", "ratelimiter", "sim"}, util...),
+		"scenarios is the scenario as data, with its conversions into the model's configurations; bench wires it onto a loop, and bench, calibrate, cmd and lab are above it"},
 	{"record", []string{"record/..."},
 		append([]string{"results/...", "client/...", "server/...", "wire", "ratelimiter", "sim"}, util...),
-		"record wires the model to results; scenarios and cmd are above it"},
+		"record observes a run from inside the loop and reads the model into results; bench, calibrate and cmd are above it"},
 	{"analysis", []string{"analysis/..."}, util,
 		"the analyses (tipping, splitting, tuning) are self-contained: they know neither the model nor results"},
 	{"client", []string{"client/..."}, append([]string{"wire", "ratelimiter", "sim"}, util...),

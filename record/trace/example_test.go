@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/overloadsim/overloadsim/bench"
 	"github.com/overloadsim/overloadsim/record/trace"
 	"github.com/overloadsim/overloadsim/scenarios"
 	"github.com/overloadsim/overloadsim/sim"
@@ -27,7 +28,7 @@ func ExampleWriter() {
 		panic(err)
 	}
 	loop := sim.NewLoop()
-	world, err := scenarios.Build(sc, sc.Seed, loop, nil)
+	world, err := bench.Build(sc, sc.Seed, loop, nil)
 	if err != nil {
 		panic(err)
 	}

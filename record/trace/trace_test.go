@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/overloadsim/overloadsim/bench"
 	"github.com/overloadsim/overloadsim/client"
 	"github.com/overloadsim/overloadsim/record/trace"
 	"github.com/overloadsim/overloadsim/scenarios"
@@ -29,7 +30,7 @@ var (
 
 // run is one traced run.
 type run struct {
-	world *scenarios.World
+	world *bench.World
 	w     *trace.Writer
 	out   []byte
 	// before and after are each client's counters at from and at to, taken by events
@@ -59,7 +60,7 @@ func traceSpike(t testing.TB, cfg trace.Config) *run {
 	t.Helper()
 	sc := spike(t)
 	loop := sim.NewLoop()
-	world, err := scenarios.Build(sc, sc.Seed, loop, nil)
+	world, err := bench.Build(sc, sc.Seed, loop, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +93,7 @@ func traceSpike(t testing.TB, cfg trace.Config) *run {
 }
 
 // keepStats gives every client of world counters of its own, which a run's groups do not keep.
-func keepStats(world *scenarios.World) {
+func keepStats(world *bench.World) {
 	for _, cs := range world.Clients {
 		for _, c := range cs {
 			c.KeepStats()
@@ -478,7 +479,7 @@ func TestWriteFile(t *testing.T) {
 func TestAttachClientsIdle(t *testing.T) {
 	sc := spike(t)
 	loop := sim.NewLoop()
-	world, err := scenarios.Build(sc, sc.Seed, loop, nil)
+	world, err := bench.Build(sc, sc.Seed, loop, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -556,7 +557,7 @@ func TestTracingDoesNotChangeTheRun(t *testing.T) {
 	stats := func(traced bool) []string {
 		sc := spike(t)
 		loop := sim.NewLoop()
-		world, err := scenarios.Build(sc, sc.Seed, loop, nil)
+		world, err := bench.Build(sc, sc.Seed, loop, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -591,7 +592,7 @@ func TestCounters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := scenarios.RunWith(sc, sc.Seed, 0, scenarios.RunOptions{Attach: func(world *scenarios.World) { w.Attach(world.Groups...) }})
+	r, err := bench.RunWith(sc, sc.Seed, 0, bench.RunOptions{Attach: func(world *bench.World) { w.Attach(world.Groups...) }})
 	if err != nil {
 		t.Fatal(err)
 	}

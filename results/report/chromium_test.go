@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/overloadsim/overloadsim/bench"
 	"github.com/overloadsim/overloadsim/results"
 	"github.com/overloadsim/overloadsim/results/compare"
 	"github.com/overloadsim/overloadsim/results/plot"
@@ -113,7 +114,7 @@ func browserFolders(t *testing.T) (run, sweep, phaseMap string) {
 	if err := sc.Set("duration", "5s"); err != nil {
 		t.Fatal(err)
 	}
-	r, err := scenarios.Run(sc, sc.Seed, 0)
+	r, err := bench.Run(sc, sc.Seed, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -663,7 +664,7 @@ func TestCompareChromium(t *testing.T) {
 		if err := sc.SetAll("duration=12s", "clients[1].driver.retryPolicy="+policy); err != nil {
 			t.Fatal(err)
 		}
-		r, err := scenarios.Run(sc, 1, 0)
+		r, err := bench.Run(sc, 1, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,8 +1,9 @@
-package scenarios
+package bench
 
 import (
 	"bytes"
 	"errors"
+	"github.com/overloadsim/overloadsim/scenarios"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -38,7 +39,7 @@ func TestRunWithServerStatus(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			sc, err := Lookup(tc.name)
+			sc, err := scenarios.Lookup(tc.name)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,8 +1,9 @@
-package scenarios
+package bench
 
 import (
 	"bytes"
 	"errors"
+	"github.com/overloadsim/overloadsim/scenarios"
 	"strings"
 	"testing"
 	"time"
@@ -14,7 +15,7 @@ import (
 // marked partial and ErrStopped; a run asked between slices that never stops gives, byte for
 // byte, the run made in one go (the slices handle the same events in the same order).
 func TestRunStops(t *testing.T) {
-	sc, err := Lookup("spike")
+	sc, err := scenarios.Lookup("spike")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,15 +62,15 @@ func TestRunStops(t *testing.T) {
 // estimate counts it: a ×1000 surge for 10 s of a 45 s spike costs about 1000 × 10 s of the
 // base rate more.
 func TestCostLoadFaults(t *testing.T) {
-	sc, err := Lookup("spike")
+	sc, err := scenarios.Lookup("spike")
 	if err != nil {
 		t.Fatal(err)
 	}
-	before := sc.Cost().Events
+	before := Estimate(sc).Events
 	if err := sc.Set("faults", "[{kind: load, at: 35s, for: 10s, factor: 1000}]"); err != nil {
 		t.Fatal(err)
 	}
-	after := sc.Cost().Events
+	after := Estimate(sc).Events
 	// Both groups run at 250/s from 30 s: 2 × 250/s × 10 s × 999 more operations.
 	want := before + 2*250*10*999*EventsPerOperation
 	if after < 0.99*want || after > 1.01*want {
@@ -83,12 +84,12 @@ func TestCostLoadFaults(t *testing.T) {
 // TestCostStep: a rare-event trajectory is recorded at its Step, a row and a sampling event per
 // checkpoint: --step 1ms over 45 s is 45 000 intervals.
 func TestCostStep(t *testing.T) {
-	sc, err := Lookup("spike")
+	sc, err := scenarios.Lookup("spike")
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := &SplitModel{Scenario: sc, Step: time.Millisecond}
-	c, plain := m.Cost(), sc.Cost()
+	c, plain := m.Cost(), Estimate(sc)
 	if c.Intervals != 45000 || plain.Intervals != 45 {
 		t.Errorf("Intervals at --step 1ms = %d, at the interval %d; want 45000 and 45", c.Intervals, plain.Intervals)
 	}

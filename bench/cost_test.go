@@ -1,8 +1,10 @@
-package scenarios
+package bench
 
 import (
 	"fmt"
+	"github.com/overloadsim/overloadsim/scenarios"
 	"math"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -12,12 +14,12 @@ import (
 // intervals, its clients, at least its offered operations' events, and memory for its clients
 // and its recorder's rows; all of them modest.
 func TestCostLibrary(t *testing.T) {
-	for _, name := range Names() {
-		sc, err := Lookup(name)
+	for _, name := range scenarios.Names() {
+		sc, err := scenarios.Lookup(name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		c := sc.Cost()
+		c := Estimate(sc)
 		intervals := int64(math.Ceil(float64(sc.Duration) / float64(sc.Interval)))
 		var clients int64
 		for _, g := range sc.Clients {
@@ -29,8 +31,8 @@ func TestCostLibrary(t *testing.T) {
 			t.Errorf("%s: Intervals = %d, want %d", name, c.Intervals, intervals)
 		case c.Clients != clients:
 			t.Errorf("%s: Clients = %d, want %d", name, c.Clients, clients)
-		case c.Events < sc.EstimatedEvents()+float64(intervals) || c.Events > 2*sc.EstimatedEvents()+1e6:
-			t.Errorf("%s: Events = %g, want at least the operations' %g, and not far above", name, c.Events, sc.EstimatedEvents())
+		case c.Events < EstimatedEvents(sc)+float64(intervals) || c.Events > 2*EstimatedEvents(sc)+1e6:
+			t.Errorf("%s: Events = %g, want at least the operations' %g, and not far above", name, c.Events, EstimatedEvents(sc))
 		case c.Bytes < float64(clients)*BytesPerClient+rows:
 			t.Errorf("%s: Bytes = %g, want at least %g", name, c.Bytes, float64(clients)*BytesPerClient+rows)
 		case c.Events > 1e8 || c.Bytes > 1<<30:
@@ -84,12 +86,12 @@ clients: [{name: a, count: 5, workload: {rate: 0/s}}]
 				Bytes: 5*BytesPerClient + 10*(BytesPerGroupInterval+(4+2*2)*BytesPerServerInterval)},
 			"≈ 50 events, 124 KiB, 10 intervals, 5 clients"},
 	} {
-		sc, err := Parse("cost.yaml", []byte(tc.src))
+		sc, err := scenarios.Parse("cost.yaml", []byte(tc.src))
 		if err != nil {
 			t.Fatalf("%s: %v", tc.gloss, err)
 		}
 		var got Cost
-		if alloc := measureAlloc(func() { got = sc.Cost() }); alloc > 64<<10 {
+		if alloc := measureAlloc(func() { got = Estimate(sc) }); alloc > 64<<10 {
 			t.Errorf("%s: Cost allocated %d bytes", tc.gloss, alloc)
 		}
 		if got.Intervals != tc.want.Intervals || got.Clients != tc.want.Clients ||
@@ -135,17 +137,17 @@ func TestCostString(t *testing.T) {
 	}
 }
 
-// ExampleScenario_Cost: what a day-long run of 100 000 clients costs, read from the scenario
+// ExampleEstimate: what a day-long run of 100 000 clients costs, read from the scenario
 // before anything is built.
-func ExampleScenario_Cost() {
-	sc, err := Parse("day.yaml", []byte(`
+func ExampleEstimate() {
+	sc, err := scenarios.Parse("day.yaml", []byte(`
 duration: 24h
 clients: [{name: app, count: 100000, workload: {rate: 10000/s}}]
 `))
 	if err != nil {
 		panic(err)
 	}
-	c := sc.Cost()
+	c := Estimate(sc)
 	fmt.Println(c)
 	fmt.Printf("%.0f minutes at 3 million events/s\n", c.Seconds(3e6)/time.Minute.Seconds())
 	// Output:
@@ -153,50 +155,58 @@ clients: [{name: app, count: 100000, workload: {rate: 10000/s}}]
 	// 77 minutes at 3 million events/s
 }
 
-// TestLoadContext: today's load is what the scenario offers as configured; the ceiling counts
-// the nodes that take the clients' commands, each the lesser of its limiter and its workers ÷
-// mean service time.
-func TestLoadContext(t *testing.T) {
+// hostileBase is a valid scenario that the cost cases add to or change (scenarios' hostile
+// cases start from the same one).
+const hostileBase = `duration: 10s
+clients:
+  - name: app
+    workload: {rate: 100/s}
+`
+
+// groups returns n client groups of count clients each, at rate each.
+func groups(n, count int, rate string) string {
+	var b strings.Builder
+	b.WriteString("clients:\n")
+	for i := range n {
+		fmt.Fprintf(&b, "  - {name: g%d, count: %d, workload: {rate: %s}}\n", i, count, rate)
+	}
+	return b.String()
+}
+
+// measureAlloc returns the bytes f allocates, garbage included.
+func measureAlloc(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// TestCostHostile: the valid scenarios among scenarios' hostile cases that describe huge runs
+// cost a lot, which Estimate says at once, allocating little.
+func TestCostHostile(t *testing.T) {
+	huge := func(c Cost) bool { return c.Events > 1e11 || c.Bytes > 1<<40 || c.Intervals > 1e9 }
 	for _, tc := range []struct {
-		name, yaml string
-		today      float64
-		ceiling    float64
-		source     string
+		name, src string
+		cost      func(Cost) bool
 	}{
-		{"the library's healthy", "", 500, 1000, "ingress request limiter 1000/s on db"},
-		{"no limiter: the workers", `
-name: w
-topology: {nodes: [{name: db, workers: 4, service: const(2ms)}]}
-clients: [{name: c, count: 1, workload: {rate: 300/s}}]`, 300, 2000, "4 workers at 2ms mean service on db"},
-		{"a replica set: the primary alone", `
-name: rs
-topology:
-  kind: replicaset
-  nodes:
-    - {name: a, workers: 2, service: const(1ms)}
-    - {name: b, workers: 8, service: const(1ms)}
-clients: [{name: c, count: 1, workload: {rate: 100/s}}]`, 100, 2000, "2 workers at 1ms mean service on a"},
-		{"two standalones: the sum", `
-name: two
-topology:
-  nodes:
-    - {name: a, workers: 1, service: const(1ms)}
-    - {name: b, workers: 1, service: const(1ms), ingressRequestRateLimiterEnabled: true, ingressRequestAdmissionRatePerSec: 250/s}
-clients: [{name: c, count: 1, hosts: [a], workload: {rate: 100/s}}]`, 100, 1250, "the sum over 2 nodes: 1 workers at 1ms mean service on a; ingress request limiter 250/s on b"},
+		{"rate 1e9/s for 1e9 s", "duration: 1000000000s\nclients: [{name: a, workload: {rate: 1e9/s}}]\n", huge},
+		{"duration 1e9 s", strings.Replace(hostileBase, "10s", "1000000000s", 1), huge},
+		{"interval 1ns", hostileBase + "interval: 1ns\n", huge},
+		{"100 groups of 100 000 clients", "duration: 10s\n" + groups(100, 100_000, "1000/s"), func(c Cost) bool {
+			return c.Clients == 10_000_000 && c.Bytes > 80<<30
+		}},
 	} {
-		var sc *Scenario
-		var err error
-		if tc.yaml == "" {
-			sc, err = Lookup("healthy")
-		} else {
-			sc, err = Parse(tc.name+".yaml", []byte(tc.yaml))
-		}
+		sc, err := scenarios.Parse("hostile.yaml", []byte(tc.src))
 		if err != nil {
-			t.Fatalf("%s: %v", tc.name, err)
+			t.Fatalf("%s: Parse: %.2000v; want it valid", tc.name, err)
 		}
-		ctx := sc.LoadContext(0)
-		if math.Abs(ctx.Today-tc.today) > 1e-9 || math.Abs(ctx.Ceiling-tc.ceiling) > 1e-9 || ctx.CeilingSource != tc.source {
-			t.Errorf("%s: today %v, ceiling %v (%s); want %v, %v (%s)", tc.name, ctx.Today, ctx.Ceiling, ctx.CeilingSource, tc.today, tc.ceiling, tc.source)
+		var c Cost
+		if alloc := measureAlloc(func() { c = Estimate(sc) }); alloc > 1<<20 {
+			t.Errorf("%s: Estimate allocated %d bytes", tc.name, alloc)
+		}
+		if !tc.cost(c) {
+			t.Errorf("%s: Estimate = %+v (%v), not what the case expects", tc.name, c, c)
 		}
 	}
 }

@@ -1,14 +1,12 @@
-package scenarios
+package bench
 
 import (
-	"fmt"
 	"math"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/overloadsim/overloadsim/client/workload"
-	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/scenarios"
 	"github.com/overloadsim/overloadsim/wire"
 )
 
@@ -19,50 +17,11 @@ import (
 // that cannot finish before running any of it.
 const EventsPerOperation = 12
 
-// OfferedOperations returns the operations the application groups are expected to issue over
-// the whole run: each open-loop group's rate integrated over the duration; each closed-loop
-// client thread one operation per think time plus a millisecond of service (an upper bound for
-// service times of a millisecond or more), or per pace when the thread is paced and the pace is
-// the longer (a paced thread starts no sooner than one pace after its previous start).
-func (s *Scenario) OfferedOperations() float64 { return s.offered(false) }
-
-// offered is OfferedOperations, with the load faults (a group's rate multiplied by Factor for
-// For, as Build lays them into the group's profile) when faults is set.
-func (s *Scenario) offered(faults bool) float64 {
-	var ops float64
-	for i := range s.Clients {
-		g := &s.Clients[i]
-		switch {
-		case g.Workload.Rate != nil && g.Workload.Rate.p != nil:
-			p := g.Workload.Rate.p
-			for j := range s.Faults {
-				f := &s.Faults[j]
-				if !faults || f.Kind != loadKind || f.Group != "" && f.Group != g.Name {
-					continue
-				}
-				if q, err := workload.ScaleWindow(p, f.Factor, f.At, f.At+f.For); err == nil {
-					p = q
-				}
-			}
-			ops += p.Integral(0, s.Duration)
-		case g.Workload.Threads > 0:
-			cycle := time.Millisecond
-			if g.Workload.Think.D != nil {
-				cycle += g.Workload.Think.D.Mean()
-			}
-			cycle = max(cycle, g.Workload.Pace)
-			ops += float64(g.Count*g.Workload.Threads) * s.Duration.Seconds() / cycle.Seconds()
-		}
-	}
-	return ops
-}
-
-// EstimatedEvents returns about how many loop events one run of s handles: the operations
-// offered (OfferedOperations, with each load fault's factor applied to its group's rate for the
-// fault's duration: a surge of ×1 000 for a minute offers a thousand times that minute's
-// operations) × EventsPerOperation.
-func (s *Scenario) EstimatedEvents() float64 {
-	return float64(s.offered(true) * EventsPerOperation)
+// EstimatedEvents returns about how many loop events one run of sc handles: the operations
+// offered with its load faults (Scenario.OfferedUnderLoadFaults: a surge of ×1 000 for a minute
+// offers a thousand times that minute's operations) × EventsPerOperation.
+func EstimatedEvents(sc *scenarios.Scenario) float64 {
+	return float64(sc.OfferedUnderLoadFaults() * EventsPerOperation)
 }
 
 // Figures behind Cost, each measured on this model (the sources are named), rounded up. They
@@ -107,17 +66,17 @@ type Cost struct {
 	Bytes float64
 }
 
-// Cost estimates what one run of s takes (see Cost). It reads only the scenario's fields, in
-// time proportional to its size, however long or large the run it describes.
-func (s *Scenario) Cost() Cost { return s.costAt(s.Interval) }
+// Estimate estimates what one run of sc takes (see Cost). It reads only the scenario's fields,
+// in time proportional to its size, however long or large the run it describes.
+func Estimate(sc *scenarios.Scenario) Cost { return costAt(sc, sc.Interval) }
 
 // Cost estimates what one trajectory of m takes: a run of its scenario recorded every Step
 // rather than every interval, so a finer Step costs a row and a sampling event per checkpoint
 // (--step 1ns over a minute is 6e10 of each).
-func (m *SplitModel) Cost() Cost { return m.Scenario.costAt(m.step()) }
+func (m *SplitModel) Cost() Cost { return costAt(m.Scenario, m.step()) }
 
-// costAt is Cost with the recorder sampling every interval.
-func (s *Scenario) costAt(interval time.Duration) Cost {
+// costAt is Estimate with the recorder sampling every interval.
+func costAt(s *scenarios.Scenario, interval time.Duration) Cost {
 	var c Cost
 	if interval > 0 && s.Duration > 0 {
 		c.Intervals = int64(s.Duration / interval)
@@ -131,10 +90,10 @@ func (s *Scenario) costAt(interval time.Duration) Cost {
 		n := int64(max(g.Count, 0))
 		c.Clients += n
 		if hb := g.Driver.HeartbeatFrequency; hb > 0 && s.Duration > 0 {
-			heartbeats += float64(float64(n) * float64(len(s.Topology.hosts(g))) * (s.Duration.Seconds() / hb.Seconds()))
+			heartbeats += float64(float64(n) * float64(len(s.Topology.Hosts(g))) * (s.Duration.Seconds() / hb.Seconds()))
 		}
 	}
-	c.Events = s.EstimatedEvents() + float64(heartbeats*EventsPerHeartbeat) + float64(c.Intervals)
+	c.Events = EstimatedEvents(s) + float64(heartbeats*EventsPerHeartbeat) + float64(c.Intervals)
 	mongoses, shards := 0, map[string]bool{}
 	for _, n := range s.Topology.Nodes {
 		switch {
@@ -207,63 +166,4 @@ func approxBytes(n float64) string {
 		s = approx(n)
 	}
 	return s + " " + units[u]
-}
-
-// LoadContext returns what a load sweep of s is judged against (results.LoadContext): the load
-// s offers as configured, and its configured ceiling. The ceiling counts the nodes that take the
-// clients' commands: every standalone, and the primary of a replica set or of each shard; each
-// gives the lesser of its ingress request limiter's rate (when enabled) and its workers ÷ mean
-// service time. Secondaries, which serve only reads that ask for them, and mongos routers,
-// which pass commands on, are left out; a scenario whose clients read from secondaries may serve
-// more than the ceiling. slo is the latency objective (0: none).
-func (s *Scenario) LoadContext(slo time.Duration) results.LoadContext {
-	ctx := results.LoadContext{SLO: slo.Seconds()}
-	if s.Duration > 0 {
-		ctx.Today = s.OfferedOperations() / s.Duration.Seconds()
-	}
-	var parts []string
-	for i := range s.Topology.Nodes {
-		n := &s.Topology.Nodes[i]
-		if n.Role != wire.Standalone && n.Role != wire.Primary {
-			continue
-		}
-		rate, why := math.Inf(1), ""
-		if n.Service.D != nil && n.Service.D.Mean() > 0 {
-			rate = float64(n.Workers) / n.Service.D.Mean().Seconds()
-			why = fmt.Sprintf("%d workers at %s mean service on %s", n.Workers, n.Service.D.Mean(), n.Name)
-		}
-		if n.RequestLimiter.Enabled && n.RequestLimiter.RatePerSec < rate {
-			rate = n.RequestLimiter.RatePerSec
-			why = fmt.Sprintf("ingress request limiter %s/s on %s", strconv.FormatFloat(rate, 'f', -1, 64), n.Name)
-		}
-		if math.IsInf(rate, 1) {
-			return results.LoadContext{Today: ctx.Today, SLO: ctx.SLO} // unknown: no ceiling at all
-		}
-		ctx.Ceiling += rate
-		parts = append(parts, why)
-	}
-	switch {
-	case len(parts) == 1:
-		ctx.CeilingSource = parts[0]
-	case len(parts) > 1:
-		ctx.CeilingSource = fmt.Sprintf("the sum over %d nodes: %s", len(parts), strings.Join(parts, "; "))
-	}
-	return ctx
-}
-
-// SweepLoadContext is LoadContext for a sweep of s over points: when a point's ceiling differs
-// from the scenario's (the sweep varies a limiter's rate, say), every point's is recorded.
-func (s *Scenario) SweepLoadContext(points []SweepPoint, slo time.Duration) results.LoadContext {
-	ctx := s.LoadContext(slo)
-	var ceilings []results.PointCeiling
-	varies := false
-	for _, p := range points {
-		c := p.Scenario.LoadContext(slo).Ceiling
-		ceilings = append(ceilings, results.PointCeiling{Point: (&results.PointStats{Params: p.Params}).Key(), Ceiling: c})
-		varies = varies || c != ctx.Ceiling
-	}
-	if varies {
-		ctx.Ceilings = ceilings
-	}
-	return ctx
 }

@@ -1,4 +1,4 @@
-package scenarios
+package bench
 
 import (
 	"errors"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/overloadsim/overloadsim/record"
 	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/scenarios"
 	"github.com/overloadsim/overloadsim/sim"
 )
 
@@ -34,7 +35,7 @@ func ReplicationSeed(seed uint64, r int) uint64 {
 // sc.Interval, runs the loop to sc.Duration and summarises the measured window (after the fixed
 // warm-up, or MSER-5's for warmup: auto). The header names the tool, the scenario and its
 // canonical text, the run seed and every random stream the run used.
-func Run(sc *Scenario, seed uint64, replication int) (*results.Run, error) {
+func Run(sc *scenarios.Scenario, seed uint64, replication int) (*results.Run, error) {
 	return RunWith(sc, seed, replication, RunOptions{})
 }
 
@@ -75,7 +76,7 @@ type RunOptions struct {
 }
 
 // ErrStopped is returned, with the run so far, by a run that RunOptions.Stop stopped.
-var ErrStopped = errors.New("scenarios: run stopped before its horizon")
+var ErrStopped = errors.New("bench: run stopped before its horizon")
 
 // stopSliceEvents is about how many loop events a run with RunOptions.Stop handles between two
 // questions: the slices of virtual time double while they hold fewer than half of it and halve
@@ -99,7 +100,7 @@ func (o RunOptions) label() Label {
 const progressSteps = 100
 
 // RunWith is Run with options.
-func RunWith(sc *Scenario, seed uint64, replication int, opts RunOptions) (*results.Run, error) {
+func RunWith(sc *scenarios.Scenario, seed uint64, replication int, opts RunOptions) (*results.Run, error) {
 	runSeed := ReplicationSeed(seed, replication)
 	loop := sim.NewLoop()
 	rec := record.New(loop, sc.Interval)
@@ -109,7 +110,7 @@ func RunWith(sc *Scenario, seed uint64, replication int, opts RunOptions) (*resu
 	}
 	if opts.ServerStatus != nil {
 		if err := rec.CollectStatus(w.Cluster, opts.ServerStatus); err != nil {
-			return nil, fmt.Errorf("scenarios: %s: %w", sc.Name, err)
+			return nil, fmt.Errorf("bench: %s: %w", sc.Name, err)
 		}
 	}
 	if opts.Attach != nil {
@@ -136,7 +137,7 @@ func RunWith(sc *Scenario, seed uint64, replication int, opts RunOptions) (*resu
 		horizon = loop.Now()
 	}
 	series := rec.Finish(horizon)
-	series.Recovery = sc.recoveryRule()
+	series.Recovery = sc.RecoveryRule()
 	hdr := results.Header{
 		Tool: opts.label().Tool, Version: opts.label().Version,
 		Scenario: sc.Name, Description: sc.Description, Claim: sc.Claim,
@@ -194,103 +195,6 @@ func (s *slicer) runUntil(until sim.Time) bool {
 			return false
 		}
 	}
-}
-
-// SweepPoint is one combination of a sweep's values: the parameters as results records them, and
-// the scenario with them set (and without the sweep's parameters).
-type SweepPoint struct {
-	Params   []results.Param // path and value of each parameter, in the sweep's order (Sweep.Paths)
-	Scenario *Scenario       // the scenario with those values
-}
-
-// Points returns the points of the scenario's sweep: every combination of the parameters'
-// values, the parameters in the order given (Sweep.Paths), the first varying slowest. A scenario without
-// sweep parameters has one point, itself without parameters. Each point's scenario is
-// independent of s and of the other points.
-func (s *Scenario) Points() ([]SweepPoint, error) {
-	return s.PointsIn(s.Sweep.Paths())
-}
-
-// PointsIn is Points with the parameters in the order given, the first varying slowest: a
-// metastability map's axes keep the order the user named them in. Every path must be one of the
-// sweep's parameters, once.
-func (s *Scenario) PointsIn(paths []string) ([]SweepPoint, error) {
-	seen := map[string]bool{}
-	for _, p := range paths {
-		if _, ok := s.Sweep.Parameters[p]; !ok || seen[p] {
-			return nil, fmt.Errorf("scenarios: %s: %q is not a sweep parameter, or is named twice", s.Name, p)
-		}
-		seen[p] = true
-	}
-	base := s.clone()
-	if len(s.Sweep.Parameters) > 0 {
-		if err := base.Set("sweep.parameters", "null"); err != nil {
-			return nil, err
-		}
-	}
-	points := []SweepPoint{{Scenario: base}}
-	for _, path := range paths {
-		var next []SweepPoint
-		for _, p := range points {
-			for _, value := range s.Sweep.Parameters[path].Values {
-				c := p.Scenario.clone()
-				if err := c.Set(path, value); err != nil {
-					return nil, err
-				}
-				params := append(append([]results.Param(nil), p.Params...), results.Param{Path: path, Value: value})
-				next = append(next, SweepPoint{Params: params, Scenario: c})
-			}
-		}
-		points = next
-	}
-	return points, nil
-}
-
-// Vary adds a sweep parameter, or replaces one: path is a field path as Set takes it, spec is
-// from:to:step (1:8:1, 1s:5s:1s, 1000/s:4000/s:500/s), a comma-separated list of values
-// (none,mongodb-2026-03) or a YAML flow list ([1s, 2s, 5s]). Each value is YAML as Set reads
-// it, and a comma inside brackets, braces, parentheses or quotes belongs to its value:
-// lognormal(1ms, 0.5),exp(2ms) is two values, {kind: step, before: 1000/s, after: 3000/s,
-// at: 10s},2000/s two, "a,b",c two. A lone flow list is the list of values: to sweep over one
-// list value, write [[a, b]]. Brackets, braces, parentheses and quotes must balance, and no
-// value may be empty.
-//
-// Like Set, it validates the whole scenario again, every value included, and leaves s
-// unchanged on error; the error's message starts with the override, --vary path=spec.
-func (s *Scenario) Vary(path, spec string) error {
-	label := "--vary " + path + "=" + spec
-	src := s.source()
-	values, err := varyValues(src.file, label, path, spec)
-	if err != nil {
-		return err
-	}
-	tree := src.tree.clone()
-	sweep := tree.get("sweep")
-	if sweep == nil || sweep.kind != mapNode {
-		if err := setPath(tree, "sweep", &node{kind: mapNode}); err != nil {
-			return err
-		}
-		sweep = tree.get("sweep")
-	}
-	params := sweep.get("parameters")
-	if params == nil || params.kind != mapNode {
-		if err := setPath(sweep, "parameters", &node{kind: mapNode}); err != nil {
-			return err
-		}
-		params = sweep.get("parameters")
-	}
-	if old := params.get(path); old != nil {
-		*old = *values
-	} else {
-		params.keys = append(params.keys, &node{kind: scalarNode, text: path, pos: values.pos})
-		params.vals = append(params.vals, values)
-	}
-	next, err := decodeScenario(src.file, tree, src.read)
-	if err != nil {
-		return err
-	}
-	*s = *next
-	return nil
 }
 
 // headerStreams lists the streams the loop handed out, as a run's header records them: the

@@ -1,7 +1,8 @@
-package scenarios
+package bench
 
 import (
 	"context"
+	"github.com/overloadsim/overloadsim/scenarios"
 	"math"
 	"testing"
 
@@ -11,9 +12,9 @@ import (
 
 // tinyCut is a small scenario whose runs stick after a CPU cut with a probability that the cut's
 // length sets: a node at 60 % load, application retries on a 100 ms timeout.
-func tinyCut(t testing.TB, cut string) *Scenario {
+func tinyCut(t testing.TB, cut string) *scenarios.Scenario {
 	t.Helper()
-	sc, err := Parse("tiny-cut", []byte(`
+	sc, err := scenarios.Parse("tiny-cut", []byte(`
 name: tiny-cut
 duration: 12s
 topology:

@@ -1,4 +1,4 @@
-package scenarios
+package bench
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"github.com/overloadsim/overloadsim/analysis/splitting"
 	"github.com/overloadsim/overloadsim/record"
 	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/scenarios"
 	"github.com/overloadsim/overloadsim/sim"
 )
 
@@ -27,7 +28,7 @@ import (
 // the score a better guide to sticking: a backlog that noise raises long before the trigger
 // says little about the trigger's outcome, and splitting from there wastes its effort.
 type SplitModel struct {
-	Scenario *Scenario
+	Scenario *scenarios.Scenario
 	Score    results.Score
 	From     time.Duration
 	Step     time.Duration
@@ -63,7 +64,7 @@ func (m *SplitModel) Run(ctx context.Context, p splitting.Path, level float64) (
 	at := func(c int64) sim.Time { return sim.Time(time.Duration(c) * m.step()) }
 	for _, b := range p.Branches {
 		if b.At <= last || b.At > k {
-			return splitting.Stop{}, fmt.Errorf("scenarios: %s: path %s: branch at checkpoint %d outside (%d, %d]", sc.Name, p, b.At, last, k)
+			return splitting.Stop{}, fmt.Errorf("bench: %s: path %s: branch at checkpoint %d outside (%d, %d]", sc.Name, p, b.At, last, k)
 		}
 		if s.runUntil(at(b.At)) {
 			return splitting.Stop{}, ctx.Err()
@@ -82,7 +83,7 @@ func (m *SplitModel) Run(ctx context.Context, p splitting.Path, level float64) (
 		}
 		v, ok := rec.SoFar().ScoreAt(m.Score, at(c))
 		if !ok {
-			return splitting.Stop{}, fmt.Errorf("scenarios: %s: no interval ends at checkpoint %d", sc.Name, c)
+			return splitting.Stop{}, fmt.Errorf("bench: %s: no interval ends at checkpoint %d", sc.Name, c)
 		}
 		stop.Max = max(stop.Max, v)
 		if v >= level {

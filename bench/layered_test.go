@@ -1,7 +1,8 @@
-package scenarios
+package bench
 
 import (
 	"fmt"
+	"github.com/overloadsim/overloadsim/scenarios"
 	"math"
 	"testing"
 	"time"
@@ -65,7 +66,7 @@ func TestLayeredRetriesClosedForm(t *testing.T) {
 	} {
 		t.Run(fmt.Sprintf("%s/p=%g", tc.policy, tc.p), func(t *testing.T) {
 			t.Parallel()
-			sc, err := Parse("layered.yaml", []byte(fmt.Sprintf(layeredScenario, tc.policy, tc.p)))
+			sc, err := scenarios.Parse("layered.yaml", []byte(fmt.Sprintf(layeredScenario, tc.policy, tc.p)))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,0 +1,3 @@
+package scenarios
+
+import "example.org/m/record"

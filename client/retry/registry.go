@@ -41,39 +41,37 @@ const (
 	optMaxAdaptive                    // MaxAdaptiveRetries
 	optRetargeting                    // EnableOverloadRetargeting
 	optCouchbase                      // KVTimeout, QueryTimeout, SearchTimeout
-	optGRPC                           // GRPC
-	optAWS                            // AWS
-	optFinagle                        // Finagle
-	optEnvoy                          // Envoy
-	optSRE                            // SRE
-	optCustom                         // Custom
 )
 
-// entry registers one policy: its name, the policy-specific options it reads (the others must
-// keep their defaults), and a constructor that receives validated options.
+// entry registers one policy: its name, the MongoClient and SDK options it reads (the others
+// must keep their defaults), the kind of its own option block (nil when it has none; Block),
+// and a constructor that receives validated options with the block in place.
 type entry struct {
 	name  string
 	opts  option
+	block *blockKind
 	build func(o Options) Policy
 }
 
 func (e *entry) reads(opt option) bool { return e.opts&opt != 0 }
 
-// registry lists every policy. Adding one is a type and a line here.
+// registry lists every policy. Adding one is its file (the policy, and its option block's type
+// with its defaults, its validation and its kind), a line here, its section of docs/policies.md
+// and its transcript.
 var registry = []entry{
-	{NameMongoDB202603, optAdaptive, newMongoDB202603},
-	{NameMongoDB202607, optMaxAdaptive | optRetargeting, newMongoDB202607},
-	{NameLegacy, 0, newLegacy},
-	{NameNone, 0, newNone},
-	{NameCouchbaseBestEffort, optCouchbase, newCouchbaseBestEffort},
-	{NameCouchbaseFailFast, optCouchbase, newCouchbaseFailFast},
-	{NameGRPC, optGRPC, newGRPC},
-	{NameAWSStandard, optAWS, newAWSStandard},
-	{NameAWSAdaptive, optAWS, newAWSAdaptive},
-	{NameFinagle, optFinagle, newFinagle},
-	{NameEnvoy, optEnvoy, newEnvoy},
-	{NameSRE, optSRE, newSRE},
-	{NameCustom, optCustom, newCustom},
+	{NameMongoDB202603, optAdaptive, nil, newMongoDB202603},
+	{NameMongoDB202607, optMaxAdaptive | optRetargeting, nil, newMongoDB202607},
+	{NameLegacy, 0, nil, newLegacy},
+	{NameNone, 0, nil, newNone},
+	{NameCouchbaseBestEffort, optCouchbase, nil, newCouchbaseBestEffort},
+	{NameCouchbaseFailFast, optCouchbase, nil, newCouchbaseFailFast},
+	{NameGRPC, 0, grpcBlock, newGRPC},
+	{NameAWSStandard, 0, awsBlock, newAWSStandard},
+	{NameAWSAdaptive, 0, awsBlock, newAWSAdaptive},
+	{NameFinagle, 0, finagleBlock, newFinagle},
+	{NameEnvoy, 0, envoyBlock, newEnvoy},
+	{NameSRE, 0, sreBlock, newSRE},
+	{NameCustom, 0, customBlock, newCustom},
 }
 
 func init() { registry = append(registry, releaseEntries()...) }
@@ -125,7 +123,13 @@ func Maker(name string, opts Options) (func() Policy, error) {
 	if err := opts.validate(e); err != nil {
 		return nil, err
 	}
-	return func() Policy { return e.build(opts) }, nil
+	return func() Policy {
+		o := opts
+		if o.Block == nil && e.block != nil {
+			o.Block = e.block.new() // the policy's defaults, made for each policy
+		}
+		return e.build(o)
+	}, nil
 }
 
 // Names returns the registered policy names, sorted.

@@ -159,7 +159,7 @@ func (d *decoder) decodeStruct(n *node, v reflect.Value, path string) {
 	switch df := v.Addr().Interface().(type) {
 	case defaulter:
 		df.setDefaults()
-	case interface{ SetDefaults() }: // the option types of other packages (retry's blocks)
+	case interface{ SetDefaults() }: // retry's option blocks and the blocks nested in them
 		df.SetDefaults()
 	}
 	if n.kind == nullNode {

@@ -171,9 +171,6 @@ func (a *AWSOptions) SetDefaults() {
 	*a = AWSOptions{Behavior: awsDefaultBehavior, RetryQuota: awsDefaultQuota, AdaptiveWait: AWSWaitReserve}
 }
 
-// awsBlock is aws-standard's and aws-adaptive's option block, which a scenario gives under aws.
-var awsBlock = blockOf[AWSOptions]("aws")
-
 // validate checks the block's own rules, then those that depend on the policy it is given to:
 // a preset is not the adaptive mode, and only the adaptive mode waits for send tokens.
 func (a *AWSOptions) validate(policy string, bad func(name, value, rule string)) {

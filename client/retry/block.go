@@ -20,7 +20,8 @@ type Block interface {
 }
 
 // blockKind is how a policy's option block is made: its key in a scenario and its type.
-// Policies that share a block (aws-standard and aws-adaptive) share its kind.
+// Policies that share a block (aws-standard and aws-adaptive) have kinds of the same key and
+// type, and a kind is known by either.
 type blockKind struct {
 	key string
 	typ reflect.Type // a pointer type

@@ -201,9 +201,6 @@ func oneOf(list []string) string { return "must be one of " + strings.Join(list,
 // finite reports whether v is a number, neither NaN nor ±Inf.
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
-// customBlock is the custom policy's option block, which a scenario gives under custom.
-var customBlock = blockOf[CustomOptions]("custom")
-
 func (c *CustomOptions) validate(_ string, bad func(name, value, rule string)) {
 	if c.MaxAttempts < 1 {
 		bad("maxAttempts", strconv.Itoa(c.MaxAttempts), "must be ≥ 1 (the first attempt included)")

@@ -121,9 +121,6 @@ func (e *EnvoyOptions) maxInterval() time.Duration {
 	return e.MaxInterval
 }
 
-// envoyBlock is the envoy policy's option block, which a scenario gives under envoy.
-var envoyBlock = blockOf[EnvoyOptions]("envoy")
-
 func (e *EnvoyOptions) validate(_ string, bad func(name, value, rule string)) {
 	if e.NumRetries < 0 {
 		bad("numRetries", strconv.Itoa(e.NumRetries), "must be ≥ 0")

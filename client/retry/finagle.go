@@ -156,9 +156,6 @@ func (f *FinagleOptions) retriesNetwork() bool {
 	return f.methodBuilder() && f.Classifier == FinagleClassifierNetwork
 }
 
-// finagleBlock is the finagle policy's option block, which a scenario gives under finagle.
-var finagleBlock = blockOf[FinagleOptions]("finagle")
-
 func (f *FinagleOptions) validate(_ string, bad func(name, value, rule string)) {
 	switch f.Stack {
 	case FinagleStackClient, FinagleStackMethodBuilder:

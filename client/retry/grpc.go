@@ -113,9 +113,6 @@ const grpcMaxAttemptsLimit = 5
 // (0, 1000]").
 const grpcMaxTokensLimit = 1000
 
-// grpcBlock is the grpc policy's option block, which a scenario gives under grpc.
-var grpcBlock = blockOf[GRPCOptions]("grpc")
-
 func (g *GRPCOptions) validate(_ string, bad func(name, value, rule string)) {
 	if g.HedgingPolicy == nil {
 		if g.MaxAttempts < 2 {

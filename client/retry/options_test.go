@@ -184,6 +184,19 @@ func TestBlocks(t *testing.T) {
 	if got := BlockKeys(); !slices.Equal(got, want) {
 		t.Errorf("BlockKeys() = %q, want %q", got, want)
 	}
+	// A key is one type, and a type one key: BlockKey knows a block by its type.
+	types := map[string]reflect.Type{}
+	keys := map[reflect.Type]string{}
+	for i := range registry {
+		k := registry[i].block
+		if k == nil {
+			continue
+		}
+		if typ, ok := types[k.key]; ok && typ != k.typ || keys[k.typ] != "" && keys[k.typ] != k.key {
+			t.Errorf("%s: block %s of type %v; another entry has %s of type %v", registry[i].name, k.key, k.typ, keys[k.typ], typ)
+		}
+		types[k.key], keys[k.typ] = k.typ, k.key
+	}
 	for _, key := range BlockKeys() {
 		b := NewBlock(key)
 		if got := BlockKey(b); got != key {

@@ -56,8 +56,9 @@ type entry struct {
 func (e *entry) reads(opt option) bool { return e.opts&opt != 0 }
 
 // registry lists every policy. Adding one is its file (the policy, and its option block's type
-// with its defaults, its validation and its kind), a line here, its section of docs/policies.md
-// and its transcript.
+// with its defaults and its validation), a line here (which names the block's key in a
+// scenario), its section of docs/policies.md and its transcript. Policies that share a block
+// (aws-standard and aws-adaptive) give it the same key.
 var registry = []entry{
 	{NameMongoDB202603, optAdaptive, nil, newMongoDB202603},
 	{NameMongoDB202607, optMaxAdaptive | optRetargeting, nil, newMongoDB202607},
@@ -65,13 +66,13 @@ var registry = []entry{
 	{NameNone, 0, nil, newNone},
 	{NameCouchbaseBestEffort, optCouchbase, nil, newCouchbaseBestEffort},
 	{NameCouchbaseFailFast, optCouchbase, nil, newCouchbaseFailFast},
-	{NameGRPC, 0, grpcBlock, newGRPC},
-	{NameAWSStandard, 0, awsBlock, newAWSStandard},
-	{NameAWSAdaptive, 0, awsBlock, newAWSAdaptive},
-	{NameFinagle, 0, finagleBlock, newFinagle},
-	{NameEnvoy, 0, envoyBlock, newEnvoy},
-	{NameSRE, 0, sreBlock, newSRE},
-	{NameCustom, 0, customBlock, newCustom},
+	{NameGRPC, 0, blockOf[GRPCOptions]("grpc"), newGRPC},
+	{NameAWSStandard, 0, blockOf[AWSOptions]("aws"), newAWSStandard},
+	{NameAWSAdaptive, 0, blockOf[AWSOptions]("aws"), newAWSAdaptive},
+	{NameFinagle, 0, blockOf[FinagleOptions]("finagle"), newFinagle},
+	{NameEnvoy, 0, blockOf[EnvoyOptions]("envoy"), newEnvoy},
+	{NameSRE, 0, blockOf[SREOptions]("sre"), newSRE},
+	{NameCustom, 0, blockOf[CustomOptions]("custom"), newCustom},
 }
 
 func init() { registry = append(registry, releaseEntries()...) }

@@ -71,9 +71,6 @@ func (s *SREOptions) SetDefaults() {
 	*s = SREOptions{K: 2, Window: 2 * time.Minute, MaxAttempts: 3, RetryBudget: 0.1}
 }
 
-// sreBlock is the sre-throttle policy's option block, which a scenario gives under sre.
-var sreBlock = blockOf[SREOptions]("sre")
-
 func (s *SREOptions) validate(_ string, bad func(name, value, rule string)) {
 	if !(s.K >= 1) || !finite(s.K) {
 		bad("k", formatFloat(s.K), "must be a finite number ≥ 1 (below 1 the client throttles a backend that accepts everything)")

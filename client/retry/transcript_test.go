@@ -787,7 +787,7 @@ func TestSetBlockOption(t *testing.T) {
 		t.Fatal(err)
 	}
 	var fields []string
-	describeBlock(effectiveBlock(&o, grpcBlock), "grpc.", &fields)
+	describeBlock(effectiveBlock(&o, lookup(NameGRPC).block), "grpc.", &fields)
 	want := "grpc.maxAttempts=4 grpc.initialBackoff=100ms grpc.maxBackoff=1s grpc.backoffMultiplier=2 " +
 		"grpc.retryableStatusCodes=UNAVAILABLE,RESOURCE_EXHAUSTED grpc.retryThrottling.maxTokens=10 " +
 		"grpc.retryThrottling.tokenRatio=0.5 grpc.hedgingPolicy=none grpc.backoffJitter=grpc-go-1.69"

@@ -57,10 +57,10 @@ func encodeBlock(v reflect.Value, key string) *node {
 	return encode(reflect.ValueOf(b), fieldInfo{})
 }
 
-// extraBlocks reports each block given in g's driver (at path p) beside the one it holds, as
+// otherBlocks reports each block given in g's driver (at path p) beside the one it holds, as
 // the driver's validation would with that block in its place: a block of another policy's,
 // or its invalid options.
-func (v *validator) extraBlocks(g *Group, p string) {
+func (v *validator) otherBlocks(g *Group, p string) {
 	for _, x := range v.d.extraBlocks {
 		if parentPath(x.path) != p {
 			continue

@@ -55,14 +55,9 @@ type Options struct {
 	// CircuitBreaker is a Couchbase SDK's per-endpoint circuit breaker (disabled by default, as
 	// the SDK ships it); couchbase-* policies only.
 	CircuitBreaker CircuitBreaker
-	// GRPC, AWS, Finagle, Envoy, SRE and Custom are the option blocks of the other stacks'
-	// policies (retry.Options); nil means the policy's defaults.
-	GRPC    *retry.GRPCOptions
-	AWS     *retry.AWSOptions
-	Finagle *retry.FinagleOptions
-	Envoy   *retry.EnvoyOptions
-	SRE     *retry.SREOptions
-	Custom  *retry.CustomOptions
+	// PolicyBlock is the retry policy's own option block (retry.Block: *retry.GRPCOptions for
+	// grpc, ...); nil means the policy's defaults.
+	PolicyBlock retry.Block
 }
 
 // DefaultPolicy is the retry policy when none is named.
@@ -144,6 +139,6 @@ func (o Options) retryOptions(kind selection.TopologyKind) retry.Options {
 		MaxAdaptiveRetries:        o.MaxAdaptiveRetries,
 		EnableOverloadRetargeting: o.EnableOverloadRetargeting,
 		KVTimeout:                 o.KVTimeout, QueryTimeout: o.QueryTimeout, SearchTimeout: o.SearchTimeout,
-		GRPC: o.GRPC, AWS: o.AWS, Finagle: o.Finagle, Envoy: o.Envoy, SRE: o.SRE, Custom: o.Custom,
+		Block: o.PolicyBlock,
 	}
 }

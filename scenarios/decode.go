@@ -18,6 +18,9 @@ type decoder struct {
 	probs Problems
 	at    map[string]pos // field path → position of its value
 	bad   map[string]bool
+	// extraBlocks holds each policy option block given beside the one a driver holds, for
+	// validation to report (policyblock.go).
+	extraBlocks []givenBlock
 	// badBelow holds every path with a field under it in bad (clients[0] and clients for
 	// clients[0].count), so that a rule about a whole can tell at once that a part of it
 	// failed.
@@ -99,6 +102,7 @@ type fieldInfo struct {
 	omitzero bool
 	ms       bool // a bare number is milliseconds (fields named …MS)
 	rate     bool // a number of operations per second, optionally written N/s
+	block    bool // a retry policy's option block, under its key (policyblock.go)
 }
 
 // fieldsOf lists the YAML fields of struct type t in declaration order, inline structs
@@ -113,6 +117,10 @@ func fieldsOf(t reflect.Type) []fieldInfo {
 		}
 		name, optText, _ := strings.Cut(tag, ",")
 		opts := strings.Split(optText, ",")
+		if slices.Contains(opts, "block") {
+			out = append(out, blockFields(i)...)
+			continue
+		}
 		if slices.Contains(opts, "inline") {
 			for _, sub := range fieldsOf(f.Type) {
 				sub.index = append([]int{i}, sub.index...)
@@ -151,7 +159,7 @@ func (d *decoder) decodeStruct(n *node, v reflect.Value, path string) {
 	switch df := v.Addr().Interface().(type) {
 	case defaulter:
 		df.setDefaults()
-	case interface{ SetDefaults() }: // the option types of other packages (retry's blocks)
+	case interface{ SetDefaults() }: // retry's option blocks and the blocks nested in them
 		df.SetDefaults()
 	}
 	if n.kind == nullNode {
@@ -249,6 +257,10 @@ func editDistance(a, b string) int {
 
 // decodeValue reads n into v, whose field options are f.
 func (d *decoder) decodeValue(n *node, v reflect.Value, path string, f fieldInfo) {
+	if f.block {
+		d.decodeBlock(n, v, path, f.name)
+		return
+	}
 	if v.CanAddr() {
 		if cd, ok := v.Addr().Interface().(customDecoder); ok {
 			cd.decodeYAML(d, n, path)
@@ -423,6 +435,9 @@ func parseNumber(text string, rate bool) (float64, string) {
 // encode builds the canonical node tree of v: struct fields in declaration order, map keys
 // sorted, omitzero fields left out when zero, nil pointers left out.
 func encode(v reflect.Value, f fieldInfo) *node {
+	if f.block {
+		return encodeBlock(v, f.name)
+	}
 	if v.Kind() == reflect.Pointer {
 		if v.IsNil() {
 			return nil

@@ -199,9 +199,10 @@
 //	retryTokenCapacity         1000 (mongodb-2026-03 with adaptiveRetries only; > 0)
 //	grpc, aws, finagle, envoy, sre, custom
 //	                           absent = the policy's defaults: each policy's option block,
-//	                           only with its retryPolicy (aws for aws-standard and
-//	                           aws-adaptive, sre for sre-throttle); a block given starts from
-//	                           the defaults (docs/policies.md lists every option)
+//	                           keyed as its registry entry names it (retry.BlockKeys), only
+//	                           with its retryPolicy (aws for aws-standard and aws-adaptive, sre
+//	                           for sre-throttle); a block given starts from the defaults
+//	                           (docs/policies.md lists every option)
 //	maxAdaptiveRetries         2 (mongodb-2026-07 and the release presets only; ≥ 0)
 //	enableOverloadRetargeting  false (mongodb-2026-07 and the release presets only)
 //	kvTimeout                  2.5s (couchbase-* only): the KV request timeout

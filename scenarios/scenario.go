@@ -269,15 +269,11 @@ type Driver struct {
 	// CircuitBreaker is a Couchbase SDK's per-endpoint circuit breaker (couchbase-* only): off
 	// when absent, as the SDK ships it; a block given starts from the breaker's own defaults.
 	CircuitBreaker *CircuitBreaker `yaml:"circuitBreaker"`
-	// The option blocks of the other stacks' policies, each only with its retryPolicy (grpc;
-	// aws for aws-standard and aws-adaptive; finagle; envoy; sre for sre-throttle; custom).
-	// Absent means the policy's defaults; a block given starts from them.
-	GRPC    *retry.GRPCOptions    `yaml:"grpc"`
-	AWS     *retry.AWSOptions     `yaml:"aws"`
-	Finagle *retry.FinagleOptions `yaml:"finagle"`
-	Envoy   *retry.EnvoyOptions   `yaml:"envoy"`
-	SRE     *retry.SREOptions     `yaml:"sre"`
-	Custom  *retry.CustomOptions  `yaml:"custom"`
+	// PolicyBlock is the retry policy's own option block, given under the key the policy's
+	// registry entry names (retry.BlockKeys: grpc; aws for aws-standard and aws-adaptive;
+	// finagle; envoy; sre for sre-throttle; custom), and only with that retryPolicy. Absent
+	// (nil) means the policy's defaults; a block given starts from them (retry.NewBlock).
+	PolicyBlock retry.Block `yaml:",block"`
 }
 
 // CircuitBreaker is client.CircuitBreaker with the SDK's names.
@@ -717,7 +713,7 @@ func (d *Driver) ClientOptions() client.Options {
 	o.MaxAdaptiveRetries = d.MaxAdaptiveRetries
 	o.EnableOverloadRetargeting = d.EnableOverloadRetargeting
 	o.KVTimeout, o.QueryTimeout, o.SearchTimeout = d.KVTimeout, d.QueryTimeout, d.SearchTimeout
-	o.GRPC, o.AWS, o.Finagle, o.Envoy, o.SRE, o.Custom = d.GRPC, d.AWS, d.Finagle, d.Envoy, d.SRE, d.Custom
+	o.PolicyBlock = d.PolicyBlock
 	if cb := d.CircuitBreaker; cb != nil {
 		o.CircuitBreaker = client.CircuitBreaker{Enabled: cb.Enabled, VolumeThreshold: cb.VolumeThreshold,
 			ErrorThresholdPercentage: cb.ErrorThresholdPercentage, SleepWindow: cb.SleepWindow, RollingWindow: cb.RollingWindow}

@@ -465,6 +465,7 @@ func (v *validator) driver(g *Group, p string) {
 		rename["readPreference.tagSets"] = "-" // the tag rules depend on the mode, which is not known
 	}
 	v.reattribute(g.Driver.ClientOptions().Validate(v.sc.Topology.Kind), p, rename)
+	v.otherBlocks(g, p)
 }
 
 func (v *validator) workload(g *Group, p string) {

@@ -171,7 +171,9 @@ func (a *AWSOptions) SetDefaults() {
 	*a = AWSOptions{Behavior: awsDefaultBehavior, RetryQuota: awsDefaultQuota, AdaptiveWait: AWSWaitReserve}
 }
 
-func (a *AWSOptions) validate(bad func(name, value, rule string)) {
+// validate checks the block's own rules, then those that depend on the policy it is given to:
+// a preset is not the adaptive mode, and only the adaptive mode waits for send tokens.
+func (a *AWSOptions) validate(policy string, bad func(name, value, rule string)) {
 	if a.Behavior != AWSBehavior2026 && a.Behavior != AWSBehaviorLegacy {
 		bad("behavior", strconv.Quote(a.Behavior), `must be "2026" or "legacy"`)
 	}
@@ -206,11 +208,6 @@ func (a *AWSOptions) validate(bad func(name, value, rule string)) {
 	if a.AdaptiveWait != AWSWaitReserve && a.AdaptiveWait != AWSWaitRecheck {
 		bad("adaptiveWait", strconv.Quote(a.AdaptiveWait), `must be "reserve" or "recheck"`)
 	}
-}
-
-// validatePolicy checks the rules that depend on the policy the block is given to: a preset is
-// not the adaptive mode, and only the adaptive mode waits for send tokens.
-func (a *AWSOptions) validatePolicy(policy string, bad func(name, value, rule string)) {
 	if a.Preset != "" && policy != NameAWSStandard {
 		bad("preset", strconv.Quote(a.Preset), "applies only to "+NameAWSStandard+": a preset is not the adaptive mode")
 	}
@@ -257,7 +254,7 @@ type awsStandard struct {
 }
 
 func newAWSStandardPolicy(name string, o Options) awsStandard {
-	a := orDefault(o.AWS)
+	a := own[AWSOptions](o)
 	p := awsStandard{name: name, legacy: a.Behavior == AWSBehaviorLegacy, preset: a.Preset, attempts: a.attempts(),
 		capacity: a.RetryQuota, quota: a.RetryQuota, transient: awsTransientBase}
 	if a.Service == AWSServiceDynamoDB {
@@ -527,7 +524,7 @@ type awsAdaptive struct {
 
 func newAWSAdaptive(o Options) Policy {
 	return &awsAdaptive{awsStandard: newAWSStandardPolicy(NameAWSAdaptive, o), lim: newAWSLimiter(),
-		recheck: orDefault(o.AWS).AdaptiveWait == AWSWaitRecheck}
+		recheck: own[AWSOptions](o).AdaptiveWait == AWSWaitRecheck}
 }
 
 // Notify implements Notifier: with recheck, waits are re-checked and wake is called on every

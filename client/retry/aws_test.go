@@ -16,11 +16,12 @@ import (
 // awsOpts returns DefaultOptions with the aws block's defaults changed by mod.
 func awsOpts(mod func(*AWSOptions)) Options {
 	o := DefaultOptions()
-	o.AWS = new(AWSOptions)
-	o.AWS.SetDefaults()
+	a := new(AWSOptions)
+	a.SetDefaults()
 	if mod != nil {
-		mod(o.AWS)
+		mod(a)
 	}
+	o.Block = a
 	return o
 }
 
@@ -668,7 +669,7 @@ func Example_awsStandard() {
 			{Network: true},
 		} {
 			o := DefaultOptions()
-			o.AWS = &AWSOptions{Behavior: behavior, MaxAttempts: 3, RetryQuota: 500, AdaptiveWait: AWSWaitReserve}
+			o.Block = &AWSOptions{Behavior: behavior, MaxAttempts: 3, RetryQuota: 500, AdaptiveWait: AWSWaitReserve}
 			p, _ := New(NameAWSStandard, o)
 			var st State
 			p.Begin(&st, Class{}, 0, sim.Never)

@@ -201,7 +201,7 @@ func oneOf(list []string) string { return "must be one of " + strings.Join(list,
 // finite reports whether v is a number, neither NaN nor ±Inf.
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
-func (c *CustomOptions) validate(bad func(name, value, rule string)) {
+func (c *CustomOptions) validate(_ string, bad func(name, value, rule string)) {
 	if c.MaxAttempts < 1 {
 		bad("maxAttempts", strconv.Itoa(c.MaxAttempts), "must be ≥ 1 (the first attempt included)")
 	}
@@ -373,7 +373,7 @@ type custom struct {
 }
 
 func newCustom(o Options) Policy {
-	c := orDefault(o.Custom)
+	c := own[CustomOptions](o)
 	p := &custom{o: c}
 	p.retryOn = parseRetryOn(c.RetryOn, nil) // validated
 	if c.Bucket != nil {

@@ -37,7 +37,7 @@ func withCustom(mod func(*CustomOptions)) Options {
 	if mod != nil {
 		mod(&c)
 	}
-	o.Custom = &c
+	o.Block = &c
 	return o
 }
 
@@ -669,10 +669,11 @@ func TestOtherStacksZeroAllocs(t *testing.T) {
 		c.Backoff.Jitter = "decorrelated"
 	})
 	budget := DefaultOptions()
-	budget.Envoy = &EnvoyOptions{}
-	budget.Envoy.SetDefaults()
-	budget.Envoy.RetryBudget = &EnvoyRetryBudget{}
-	budget.Envoy.RetryBudget.SetDefaults()
+	var e EnvoyOptions
+	e.SetDefaults()
+	e.RetryBudget = &EnvoyRetryBudget{}
+	e.RetryBudget.SetDefaults()
+	budget.Block = &e
 	j := sim.NewStream(1, "allocs")
 	for _, tc := range []struct {
 		name string

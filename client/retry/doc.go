@@ -34,6 +34,16 @@
 //	aws-adaptive     aws-standard plus botocore's client-side rate limiter (a Gate): a send token
 //	                 bucket enabled by the first throttling response, its rate set by CUBIC
 //
+// # Options
+//
+// Options are the MongoClient's options a policy reads (retryReads, adaptiveRetries, ...; each
+// read only by the policies that name it in their registry entry, the others kept at their
+// defaults) and the policy's own option block (Block): the options of another stack's policy,
+// of the type in the policy's file. The policy's registry entry names the block's key in a
+// scenario (BlockKeys), creates it with its defaults (NewBlock), validates it, and gives the
+// policy its defaults when none is given. Adding a policy is its file, a registry line, its
+// section of docs/policies.md and its transcript.
+//
 // # Couchbase SDK3
 //
 // The Couchbase policies speak to a Couchbase node's services, whose statuses (wire.Service)

@@ -121,7 +121,7 @@ func (e *EnvoyOptions) maxInterval() time.Duration {
 	return e.MaxInterval
 }
 
-func (e *EnvoyOptions) validate(bad func(name, value, rule string)) {
+func (e *EnvoyOptions) validate(_ string, bad func(name, value, rule string)) {
 	if e.NumRetries < 0 {
 		bad("numRetries", strconv.Itoa(e.NumRetries), "must be ≥ 0")
 	}
@@ -180,7 +180,7 @@ type envoy struct {
 }
 
 func newEnvoy(o Options) Policy {
-	e := orDefault(o.Envoy)
+	e := own[EnvoyOptions](o)
 	p := &envoy{o: e, baseMS: e.BaseInterval.Milliseconds(), maxMS: e.maxInterval().Milliseconds()}
 	if b := e.RetryBudget; b != nil && b.BudgetInterval > 0 {
 		p.window = newEnvoyWindow(b.BudgetInterval)

@@ -18,7 +18,7 @@ func withEnvoy(mod func(*EnvoyOptions)) Options {
 	if mod != nil {
 		mod(&e)
 	}
-	o.Envoy = &e
+	o.Block = &e
 	return o
 }
 
@@ -324,7 +324,7 @@ type envoyRun struct {
 type envoyOp struct{ st State }
 
 func newEnvoyRun(t *testing.T, o Options, pf float64, latency time.Duration) *envoyRun {
-	r := &envoyRun{t: t, l: sim.NewLoop(), p: mustNew(t, NameEnvoy, o), o: orDefault(o.Envoy),
+	r := &envoyRun{t: t, l: sim.NewLoop(), p: mustNew(t, NameEnvoy, o), o: *o.Block.(*EnvoyOptions),
 		rng: sim.NewStream(9, "envoy"), pf: pf, latency: latency}
 	r.done, r.send = r.attemptDone, r.sendAttempt
 	return r

@@ -156,7 +156,7 @@ func (f *FinagleOptions) retriesNetwork() bool {
 	return f.methodBuilder() && f.Classifier == FinagleClassifierNetwork
 }
 
-func (f *FinagleOptions) validate(bad func(name, value, rule string)) {
+func (f *FinagleOptions) validate(_ string, bad func(name, value, rule string)) {
 	switch f.Stack {
 	case FinagleStackClient, FinagleStackMethodBuilder:
 	default:
@@ -312,7 +312,7 @@ type finagle struct {
 }
 
 func newFinagle(o Options) Policy {
-	f := orDefault(o.Finagle)
+	f := own[FinagleOptions](o)
 	return &finagle{o: f, budget: newFinagleBudget(f)}
 }
 

@@ -18,7 +18,7 @@ func withFinagle(mod func(*FinagleOptions)) Options {
 	if mod != nil {
 		mod(&f)
 	}
-	o.Finagle = &f
+	o.Block = &f
 	return o
 }
 

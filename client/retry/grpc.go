@@ -113,7 +113,7 @@ const grpcMaxAttemptsLimit = 5
 // (0, 1000]").
 const grpcMaxTokensLimit = 1000
 
-func (g *GRPCOptions) validate(bad func(name, value, rule string)) {
+func (g *GRPCOptions) validate(_ string, bad func(name, value, rule string)) {
 	if g.HedgingPolicy == nil {
 		if g.MaxAttempts < 2 {
 			bad("maxAttempts", strconv.Itoa(g.MaxAttempts), "must be ≥ 2, the first attempt included (A6); values above 5 are treated as 5")
@@ -319,7 +319,7 @@ type grpcPolicy struct {
 }
 
 func newGRPC(o Options) Policy {
-	g := orDefault(o.GRPC)
+	g := own[GRPCOptions](o)
 	p := &grpcPolicy{maxAttempts: min(g.MaxAttempts, grpcMaxAttemptsLimit), codes: grpcCodesOf(g.RetryableStatusCodes),
 		initial: g.InitialBackoff, maxBackoff: g.MaxBackoff, multiplier: g.BackoffMultiplier,
 		fullJitter: g.BackoffJitter == GRPCJitterGRPCGo168}

@@ -17,11 +17,12 @@ import (
 // grpcOpts returns DefaultOptions with the grpc block's defaults changed by mod.
 func grpcOpts(mod func(*GRPCOptions)) Options {
 	o := DefaultOptions()
-	o.GRPC = new(GRPCOptions)
-	o.GRPC.SetDefaults()
+	g := new(GRPCOptions)
+	g.SetDefaults()
 	if mod != nil {
-		mod(o.GRPC)
+		mod(g)
 	}
+	o.Block = g
 	return o
 }
 

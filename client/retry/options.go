@@ -47,49 +47,10 @@ type Options struct {
 	// policies only.
 	KVTimeout, QueryTimeout, SearchTimeout time.Duration
 
-	// GRPC, AWS, Finagle, Envoy, SRE and Custom are the options of the policies of those
-	// names (AWS: aws-standard and aws-adaptive; SRE: sre-throttle); nil means the policy's
-	// defaults (each type's SetDefaults). A block given to another policy is an error.
-	GRPC    *GRPCOptions
-	AWS     *AWSOptions
-	Finagle *FinagleOptions
-	Envoy   *EnvoyOptions
-	SRE     *SREOptions
-	Custom  *CustomOptions
-}
-
-// block is one policy's option block: its name in a scenario, the registry bit of the
-// policies that read it, whether it is given, and its own rules.
-type block struct {
-	name     string
-	opt      option
-	given    bool
-	validate func(bad func(name, value, rule string))
-}
-
-// blocks lists o's policy option blocks.
-func (o *Options) blocks() []block {
-	return []block{
-		{"grpc", optGRPC, o.GRPC != nil, func(b func(n, v, r string)) { o.GRPC.validate(b) }},
-		{"aws", optAWS, o.AWS != nil, func(b func(n, v, r string)) { o.AWS.validate(b) }},
-		{"finagle", optFinagle, o.Finagle != nil, func(b func(n, v, r string)) { o.Finagle.validate(b) }},
-		{"envoy", optEnvoy, o.Envoy != nil, func(b func(n, v, r string)) { o.Envoy.validate(b) }},
-		{"sre", optSRE, o.SRE != nil, func(b func(n, v, r string)) { o.SRE.validate(b) }},
-		{"custom", optCustom, o.Custom != nil, func(b func(n, v, r string)) { o.Custom.validate(b) }},
-	}
-}
-
-// orDefault returns *p, or T's defaults when p is nil.
-func orDefault[T any, PT interface {
-	*T
-	SetDefaults()
-}](p *T) T {
-	if p != nil {
-		return *p
-	}
-	var v T
-	PT(&v).SetDefaults()
-	return v
+	// Block is the policy's own option block (see Block): a *GRPCOptions for grpc, an
+	// *AWSOptions for aws-standard and aws-adaptive, and so on. nil means the policy's
+	// defaults; a block of another policy's is an error.
+	Block Block
 }
 
 // DefaultOptions returns the drivers' defaults: retryReads and retryWrites on, no CSOT, not
@@ -188,23 +149,8 @@ func (o *Options) validate(e *entry) error {
 			bad("retryReads/retryWrites", "false", "MongoDB options that "+e.name+" ignores: idempotency decides what it retries")
 		}
 	}
-	for _, b := range o.blocks() {
-		switch {
-		case !b.given:
-		case !e.reads(b.opt):
-			rule := "options of " + strings.TrimPrefix(onlyFor(b.opt), "applies only to ") + ", not of this policy"
-			for _, own := range o.blocks() {
-				if e.reads(own.opt) {
-					rule += "; its options go in " + own.name
-				}
-			}
-			bad(b.name, "given", rule)
-		default:
-			b.validate(func(name, value, rule string) { bad(b.name+"."+name, value, rule) })
-		}
-	}
-	if o.AWS != nil && e.reads(optAWS) {
-		o.AWS.validatePolicy(e.name, func(name, value, rule string) { bad("aws."+name, value, rule) })
+	if o.Block != nil {
+		validateBlock(e, o.Block, bad)
 	}
 	for _, t := range []struct {
 		name string
@@ -222,22 +168,7 @@ func (o *Options) validate(e *entry) error {
 
 // onlyFor names the policies that read the option.
 func onlyFor(opt option) string {
-	var names []string
-	releases := false
-	for i := range registry {
-		switch {
-		case !registry[i].reads(opt):
-		case Release(registry[i].name):
-			releases = true
-		default:
-			names = append(names, registry[i].name)
-		}
-	}
-	s := "applies only to " + strings.Join(names, ", ")
-	if releases {
-		s += " and the driver release presets (go-*, node-*)"
-	}
-	return s
+	return "applies only to " + policiesOf(func(e *entry) bool { return e.reads(opt) })
 }
 
 func formatFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }

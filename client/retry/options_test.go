@@ -3,6 +3,7 @@ package retry
 import (
 	"errors"
 	"math"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -172,5 +173,51 @@ func TestMaker(t *testing.T) {
 	_, errNew := New(NameMongoDB202603, o)
 	if _, err := Maker(NameMongoDB202603, o); err == nil || errNew == nil || err.Error() != errNew.Error() {
 		t.Fatalf("Maker error %v, New error %v: want the same error", err, errNew)
+	}
+}
+
+// TestBlocks checks the registry's option blocks: their keys, each once and in registry order
+// (a scenario's canonical text writes a driver's block fields in this order), a new block with
+// its type's defaults under each, and nothing under another key.
+func TestBlocks(t *testing.T) {
+	want := []string{"grpc", "aws", "finagle", "envoy", "sre", "custom"}
+	if got := BlockKeys(); !slices.Equal(got, want) {
+		t.Errorf("BlockKeys() = %q, want %q", got, want)
+	}
+	// A key is one type, and a type one key: BlockKey knows a block by its type.
+	types := map[string]reflect.Type{}
+	keys := map[reflect.Type]string{}
+	for i := range registry {
+		k := registry[i].block
+		if k == nil {
+			continue
+		}
+		if typ, ok := types[k.key]; ok && typ != k.typ || keys[k.typ] != "" && keys[k.typ] != k.key {
+			t.Errorf("%s: block %s of type %v; another entry has %s of type %v", registry[i].name, k.key, k.typ, keys[k.typ], typ)
+		}
+		types[k.key], keys[k.typ] = k.typ, k.key
+	}
+	for _, key := range BlockKeys() {
+		b := NewBlock(key)
+		if got := BlockKey(b); got != key {
+			t.Errorf("BlockKey(NewBlock(%q)) = %q, want %q", key, got, key)
+		}
+	}
+	var g GRPCOptions
+	g.SetDefaults()
+	if b, ok := NewBlock("grpc").(*GRPCOptions); !ok || !reflect.DeepEqual(*b, g) {
+		t.Errorf("NewBlock(grpc) = %#v, want %#v", b, g)
+	}
+	if b := NewBlock("mongodb"); b != nil {
+		t.Errorf("NewBlock(mongodb) = %#v, want nil", b)
+	}
+	if key := BlockKey(nil); key != "" {
+		t.Errorf("BlockKey(nil) = %q, want \"\"", key)
+	}
+	// A policy without a block given one gets its defaults: New builds it as with none.
+	for _, name := range []string{NameGRPC, NameAWSAdaptive, NameFinagle, NameEnvoy, NameSRE, NameCustom} {
+		if _, err := New(name, DefaultOptions()); err != nil {
+			t.Errorf("New(%s) without a block: %v", name, err)
+		}
 	}
 }

@@ -41,39 +41,38 @@ const (
 	optMaxAdaptive                    // MaxAdaptiveRetries
 	optRetargeting                    // EnableOverloadRetargeting
 	optCouchbase                      // KVTimeout, QueryTimeout, SearchTimeout
-	optGRPC                           // GRPC
-	optAWS                            // AWS
-	optFinagle                        // Finagle
-	optEnvoy                          // Envoy
-	optSRE                            // SRE
-	optCustom                         // Custom
 )
 
-// entry registers one policy: its name, the policy-specific options it reads (the others must
-// keep their defaults), and a constructor that receives validated options.
+// entry registers one policy: its name, the MongoClient and SDK options it reads (the others
+// must keep their defaults), the kind of its own option block (nil when it has none; Block),
+// and a constructor that receives validated options with the block in place.
 type entry struct {
 	name  string
 	opts  option
+	block *blockKind
 	build func(o Options) Policy
 }
 
 func (e *entry) reads(opt option) bool { return e.opts&opt != 0 }
 
-// registry lists every policy. Adding one is a type and a line here.
+// registry lists every policy. Adding one is its file (the policy, and its option block's type
+// with its defaults and its validation), a line here (which names the block's key in a
+// scenario), its section of docs/policies.md and its transcript. Policies that share a block
+// (aws-standard and aws-adaptive) give it the same key.
 var registry = []entry{
-	{NameMongoDB202603, optAdaptive, newMongoDB202603},
-	{NameMongoDB202607, optMaxAdaptive | optRetargeting, newMongoDB202607},
-	{NameLegacy, 0, newLegacy},
-	{NameNone, 0, newNone},
-	{NameCouchbaseBestEffort, optCouchbase, newCouchbaseBestEffort},
-	{NameCouchbaseFailFast, optCouchbase, newCouchbaseFailFast},
-	{NameGRPC, optGRPC, newGRPC},
-	{NameAWSStandard, optAWS, newAWSStandard},
-	{NameAWSAdaptive, optAWS, newAWSAdaptive},
-	{NameFinagle, optFinagle, newFinagle},
-	{NameEnvoy, optEnvoy, newEnvoy},
-	{NameSRE, optSRE, newSRE},
-	{NameCustom, optCustom, newCustom},
+	{NameMongoDB202603, optAdaptive, nil, newMongoDB202603},
+	{NameMongoDB202607, optMaxAdaptive | optRetargeting, nil, newMongoDB202607},
+	{NameLegacy, 0, nil, newLegacy},
+	{NameNone, 0, nil, newNone},
+	{NameCouchbaseBestEffort, optCouchbase, nil, newCouchbaseBestEffort},
+	{NameCouchbaseFailFast, optCouchbase, nil, newCouchbaseFailFast},
+	{NameGRPC, 0, blockOf[GRPCOptions]("grpc"), newGRPC},
+	{NameAWSStandard, 0, blockOf[AWSOptions]("aws"), newAWSStandard},
+	{NameAWSAdaptive, 0, blockOf[AWSOptions]("aws"), newAWSAdaptive},
+	{NameFinagle, 0, blockOf[FinagleOptions]("finagle"), newFinagle},
+	{NameEnvoy, 0, blockOf[EnvoyOptions]("envoy"), newEnvoy},
+	{NameSRE, 0, blockOf[SREOptions]("sre"), newSRE},
+	{NameCustom, 0, blockOf[CustomOptions]("custom"), newCustom},
 }
 
 func init() { registry = append(registry, releaseEntries()...) }
@@ -125,7 +124,13 @@ func Maker(name string, opts Options) (func() Policy, error) {
 	if err := opts.validate(e); err != nil {
 		return nil, err
 	}
-	return func() Policy { return e.build(opts) }, nil
+	return func() Policy {
+		o := opts
+		if o.Block == nil && e.block != nil {
+			o.Block = e.block.new() // the policy's defaults, made for each policy
+		}
+		return e.build(o)
+	}, nil
 }
 
 // Names returns the registered policy names, sorted.

@@ -101,7 +101,7 @@ func releaseEntries() []entry {
 	var out []entry
 	for _, r := range releases {
 		name, rs := r.name, r.rules
-		out = append(out, entry{name, optMaxAdaptive | optRetargeting, func(o Options) Policy {
+		out = append(out, entry{name, optMaxAdaptive | optRetargeting, nil, func(o Options) Policy {
 			return &release{name: name, r: rs, opts: o}
 		}})
 	}

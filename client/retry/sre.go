@@ -71,7 +71,7 @@ func (s *SREOptions) SetDefaults() {
 	*s = SREOptions{K: 2, Window: 2 * time.Minute, MaxAttempts: 3, RetryBudget: 0.1}
 }
 
-func (s *SREOptions) validate(bad func(name, value, rule string)) {
+func (s *SREOptions) validate(_ string, bad func(name, value, rule string)) {
 	if !(s.K >= 1) || !finite(s.K) {
 		bad("k", formatFloat(s.K), "must be a finite number ≥ 1 (below 1 the client throttles a backend that accepts everything)")
 	}
@@ -104,7 +104,7 @@ type sre struct {
 }
 
 func newSRE(o Options) Policy {
-	s := orDefault(o.SRE)
+	s := own[SREOptions](o)
 	return &sre{o: s, counts: newSlidingCounts(s.Window, sreSlices)}
 }
 

@@ -17,7 +17,7 @@ func withSRE(mod func(*SREOptions)) Options {
 	if mod != nil {
 		mod(&s)
 	}
-	o.SRE = &s
+	o.Block = &s
 	return o
 }
 

@@ -98,11 +98,11 @@ type transcriptDriver struct {
 //	end                         the driver tells the policy's Ender that the operation ended
 //	tokens [set=N]              the retry token bucket (after setting it to N tokens)
 //
-// BLOCK.PATH=VALUE sets a field of a policy's option block (Options.GRPC, AWS, Finagle, Envoy,
-// SRE, Custom; BLOCK is the field's name in lower case) by the yaml names of its fields, as a
-// scenario spells them: grpc.maxAttempts=3, grpc.retryThrottling.maxTokens=10,
-// custom.retryOn=overload,network. A nil block or nested block on the way is allocated and given
-// its SetDefaults when its type has one, as a scenario's decoder gives them; VALUE is a
+// BLOCK.PATH=VALUE sets a field of the policy's option block (Options.Block; BLOCK is its key,
+// as BlockKeys lists them) by the yaml names of its fields, as a scenario spells them:
+// grpc.maxAttempts=3, grpc.retryThrottling.maxTokens=10, custom.retryOn=overload,network. The
+// block, and a nil nested block on the way, is made with its defaults (NewBlock, SetDefaults),
+// as a scenario's decoder makes them; VALUE is a
 // duration (100ms), a number, true/false, a comma-separated list, or, for a nested block itself,
 // none (nil) or default (its SetDefaults). For policies other than MongoDB's and Couchbase's,
 // policy prints the effective option block in the same syntax, and the hedging parameters when
@@ -293,13 +293,10 @@ func (d *transcriptDriver) policy(t *testing.T, c golden.Command) string {
 		}
 		return out
 	}
-	// Another stack's policy: its option blocks, in the syntax that sets them.
+	// Another stack's policy: its option block, in the syntax that sets it.
 	var fields []string
-	e := lookup(name)
-	for _, b := range o.blocks() {
-		if e.reads(b.opt) {
-			describeBlock(effectiveBlock(&o, b.name), b.name+".", &fields)
-		}
+	if k := lookup(name).block; k != nil {
+		describeBlock(effectiveBlock(&o, k), k.key+".", &fields)
 	}
 	out := p.Name() + ": " + strings.Join(fields, " ")
 	if h, ok := p.(Hedger); ok {
@@ -313,41 +310,28 @@ func (d *transcriptDriver) policy(t *testing.T, c golden.Command) string {
 	return out
 }
 
-// optionBlock returns o's option block field called name (GRPC for grpc, ...), addressable.
-func optionBlock(o *Options, name string) (reflect.Value, bool) {
-	v := reflect.ValueOf(o).Elem()
-	for i := range v.NumField() {
-		f := v.Type().Field(i)
-		if f.Type.Kind() == reflect.Pointer && f.Type.Elem().Kind() == reflect.Struct && strings.ToLower(f.Name) == name {
-			return v.Field(i), true
-		}
+// effectiveBlock returns the block of kind k as the policy sees it: the block given, or its
+// defaults.
+func effectiveBlock(o *Options, k *blockKind) reflect.Value {
+	if o.Block != nil {
+		return reflect.ValueOf(o.Block).Elem()
 	}
-	return reflect.Value{}, false
+	return reflect.ValueOf(k.new()).Elem()
 }
 
-// effectiveBlock returns the block called name as the policy sees it: the block given, or its
-// type's defaults.
-func effectiveBlock(o *Options, name string) reflect.Value {
-	v, _ := optionBlock(o, name)
-	if !v.IsNil() {
-		return v.Elem()
-	}
-	n := reflect.New(v.Type().Elem())
-	if d, ok := n.Interface().(interface{ SetDefaults() }); ok {
-		d.SetDefaults()
-	}
-	return n.Elem()
-}
-
-// setBlockOption sets the option block field at path (block.field[.field...], by yaml names)
-// to the text v.
+// setBlockOption sets the field at path (block.field[.field...], by yaml names) of o's option
+// block, which it makes with its defaults when o has none.
 func setBlockOption(o *Options, path, v string) error {
-	name, rest, _ := strings.Cut(path, ".")
-	b, ok := optionBlock(o, name)
-	if !ok {
-		return fmt.Errorf("no option block %q", name)
+	key, rest, _ := strings.Cut(path, ".")
+	switch {
+	case blockKindByKey(key) == nil:
+		return fmt.Errorf("no option block %q", key)
+	case o.Block == nil:
+		o.Block = NewBlock(key)
+	case BlockKey(o.Block) != key:
+		return fmt.Errorf("option block %q given already", BlockKey(o.Block))
 	}
-	return setPath(b, strings.Split(rest, "."), v)
+	return setPath(reflect.ValueOf(o.Block).Elem(), strings.Split(rest, "."), v)
 }
 
 // setPath sets the field at path under the addressable value v, allocating nil blocks on the
@@ -758,32 +742,37 @@ func TestTranscriptsCoverEveryPolicy(t *testing.T) {
 // nested blocks allocated with their SetDefaults, none and default for a nested block, and
 // errors that name what is known.
 func TestSetBlockOption(t *testing.T) {
+	grpcOf := func(o *Options) *GRPCOptions { return o.Block.(*GRPCOptions) }
 	tests := []struct {
 		path, value string
 		check       func(o *Options) bool
 		err         string
 	}{
-		{"grpc.maxAttempts", "3", func(o *Options) bool { return o.GRPC.MaxAttempts == 3 && o.GRPC.MaxBackoff == time.Second }, ""},
-		{"grpc.initialBackoff", "250ms", func(o *Options) bool { return o.GRPC.InitialBackoff == 250*time.Millisecond }, ""},
-		{"grpc.backoffMultiplier", "1.5", func(o *Options) bool { return o.GRPC.BackoffMultiplier == 1.5 }, ""},
+		{"grpc.maxAttempts", "3", func(o *Options) bool { return grpcOf(o).MaxAttempts == 3 && grpcOf(o).MaxBackoff == time.Second }, ""},
+		{"grpc.initialBackoff", "250ms", func(o *Options) bool { return grpcOf(o).InitialBackoff == 250*time.Millisecond }, ""},
+		{"grpc.backoffMultiplier", "1.5", func(o *Options) bool { return grpcOf(o).BackoffMultiplier == 1.5 }, ""},
 		{"grpc.retryableStatusCodes", "ABORTED,INTERNAL", func(o *Options) bool {
-			return strings.Join(o.GRPC.RetryableStatusCodes, " ") == "ABORTED INTERNAL"
+			return strings.Join(grpcOf(o).RetryableStatusCodes, " ") == "ABORTED INTERNAL"
 		}, ""},
 		{"grpc.retryThrottling.maxTokens", "4", func(o *Options) bool {
-			return *o.GRPC.RetryThrottling == GRPCThrottling{MaxTokens: 4, TokenRatio: 0.1}
+			return *grpcOf(o).RetryThrottling == GRPCThrottling{MaxTokens: 4, TokenRatio: 0.1}
 		}, ""},
-		{"grpc.hedgingPolicy", "default", func(o *Options) bool { return o.GRPC.HedgingPolicy.MaxAttempts == 4 }, ""},
-		{"grpc.hedgingPolicy", "none", func(o *Options) bool { return o.GRPC != nil && o.GRPC.HedgingPolicy == nil }, ""},
+		{"grpc.hedgingPolicy", "default", func(o *Options) bool { return grpcOf(o).HedgingPolicy.MaxAttempts == 4 }, ""},
+		{"grpc.hedgingPolicy", "none", func(o *Options) bool { return grpcOf(o).HedgingPolicy == nil }, ""},
 		{"aws.behavior", "legacy", func(o *Options) bool {
-			return *o.AWS == AWSOptions{Behavior: "legacy", RetryQuota: 500, AdaptiveWait: "reserve"}
+			return *o.Block.(*AWSOptions) == AWSOptions{Behavior: "legacy", RetryQuota: 500, AdaptiveWait: "reserve"}
 		}, ""},
 		{"aws.retryQuota", "x", nil, `strconv.ParseInt: parsing "x": invalid syntax`},
 		{"aws.quota", "1", nil, `no field "quota" in retry.AWSOptions (known: behavior, maxAttempts, retryQuota, preset, service, adaptiveWait)`},
 		{"nope.x", "1", nil, `no option block "nope"`},
+		{"grpc.maxAttempts", "3", nil, `option block "aws" given already`},
 		{"grpc.maxAttempts.x", "1", nil, "x: a int has no fields"},
 	}
 	for _, tc := range tests {
 		o := DefaultOptions()
+		if tc.err == `option block "aws" given already` {
+			o.Block = NewBlock("aws")
+		}
 		err := setBlockOption(&o, tc.path, tc.value)
 		switch {
 		case tc.err != "" && (err == nil || err.Error() != tc.err):
@@ -798,7 +787,7 @@ func TestSetBlockOption(t *testing.T) {
 		t.Fatal(err)
 	}
 	var fields []string
-	describeBlock(effectiveBlock(&o, "grpc"), "grpc.", &fields)
+	describeBlock(effectiveBlock(&o, lookup(NameGRPC).block), "grpc.", &fields)
 	want := "grpc.maxAttempts=4 grpc.initialBackoff=100ms grpc.maxBackoff=1s grpc.backoffMultiplier=2 " +
 		"grpc.retryableStatusCodes=UNAVAILABLE,RESOURCE_EXHAUSTED grpc.retryThrottling.maxTokens=10 " +
 		"grpc.retryThrottling.tokenRatio=0.5 grpc.hedgingPolicy=none grpc.backoffJitter=grpc-go-1.69"

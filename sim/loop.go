@@ -169,8 +169,8 @@ func (l *Loop) At(at Time, h Handler, kind int, arg any) Timer {
 	r := &l.recs[slot]
 	r.h, r.arg, r.kind = h, arg, int32(kind)
 	l.seq++
-	e := entry{at: at, seq: l.seq, slot: slot}
-	if at == l.now {
+	e := entry{at: at, seq: tieKey(l.seq), slot: slot}
+	if at == l.now && !shuffleTies {
 		r.where = inNow
 		l.nowQ = append(l.nowQ, e)
 	} else if b := int64(at) >> farShift; b >= l.next {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/results/chart"
 	"image/color"
 	"io"
 	"path/filepath"
@@ -99,7 +100,7 @@ func header(dc draw.Canvas, title, subtitle string) draw.Canvas {
 	top -= ts.Rectangle(title).Size().Y + vg.Points(4)
 	if subtitle != "" {
 		sub := textStyle(subtitleSize, false)
-		sub.Color = noteColour
+		sub.Color = chart.Note
 		sub.XAlign, sub.YAlign = draw.XCenter, draw.YTop
 		area.FillText(sub, vg.Point{X: area.Center().X, Y: top}, subtitle)
 		top -= sub.Rectangle(subtitle).Size().Y

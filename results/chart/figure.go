@@ -5,7 +5,7 @@ import "image/color"
 // Figure is a figure as data: its panels, their axes and their series, with the names, the
 // sums and the colours already chosen, so that a renderer only draws what it is given.
 type Figure struct {
-	Name   string // the registry's name (Registry)
+	Name   string // the registry's name (Registry), or "interactive" for a report's charts (RunCharts)
 	Panels []Panel
 }
 

@@ -64,6 +64,7 @@ func applyX(p *plot.Plot, a *chart.XAxis) {
 // sweep is a sweep's figures' data, drawn with gonum.
 type sweep struct{ *chart.Sweep }
 
+// readSweep reads the sweep in dir as chart.ReadSweep arranges it.
 func readSweep(dir string, opts chart.SweepOptions) (*sweep, error) {
 	cs, err := chart.ReadSweep(dir, opts)
 	if err != nil {
@@ -72,6 +73,7 @@ func readSweep(dir string, opts chart.SweepOptions) (*sweep, error) {
 	return &sweep{cs}, nil
 }
 
+// lineColour is line i's line style and its band's fill, in its colour (chart.Sweep.LineColour).
 func (s *sweep) lineColour(i int) (sty draw.LineStyle, fill draw.LineStyle) {
 	col, fc := s.LineColour(i)
 	return lineStyle(col, medium, nil), lineStyle(fc, 0, nil)

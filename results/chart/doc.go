@@ -33,9 +33,10 @@
 // a sweep without answers), the first point in x order whose mean goodput is more than
 // results.KneeShortfall below its mean offered load, the answers' rule.
 //
-// # Labels
+// # Scales and labels
 //
-// AxisLabel is the one place an axis of a summary metric is labelled: its words, its unit
+// LogScale chooses between a linear and a log axis for latencies, the run's and the sweep's
+// alike. AxisLabel is the one place an axis of a summary metric is labelled: its words, its unit
 // (milliseconds or seconds for a latency, chosen by LatencyUnit; operations/s for a rate) and
 // which way is better. It reads the unit from results.MetricUnit, and is where the metric
 // catalogue's unit, label and direction will be read.

@@ -16,6 +16,23 @@ func LatencyUnit(hi float64) (name string, scale float64) {
 	return "ms", 1000
 }
 
+// LogScale decides the y scale of values: a log axis when the positive values span more than
+// a factor of 50, else linear from 0. It returns the positive extremes (NaN when none).
+func LogScale(series ...[]float64) (useLog bool, lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, ys := range series {
+		for _, y := range ys {
+			if !math.IsNaN(y) && !math.IsInf(y, 0) && y > 0 {
+				lo, hi = math.Min(lo, y), math.Max(hi, y)
+			}
+		}
+	}
+	if math.IsInf(lo, 1) {
+		return false, math.NaN(), math.NaN()
+	}
+	return hi/lo > 50, lo, hi
+}
+
 // AxisLabel labels an axis that shows metric (a summary metric's name, "group.a.latency_ok_p99"):
 // words, then in brackets its unit (milliseconds or seconds for a latency, operations/s for a
 // rate, attempts per operation for an amplification) and better, which way is better when

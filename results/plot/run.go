@@ -355,23 +355,6 @@ var percentiles = []struct {
 	{"p999", "p99.9", thin, dotted, chart.Palette[3]},
 }
 
-// logRange decides the y scale of values: a log axis when the positive values span more than
-// a factor of 50, else linear from 0. It returns the positive extremes (NaN when none).
-func logRange(series ...[]float64) (useLog bool, lo, hi float64) {
-	lo, hi = math.Inf(1), math.Inf(-1)
-	for _, ys := range series {
-		for _, y := range ys {
-			if valid(y) && y > 0 {
-				lo, hi = math.Min(lo, y), math.Max(hi, y)
-			}
-		}
-	}
-	if math.IsInf(lo, 1) {
-		return false, math.NaN(), math.NaN()
-	}
-	return hi/lo > 50, lo, hi
-}
-
 func scaled(xs []float64, k float64) []float64 {
 	out := make([]float64, len(xs))
 	for i, x := range xs {
@@ -392,7 +375,7 @@ func (r *run) latencyFigure() *figure {
 	}
 	// One scale for both panels, log when either needs it, over both panels' range: a reader
 	// compares successes with failures.
-	bothLog, bothLo, hi := logRange(all...)
+	bothLog, bothLo, hi := chart.LogScale(all...)
 	unit, k := chart.LatencyUnit(hi)
 	for pi, kind := range []struct{ title, prefix, empty string }{
 		{"Successful operations", "latency_ok_", "no successful operations"},
@@ -405,7 +388,7 @@ func (r *run) latencyFigure() *figure {
 				series = append(series, scaled(r.group(g, kind.prefix+pc.suffix), k))
 			}
 		}
-		_, lo, _ := logRange(series...)
+		_, lo, _ := chart.LogScale(series...)
 		if math.IsNaN(lo) {
 			pn.empty(kind.empty)
 			f.rows = append(f.rows, []*panel{pn})

@@ -252,7 +252,7 @@ func (s *sweep) p99Figure() *figure {
 		mean, lo, hi := l.Metric("latency_ok_p99")
 		all = append(all, mean, lo, hi)
 	}
-	useLog, lo, hi := logRange(all...)
+	useLog, lo, hi := chart.LogScale(all...)
 	unit, k := chart.LatencyUnit(hi)
 	pn := newPanel(s.PanelTitle(), "", "p99 latency ("+unit+")")
 	applyX(pn.p, s.X)

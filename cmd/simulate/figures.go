@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/results/chart"
 	"github.com/overloadsim/overloadsim/results/plot"
 )
 
@@ -14,7 +15,7 @@ import (
 // be another result's, or unfinished.
 func writeFigures(dir string, stderr io.Writer) error { return writeFiguresX(dir, "", stderr) }
 
-// writeFiguresX is writeFigures with the parameter on a sweep's x axis (plot.SweepOptions.X).
+// writeFiguresX is writeFigures with the parameter on a sweep's x axis (chart.SweepOptions.X).
 func writeFiguresX(dir, x string, stderr io.Writer) error {
 	m, err := results.ReadManifest(dir)
 	if err != nil {
@@ -25,7 +26,7 @@ func writeFiguresX(dir, x string, stderr io.Writer) error {
 	case results.KindMap:
 		names, err = plot.WriteMapFigures(dir)
 	case results.KindSweep:
-		names, err = plot.WriteSweepFigures(dir, plot.SweepOptions{X: x})
+		names, err = plot.WriteSweepFigures(dir, chart.SweepOptions{X: x})
 	case results.KindRun:
 		names, err = plot.WriteRunFigures(dir)
 	case results.KindTune:

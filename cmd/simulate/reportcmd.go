@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/results/chart"
 	"github.com/overloadsim/overloadsim/results/report"
 
 	"github.com/spf13/pflag"
@@ -32,10 +33,12 @@ Examples:
 			if err != nil {
 				return err
 			}
-			first := map[string]string{results.KindMap: "map.svg", results.KindSweep: "sweep-goodput.svg"}[m.Kind]
+			// The kind's first figure in the registry says whether the figures were drawn.
+			first := map[string]string{results.KindMap: chart.Map, results.KindSweep: chart.SweepGoodput}[m.Kind]
 			if first == "" {
-				first = "timeseries.svg"
+				first = chart.Timeseries
 			}
+			first = chart.Lookup(first).File()
 			stale, err := results.StaleFigures(dir, &m)
 			if err != nil {
 				return err

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/overloadsim/overloadsim/results"
-	"github.com/overloadsim/overloadsim/results/plot"
+	"github.com/overloadsim/overloadsim/results/chart"
 	"github.com/overloadsim/overloadsim/results/tune"
 )
 
@@ -58,7 +58,7 @@ func TestTuneEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{results.TuneFile, results.TuneCandidatesFile, plot.TuneFigure + ".svg", plot.TuneFigure + ".png"} {
+	for _, f := range []string{results.TuneFile, results.TuneCandidatesFile, chart.TunePareto + ".svg", chart.TunePareto + ".png"} {
 		if !m.Has(f) {
 			t.Errorf("the manifest does not list %s", f)
 		}

@@ -113,9 +113,10 @@ func CheckModelFile(fset *token.FileSet, f *ast.File) []Finding {
 	return out
 }
 
-// CheckPlotImports reports an import of gonum.org/v1/plot in a file outside results/.
+// CheckPlotImports reports an import of gonum.org/v1/plot in a file outside results/plot/:
+// results/chart builds the figures as data, and only results/plot draws them with gonum.
 func CheckPlotImports(fset *token.FileSet, f *ast.File, rel string) []Finding {
-	if strings.HasPrefix(filepath.ToSlash(rel), "results/") {
+	if strings.HasPrefix(filepath.ToSlash(rel), "results/plot/") {
 		return nil
 	}
 	var out []Finding
@@ -265,6 +266,8 @@ var Layers = []Layer{
 	{"sim", []string{"sim"}, util, "sim is the bottom of the model"},
 	{"testkit", []string{"sim/simtest", "wire/wiretest"}, append([]string{"wire", "sim"}, util...),
 		"the test kits stand in for a run's streams and counters and for a wire peer; only tests import them"},
+	{"chart", []string{"results/chart"}, []string{"results", "sim", "internal/stats", "internal/fileinfo", "dist", "field"},
+		"results/chart builds the figures as data from the records; results/plot and results/report render them, so it imports neither (nor gonum/plot)"},
 	{"results", []string{"results/..."}, []string{"sim", "internal/stats", "internal/fileinfo", "dist", "field"},
 		"results is below the model: record reads the model into results' records"},
 	{"util", util, []string{"sim"}, "dist, field and internal/... are helpers: they import only sim and one another"},

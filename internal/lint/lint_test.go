@@ -27,6 +27,22 @@ func TestDeterminismRules(t *testing.T) {
 	}
 }
 
+// TestPlotImportsOnlyInPlot: gonum/plot may be imported in results/plot only; results/chart,
+// which builds the figures as data, and results/report, which renders them for the browser, may
+// not.
+func TestPlotImportsOnlyInPlot(t *testing.T) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, filepath.Join("testdata", "bad", "bad.go"), nil, parser.ImportsOnly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rel, want := range map[string]bool{"results/plot/run.go": false, "results/chart/sweep.go": true, "results/report/report.go": true} {
+		if got := len(CheckPlotImports(fset, f, rel)) > 0; got != want {
+			t.Errorf("CheckPlotImports(%s): a finding %v, want %v", rel, got, want)
+		}
+	}
+}
+
 // TestRulesCatchViolations runs the rules on a fixture full of violations, so that a rule that
 // silently stopped matching fails here rather than letting bad code through.
 func TestRulesCatchViolations(t *testing.T) {

@@ -2,14 +2,11 @@ package plot
 
 import (
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/results/chart"
 )
-
-// CompareFigure is the base name of the figure WriteCompareFigures draws.
-const CompareFigure = "compare"
 
 // WriteCompareFigures draws the comparison of the result folders inputs (all runs, or all
 // sweeps) into dir, a comparison folder (compare.Write): for runs, total goodput and
@@ -25,7 +22,7 @@ func WriteCompareFigures(dir string, inputs []string, labels []string) ([]string
 		}
 		kinds = append(kinds, m.Kind)
 	}
-	f := &figure{name: CompareFigure, subtitle: strings.Join(labels, " vs ") + " · lines in the order given; the first is the reference"}
+	f := &figure{name: chart.Compare, subtitle: strings.Join(labels, " vs ") + " · lines in the order given; the first is the reference"}
 	switch {
 	case allKind(kinds, results.KindRun):
 		f.title = "Goodput and retry amplification over time"
@@ -37,17 +34,9 @@ func WriteCompareFigures(dir string, inputs []string, labels []string) ([]string
 			if err != nil {
 				return nil, err
 			}
-			sty := lineStyle(paletteColour(i), medium, nil)
-			g := r.steps(r.sumOver(results.KindGroup, r.groups, "goodput"), sty)
-			attempts, offered := r.sumOver(results.KindGroup, r.groups, "attempts"), r.sumOver(results.KindGroup, r.groups, "offered")
-			a := make([]float64, len(r.x))
-			for j := range a {
-				a[j] = math.NaN()
-				if offered[j] > 0 {
-					a[j] = attempts[j] / offered[j]
-				}
-			}
-			al := r.steps(a, sty)
+			sty := lineStyle(chart.PaletteColour(i), medium, nil)
+			g := r.steps(chart.GroupsSum(r.ts, "goodput"), sty)
+			al := r.steps(chart.RetryAmplification(r.ts), sty)
 			good.p.Add(g)
 			amp.p.Add(al)
 			good.key(labels[i], g)
@@ -57,27 +46,27 @@ func WriteCompareFigures(dir string, inputs []string, labels []string) ([]string
 		f.title = "Goodput and retry amplification, sweep against sweep"
 		var good, amp *panel
 		for i, in := range inputs {
-			s, err := readSweep(in, SweepOptions{})
+			s, err := readSweep(in, chart.SweepOptions{})
 			if err != nil {
 				return nil, err
 			}
-			if s.x.kind == axisCategory || s.by != "" {
+			if s.X.Categorical() || s.By != "" {
 				return nil, nil // categories, or lines of a second parameter, need not line up
 			}
 			if good == nil {
 				good = newPanel("All client groups", "", "goodput (operations/s)")
 				amp = newPanel("", "", "attempts per operation")
-				s.x.apply(good.p)
-				s.x.apply(amp.p)
+				applyX(good.p, s.X)
+				applyX(amp.p, s.X)
 				good.p.Y.Min, amp.p.Y.Min = 0, 0
 			}
-			all := s.lines[0] // all groups, in x order
-			sty := lineStyle(paletteColour(i), medium, nil)
+			all := s.Lines[0] // all groups, in x order
+			sty := lineStyle(chart.PaletteColour(i), medium, nil)
 			g := s.glyph(0, sty.Color)
-			gm, _, _ := all.metric("goodput")
-			am, _, _ := all.metric("amplification")
-			gl := &line{xs: all.xs, ys: gm, style: sty, glyph: &g}
-			al := &line{xs: all.xs, ys: am, style: sty, glyph: &g}
+			gm, _, _ := all.Metric("goodput")
+			am, _, _ := all.Metric("amplification")
+			gl := &line{xs: all.X, ys: gm, style: sty, glyph: &g}
+			al := &line{xs: all.X, ys: am, style: sty, glyph: &g}
 			good.p.Add(gl)
 			amp.p.Add(al)
 			good.key(labels[i], gl)

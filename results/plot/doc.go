@@ -1,7 +1,9 @@
 // Package plot draws the figures of a run, a sweep or a metastability map from its result
 // files: SVG for tests and reports, PNG (1200 × 800 px) for people. It is the only package of
 // the module that imports gonum.org/v1/plot (internal/lint enforces it); it reads only files,
-// through package results.
+// through package results. What a figure shows is chosen in results/chart, once for every
+// renderer: the figures' names (chart.Registry), the colours, the sums over groups and servers,
+// a sweep's lines and its knees; this package lays them out and draws them.
 //
 // # Run figures
 //
@@ -41,8 +43,10 @@
 // a cross along the bottom.
 //
 // sweep-goodput adds the ideal goodput min(offered, capacity), offered being the mean total
-// offered load at each x, and marks each line's knee: the first point, in x order, whose mean
-// goodput is more than KneeShortfall (5 %) below its mean offered load. The capacity is the
+// offered load at each x, and rings each line's knee (chart.Sweep.Knees): for a load sweep the
+// knee its answers hold, the first point whose mean goodput is more than results.KneeShortfall
+// (5 %) below its mean offered load; for any other sweep the first such point in x order. A
+// load sweep of one line has its knee as a vertical line instead. The capacity is the
 // plateau the sweep reached: the highest mean total goodput at any point. It is measured rather
 // than parsed from the scenario because the ceiling is not always a limiter's rate (a sweep may
 // vary the limiter, or the workers may saturate first); where the limiter is the ceiling, the

@@ -3,10 +3,12 @@ package plot
 import (
 	"bytes"
 	"fmt"
-	"github.com/overloadsim/overloadsim/results"
 	"image/color"
 	"io"
 	"path/filepath"
+
+	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/results/chart"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
@@ -99,7 +101,7 @@ func header(dc draw.Canvas, title, subtitle string) draw.Canvas {
 	top -= ts.Rectangle(title).Size().Y + vg.Points(4)
 	if subtitle != "" {
 		sub := textStyle(subtitleSize, false)
-		sub.Color = noteColour
+		sub.Color = chart.Note
 		sub.XAlign, sub.YAlign = draw.XCenter, draw.YTop
 		area.FillText(sub, vg.Point{X: area.Center().X, Y: top}, subtitle)
 		top -= sub.Rectangle(subtitle).Size().Y

@@ -16,15 +16,13 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/results/chart"
 	"github.com/overloadsim/overloadsim/results/phasemap"
 )
 
-// MapFigure is the base name of the figure WriteMapFigures draws: map.svg and map.png.
-const MapFigure = "map"
-
 // WriteMapFigures draws the metastability map in dir (map.json, as phasemap.Write writes
 // it) and writes it as map.svg and map.png into dir. It returns the base names written
-// ([MapFigure]).
+// ([chart.Map]).
 func WriteMapFigures(dir string) ([]string, error) {
 	m, err := phasemap.Read(dir)
 	if err != nil {
@@ -40,19 +38,19 @@ func WriteMapFigures(dir string) ([]string, error) {
 	}
 	svg, err := f.svg()
 	if err != nil {
-		return nil, fmt.Errorf("plot: %s.svg: %w", MapFigure, err)
+		return nil, fmt.Errorf("plot: %s.svg: %w", chart.Map, err)
 	}
-	if err := writeBytes(filepath.Join(dir, MapFigure+".svg"), results.MarkSVG(svg, man.ResultDigest())); err != nil {
+	if err := writeBytes(filepath.Join(dir, chart.Map+".svg"), results.MarkSVG(svg, man.ResultDigest())); err != nil {
 		return nil, err
 	}
 	png, err := f.png()
 	if err != nil {
-		return nil, fmt.Errorf("plot: %s.png: %w", MapFigure, err)
+		return nil, fmt.Errorf("plot: %s.png: %w", chart.Map, err)
 	}
-	if err := writeBytes(filepath.Join(dir, MapFigure+".png"), results.MarkPNG(png, man.ResultDigest())); err != nil {
+	if err := writeBytes(filepath.Join(dir, chart.Map+".png"), results.MarkPNG(png, man.ResultDigest())); err != nil {
 		return nil, err
 	}
-	return []string{MapFigure}, nil
+	return []string{chart.Map}, nil
 }
 
 // MapSVG draws the map figure of m as SVG: the bytes WriteMapFigures writes to map.svg but
@@ -674,13 +672,13 @@ func (f *mapFig) drawKey(c draw.Canvas) {
 		c.FillPolygon(stuckColour((float64(i)+0.5)/steps), rectPath(vg.Rectangle{
 			Min: vg.Point{X: bar.Min.X, Y: y0}, Max: vg.Point{X: bar.Max.X, Y: y1}}))
 	}
-	c.StrokeLines(lineStyle(refColour, vg.Points(0.6), nil), append(rectPath(bar), bar.Min))
+	c.StrokeLines(lineStyle(chart.Reference, vg.Points(0.6), nil), append(rectPath(bar), bar.Min))
 	tick := textStyle(tickSize, false)
 	tick.YAlign = draw.YCenter
 	for _, v := range []float64{0, 0.25, 0.5, 0.75, 1} {
 		y := bar.Min.Y + vg.Length(barHeight*vg.Length(v))
 		label := formatTick(v, 0.25)
-		sty := lineStyle(refColour, vg.Points(0.6), nil)
+		sty := lineStyle(chart.Reference, vg.Points(0.6), nil)
 		if v == 0.5 && f.along >= 0 {
 			label += " — boundary"
 			sty = boundaryStyle

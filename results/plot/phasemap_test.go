@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/results/chart"
 	"github.com/overloadsim/overloadsim/results/phasemap"
 )
 
@@ -141,9 +142,9 @@ func TestMapFigures(t *testing.T) {
 			if err != nil {
 				t.Fatalf("WriteMapFigures(%s) = %v", fx.name, err)
 			}
-			checkWritten(t, fx.dir, names, []string{MapFigure})
+			checkWritten(t, fx.dir, names, []string{chart.Map})
 			if look != "" {
-				b, _ := os.ReadFile(filepath.Join(fx.dir, MapFigure+".png"))
+				b, _ := os.ReadFile(filepath.Join(fx.dir, chart.Map+".png"))
 				if err := os.MkdirAll(look, 0o755); err == nil {
 					os.WriteFile(filepath.Join(look, fx.name+".png"), b, 0o644)
 				}

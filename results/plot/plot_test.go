@@ -2,7 +2,6 @@ package plot
 
 import (
 	"bytes"
-	"github.com/overloadsim/overloadsim/internal/golden"
 	"html"
 	"image/png"
 	"math"
@@ -14,7 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/overloadsim/overloadsim/internal/golden"
+
 	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/results/chart"
 )
 
 // checkWritten checks the files WriteRunFigures or WriteSweepFigures wrote: the names in
@@ -69,7 +71,7 @@ func TestRunFigures(t *testing.T) {
 func TestSweepFigures(t *testing.T) {
 	for _, fx := range sweepFixtures(t) {
 		t.Run(fx.name, func(t *testing.T) {
-			names, err := WriteSweepFigures(fx.dir, SweepOptions{})
+			names, err := WriteSweepFigures(fx.dir, chart.SweepOptions{})
 			if err != nil {
 				t.Fatalf("WriteSweepFigures(%s) = %v", fx.name, err)
 			}
@@ -107,7 +109,7 @@ func TestFiguresLabelled(t *testing.T) {
 		}{"run " + fx.name, figs})
 	}
 	for _, fx := range sweepFixtures(t) {
-		figs, err := sweepFigures(fx.dir, SweepOptions{})
+		figs, err := sweepFigures(fx.dir, chart.SweepOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -186,7 +188,7 @@ func TestDeterministic(t *testing.T) {
 		check(fx.dir, WriteRunFigures)
 	}
 	for _, fx := range sweepFixtures(t) {
-		check(fx.dir, func(dir string) ([]string, error) { return WriteSweepFigures(dir, SweepOptions{}) })
+		check(fx.dir, func(dir string) ([]string, error) { return WriteSweepFigures(dir, chart.SweepOptions{}) })
 	}
 }
 
@@ -195,7 +197,7 @@ func TestMissingFiles(t *testing.T) {
 	if _, err := WriteRunFigures(dir); err == nil {
 		t.Error("WriteRunFigures(empty folder) = nil error, want one")
 	}
-	if _, err := WriteSweepFigures(dir, SweepOptions{}); err == nil {
+	if _, err := WriteSweepFigures(dir, chart.SweepOptions{}); err == nil {
 		t.Error("WriteSweepFigures(empty folder) = nil error, want one")
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
@@ -274,53 +276,6 @@ func TestParseTimeseriesErrors(t *testing.T) {
 	} {
 		if _, err := results.ParseTimeseries(strings.NewReader(c.text)); err == nil {
 			t.Errorf("ParseTimeseries(%s) = nil error, want one", c.gloss)
-		}
-	}
-}
-
-func TestParseValue(t *testing.T) {
-	for _, c := range []struct {
-		in   string
-		want float64
-		kind axisKind
-	}{
-		{"1000/s", 1000, axisRate},
-		{"2.5/s", 2.5, axisRate},
-		{"250ms", 0.25, axisDuration},
-		{"250µs", 0.00025, axisDuration},
-		{"3", 3, axisNumber},
-		{"0", 0, axisNumber},
-		{"true", 0, axisCategory},
-		{"{retryPolicy: none}", 0, axisCategory},
-	} {
-		got, kind, _ := parseValue(c.in)
-		if got != c.want || kind != c.kind {
-			t.Errorf("parseValue(%q) = %v, %v, want %v, %v", c.in, got, kind, c.want, c.kind)
-		}
-	}
-}
-
-func TestXAxis(t *testing.T) {
-	for _, c := range []struct {
-		gloss  string
-		values []string
-		label  string
-		pos    []float64
-	}{
-		{"rates", []string{"500/s", "1000/s"}, "p (operations/s)", []float64{500, 1000}},
-		{"durations under a second in ms", []string{"0s", "250ms"}, "p (ms)", []float64{0, 250}},
-		{"durations under a millisecond in µs", []string{"0s", "250µs"}, "p (µs)", []float64{0, 250}},
-		{"numbers", []string{"1", "3"}, "p", []float64{1, 3}},
-		{"mixed kinds are categories", []string{"1", "3s"}, "p", []float64{0, 1}},
-		{"words are categories", []string{"b", "a"}, "p", []float64{0, 1}},
-	} {
-		a := newXAxis("p", c.values)
-		var pos []float64
-		for _, v := range c.values {
-			pos = append(pos, a.pos[v])
-		}
-		if a.label != c.label || !slices.Equal(pos, c.pos) {
-			t.Errorf("%s: newXAxis(p, %q) = %q at %v, want %q at %v", c.gloss, c.values, a.label, pos, c.label, c.pos)
 		}
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/overloadsim/overloadsim/results/chart"
 )
 
 // The plotters here draw what gonum/plot's own do not: lines with gaps where a value is
@@ -20,7 +22,7 @@ func valid(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 type grid struct{}
 
 func (grid) Plot(c draw.Canvas, p *plot.Plot) {
-	sty := lineStyle(gridColour, vg.Points(0.6), nil)
+	sty := lineStyle(chart.Grid, vg.Points(0.6), nil)
 	for _, t := range p.X.Tick.Marker.Ticks(p.X.Min, p.X.Max) {
 		if t.IsMinor() || t.Value < p.X.Min || t.Value > p.X.Max {
 			continue
@@ -320,7 +322,7 @@ type note struct{ text string }
 
 func (n note) Plot(c draw.Canvas, _ *plot.Plot) {
 	sty := textStyle(noteSize+1, false)
-	sty.Color = noteColour
+	sty.Color = chart.Note
 	sty.XAlign, sty.YAlign = draw.XCenter, draw.YCenter
 	c.FillText(sty, c.Center(), n.text)
 }

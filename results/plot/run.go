@@ -13,10 +13,12 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/results/chart"
 )
 
-// RunFigures are the base names of the figures WriteRunFigures draws, in order.
-var RunFigures = []string{"timeseries", "amplification", "latency", "servers"}
+// RunFigures are the base names of the figures WriteRunFigures draws for every run, in the
+// order it draws them; a run with mongos routers (shards.csv) gets chart.Shards after them.
+var RunFigures = []string{chart.Timeseries, chart.Amplification, chart.Latency, chart.Servers}
 
 // WriteRunFigures draws the figures of the run in dir (run.json, timeseries.csv and
 // summary.json, as results.WriteRunDir writes them) and writes each as NAME.svg and NAME.png
@@ -70,7 +72,7 @@ func readRun(dir string) (*run, error) {
 	}
 	r.end = prev
 	if hdr.Warmup > 0 {
-		r.wins = append(r.wins, window{start: 0, end: hdr.Warmup.Seconds(), label: "warm-up", fill: warmupFill, edge: refColour})
+		r.wins = append(r.wins, window{start: 0, end: hdr.Warmup.Seconds(), label: "warm-up", fill: chart.WarmupFill, edge: chart.Reference})
 	}
 	for _, rec := range sum.Recoveries {
 		label := rec.Fault
@@ -82,7 +84,7 @@ func readRun(dir string) (*run, error) {
 		case results.Undecided:
 			label += ": undecided"
 		}
-		r.wins = append(r.wins, window{start: rec.Start.Seconds(), end: rec.End.Seconds(), label: label, fill: faultFill, edge: faultEdge})
+		r.wins = append(r.wins, window{start: rec.Start.Seconds(), end: rec.End.Seconds(), label: label, fill: chart.FaultFill, edge: chart.FaultEdge})
 	}
 	return r, nil
 }
@@ -121,7 +123,7 @@ func (r *run) addWindowLegend(pn *panel) {
 	var warm, span, instant bool
 	for _, w := range r.wins {
 		switch {
-		case w.fill == warmupFill:
+		case w.fill == chart.WarmupFill:
 			warm = true
 		case w.end > w.start:
 			span = true
@@ -130,18 +132,18 @@ func (r *run) addWindowLegend(pn *panel) {
 		}
 	}
 	if warm {
-		pn.key("warm-up", windowThumb{fill: warmupFill})
+		pn.key("warm-up", windowThumb{fill: chart.WarmupFill})
 	}
 	if span {
-		pn.key("fault window", windowThumb{fill: faultFill})
+		pn.key("fault window", windowThumb{fill: chart.FaultFill})
 	}
 	if instant {
-		pn.key("fault (instant)", windowThumb{edge: faultEdge, instant: true})
+		pn.key("fault (instant)", windowThumb{edge: chart.FaultEdge, instant: true})
 	}
 }
 
 // groupColour is the colour of the i-th group (or server) in name order.
-func groupColour(i int) color.NRGBA { return paletteColour(i) }
+func groupColour(i int) color.NRGBA { return chart.PaletteColour(i) }
 
 // groupWidth is the line width of the i-th of n groups (or servers): narrowing from the first
 // to the last, so that lines that coincide (two policies that never retry) show as stripes.
@@ -150,26 +152,6 @@ func groupWidth(i, n int) vg.Length {
 		return medium
 	}
 	return max(thin, vg.Points(2.75)-vg.Length(vg.Points(0.4)*vg.Length(i)))
-}
-
-// sumOver adds a column over the rows of a kind, interval by interval, skipping missing
-// values (NaN when every one is missing).
-func (r *run) sumOver(kind string, names []string, column string) []float64 {
-	out := make([]float64, len(r.x))
-	for i := range out {
-		out[i] = math.NaN()
-	}
-	for _, n := range names {
-		for i, v := range r.ts.Metric(kind, n, column) {
-			if !math.IsNaN(v) {
-				if math.IsNaN(out[i]) {
-					out[i] = 0
-				}
-				out[i] += v
-			}
-		}
-	}
-	return out
 }
 
 func (r *run) group(name, column string) []float64 {
@@ -217,17 +199,14 @@ func runFigures(dir string) ([]*figure, error) {
 	return figs, nil
 }
 
-// ShardsFigure is the base name of the figure of a run with mongos routers (shards.csv).
-const ShardsFigure = "shards"
-
 // shardsFigure: each mongos's attempts per operation toward each shard (its own retries
 // included), and its retry budget's balance toward that shard, a line per (mongos, shard).
 func (r *run) shardsFigure(rows results.ShardRows) *figure {
-	f := &figure{name: ShardsFigure, title: "Mongos routers: attempts per operation and retry budget, per shard", subtitle: r.subtitle()}
+	f := &figure{name: chart.Shards, title: "Mongos routers: attempts per operation and retry budget, per shard", subtitle: r.subtitle()}
 	amp := r.timePanel("Shard attempts per operation (the mongos's own retries included)", "attempts per operation", true)
 	bud := r.timePanel("Retry budget balance toward the shard, at interval end", "tokens", false)
 	amp.p.Y.Min, bud.p.Y.Min = 0, 0
-	ref := &hline{y: 1, style: lineStyle(refColour, thin, dotted)}
+	ref := &hline{y: 1, style: lineStyle(chart.Reference, thin, dotted)}
 	amp.p.Add(ref)
 	for i, t := range rows.Tracks {
 		sty := lineStyle(groupColour(i), groupWidth(i, len(rows.Tracks)), nil)
@@ -250,22 +229,22 @@ func (r *run) shardsFigure(rows results.ShardRows) *figure {
 // timeseriesFigure: the rates of all groups together over time (rejections of all servers),
 // and, with more than one group, goodput and failures per group.
 func (r *run) timeseriesFigure() *figure {
-	f := &figure{name: "timeseries", title: "Offered load, attempts, goodput, rejections and failures over time", subtitle: r.subtitle()}
+	f := &figure{name: chart.Timeseries, title: "Offered load, attempts, goodput, rejections and failures over time", subtitle: r.subtitle()}
 	top := r.timePanel("All client groups (request rejections: all servers)", "per second", true)
 	top.p.Y.Min = 0
-	r.addLine(top, "offered load (operations)", r.sumOver(results.KindGroup, r.groups, "offered"), lineStyle(metricOffered, medium, dashed))
-	r.addLine(top, "attempts (commands sent)", r.sumOver(results.KindGroup, r.groups, "attempts"), lineStyle(metricAttempts, medium, nil))
-	r.addLine(top, "goodput (successes)", r.sumOver(results.KindGroup, r.groups, "goodput"), lineStyle(metricGoodput, thick, nil))
+	r.addLine(top, "offered load (operations)", chart.GroupsSum(r.ts, "offered"), lineStyle(chart.Offered, medium, dashed))
+	r.addLine(top, "attempts (commands sent)", chart.GroupsSum(r.ts, "attempts"), lineStyle(chart.Attempts, medium, nil))
+	r.addLine(top, "goodput (successes)", chart.GroupsSum(r.ts, "goodput"), lineStyle(chart.Goodput, thick, nil))
 	// Requests refused (limiter, queue overflow); refused connections are not operations and
 	// have their panel in the servers figure.
-	requests := r.sumOver(results.KindServer, r.servers, "rejected_request")
-	for i, q := range r.sumOver(results.KindServer, r.servers, "rejected_queue") {
+	requests := chart.Sum(r.ts, results.KindServer, r.servers, "rejected_request")
+	for i, q := range chart.Sum(r.ts, results.KindServer, r.servers, "rejected_queue") {
 		if !math.IsNaN(q) {
 			requests[i] = math.Max(0, nanZero(requests[i])) + q
 		}
 	}
-	r.addLine(top, "request rejections (servers)", requests, lineStyle(metricRejections, medium, nil))
-	r.addLine(top, "failures (errors to app)", r.sumOver(results.KindGroup, r.groups, "failures"), lineStyle(metricFailures, medium, nil))
+	r.addLine(top, "request rejections (servers)", requests, lineStyle(chart.Rejections, medium, nil))
+	r.addLine(top, "failures (errors to app)", chart.GroupsSum(r.ts, "failures"), lineStyle(chart.Failures, medium, nil))
 	r.addWindowLegend(top)
 	f.rows = append(f.rows, []*panel{top})
 	if len(r.groups) > 1 {
@@ -299,22 +278,14 @@ func (r *run) timeseriesFigure() *figure {
 
 // amplificationFigure: retry amplification above, the retry-token level below.
 func (r *run) amplificationFigure() *figure {
-	f := &figure{name: "amplification", title: "Retry amplification and retry-token level over time", subtitle: r.subtitle()}
+	f := &figure{name: chart.Amplification, title: "Retry amplification and retry-token level over time", subtitle: r.subtitle()}
 	amp := r.timePanel("Retry amplification: attempts ÷ operations issued", "attempts per operation", true)
 	amp.p.Y.Min = 0
-	ref := &hline{y: 1, style: lineStyle(refColour, thin, dotted)}
+	ref := &hline{y: 1, style: lineStyle(chart.Reference, thin, dotted)}
 	amp.p.Add(ref)
-	attempts := r.sumOver(results.KindGroup, r.groups, "attempts")
-	offered := r.sumOver(results.KindGroup, r.groups, "offered")
-	total := make([]float64, len(r.x))
-	for i := range total {
-		total[i] = math.NaN()
-		if offered[i] > 0 {
-			total[i] = attempts[i] / offered[i]
-		}
-	}
+	total := chart.RetryAmplification(r.ts)
 	if len(r.groups) > 1 {
-		r.addLine(amp, "all groups", total, lineStyle(totalColour, thick, nil))
+		r.addLine(amp, "all groups", total, lineStyle(chart.Total, thick, nil))
 		for i, g := range r.groups {
 			r.addLine(amp, g, r.group(g, "amplification"), lineStyle(groupColour(i), groupWidth(i, len(r.groups)), nil))
 		}
@@ -338,8 +309,8 @@ func (r *run) amplificationFigure() *figure {
 		tok.key(g, ml)
 	}
 	if drawnTokens {
-		tok.key("mean over clients", &line{style: lineStyle(totalColour, medium, nil)})
-		tok.key("min over clients", &line{style: lineStyle(totalColour, medium, dashed)})
+		tok.key("mean over clients", &line{style: lineStyle(chart.Total, medium, nil)})
+		tok.key("min over clients", &line{style: lineStyle(chart.Total, medium, dashed)})
 	} else {
 		tok.empty("no client has a retry token bucket (adaptive retries off)")
 	}
@@ -379,34 +350,9 @@ var percentiles = []struct {
 	dashes       []vg.Length
 	colour       color.NRGBA
 }{
-	{"p50", "p50", thick + vg.Points(0.5), nil, palette[0]},
-	{"p99", "p99", medium, dashed, palette[1]},
-	{"p999", "p99.9", thin, dotted, palette[3]},
-}
-
-// logRange decides the y scale of values: a log axis when the positive values span more than
-// a factor of 50, else linear from 0. It returns the positive extremes (NaN when none).
-func logRange(series ...[]float64) (useLog bool, lo, hi float64) {
-	lo, hi = math.Inf(1), math.Inf(-1)
-	for _, ys := range series {
-		for _, y := range ys {
-			if valid(y) && y > 0 {
-				lo, hi = math.Min(lo, y), math.Max(hi, y)
-			}
-		}
-	}
-	if math.IsInf(lo, 1) {
-		return false, math.NaN(), math.NaN()
-	}
-	return hi/lo > 50, lo, hi
-}
-
-// latencyUnit picks milliseconds or seconds for latencies up to hi seconds.
-func latencyUnit(hi float64) (name string, scale float64) {
-	if hi >= 10 {
-		return "s", 1
-	}
-	return "ms", 1000
+	{"p50", "p50", thick + vg.Points(0.5), nil, chart.Palette[0]},
+	{"p99", "p99", medium, dashed, chart.Palette[1]},
+	{"p999", "p99.9", thin, dotted, chart.Palette[3]},
 }
 
 func scaled(xs []float64, k float64) []float64 {
@@ -420,7 +366,7 @@ func scaled(xs []float64, k float64) []float64 {
 // latencyFigure: latency percentiles of successes above, of failures below; a log axis when
 // the range needs one.
 func (r *run) latencyFigure() *figure {
-	f := &figure{name: "latency", title: "Operation latency (issue to final result, retries and backoff included)", subtitle: r.subtitle()}
+	f := &figure{name: chart.Latency, title: "Operation latency (issue to final result, retries and backoff included)", subtitle: r.subtitle()}
 	var all [][]float64
 	for _, g := range r.groups {
 		for _, pc := range percentiles {
@@ -429,8 +375,8 @@ func (r *run) latencyFigure() *figure {
 	}
 	// One scale for both panels, log when either needs it, over both panels' range: a reader
 	// compares successes with failures.
-	bothLog, bothLo, hi := logRange(all...)
-	unit, k := latencyUnit(hi)
+	bothLog, bothLo, hi := chart.LogScale(all...)
+	unit, k := chart.LatencyUnit(hi)
 	for pi, kind := range []struct{ title, prefix, empty string }{
 		{"Successful operations", "latency_ok_", "no successful operations"},
 		{"Failed operations", "latency_fail_", "no failed operations"},
@@ -442,7 +388,7 @@ func (r *run) latencyFigure() *figure {
 				series = append(series, scaled(r.group(g, kind.prefix+pc.suffix), k))
 			}
 		}
-		_, lo, _ := logRange(series...)
+		_, lo, _ := chart.LogScale(series...)
 		if math.IsNaN(lo) {
 			pn.empty(kind.empty)
 			f.rows = append(f.rows, []*panel{pn})
@@ -480,7 +426,7 @@ func (r *run) latencyFigure() *figure {
 		}
 		if len(r.groups) > 1 {
 			for _, pc := range percentiles {
-				pn.key(pc.name, &line{style: lineStyle(totalColour, pc.width, pc.dashes)})
+				pn.key(pc.name, &line{style: lineStyle(chart.Total, pc.width, pc.dashes)})
 			}
 		}
 		if pi == 0 {
@@ -496,7 +442,7 @@ func (r *run) latencyFigure() *figure {
 // wasted on requests whose client had given up when there was any; open connections; and the
 // connections refused when the connection limiter refused any. No panel stands empty.
 func (r *run) serversFigure() *figure {
-	f := &figure{name: "servers", title: "Servers: utilisation, queue, and what limited them", subtitle: r.subtitle()}
+	f := &figure{name: chart.Servers, title: "Servers: utilisation, queue, and what limited them", subtitle: r.subtitle()}
 	type metric struct {
 		title, ylabel, column string
 		scale                 float64

@@ -43,48 +43,6 @@ func textStyle(size vg.Length, bold bool) text.Style {
 	return text.Style{Color: color.Black, Font: f, Handler: plot.DefaultTextHandler}
 }
 
-// Colours. metric* are the fixed colours of the rates in the time series; palette colours the
-// groups, servers and sweep lines in order.
-var (
-	metricOffered    = color.NRGBA{0x44, 0x44, 0x44, 0xff}
-	metricAttempts   = color.NRGBA{0xf2, 0x8e, 0x2b, 0xff}
-	metricGoodput    = color.NRGBA{0x2c, 0x8c, 0x3c, 0xff}
-	metricFailures   = color.NRGBA{0xd6, 0x27, 0x28, 0xff}
-	metricRejections = color.NRGBA{0x8a, 0x5c, 0xa8, 0xff}
-
-	faultFill   = color.NRGBA{0xe1, 0x57, 0x59, 0x2e}
-	faultEdge   = color.NRGBA{0xb0, 0x30, 0x30, 0xff}
-	warmupFill  = color.NRGBA{0x80, 0x80, 0x80, 0x26}
-	gridColour  = color.NRGBA{0xdd, 0xdd, 0xdd, 0xff}
-	refColour   = color.NRGBA{0x60, 0x60, 0x60, 0xff}
-	noteColour  = color.NRGBA{0x55, 0x55, 0x55, 0xff}
-	totalColour = color.NRGBA{0x11, 0x11, 0x11, 0xff}
-
-	// palette: 12 colours dark enough for lines on white, each at least 25 apart (CIE76 ΔE in
-	// CIELAB) from every other and from every metric colour above, so that a group or a sweep
-	// line is never taken for a metric or for another line (TestPalette). The first ones are
-	// the most saturated, for the common case of few lines.
-	palette = []color.NRGBA{
-		{0x00, 0x77, 0xbb, 0xff}, // blue
-		{0xee, 0x33, 0x77, 0xff}, // magenta
-		{0x00, 0x99, 0x88, 0xff}, // teal
-		{0x33, 0x22, 0x88, 0xff}, // indigo
-		{0xbc, 0xbd, 0x22, 0xff}, // olive
-		{0x88, 0x22, 0x55, 0xff}, // wine
-		{0x66, 0xcc, 0xee, 0xff}, // cyan
-		{0x88, 0x2d, 0x17, 0xff}, // rust
-		{0xe3, 0x77, 0xc2, 0xff}, // pink
-		{0x65, 0x45, 0x22, 0xff}, // brown
-		{0xc2, 0xb2, 0x80, 0xff}, // sand
-		{0xff, 0x9d, 0xa7, 0xff}, // rose
-	}
-)
-
-func paletteColour(i int) color.NRGBA { return palette[i%len(palette)] }
-
-// withAlpha returns c with alpha a (c is not premultiplied).
-func withAlpha(c color.NRGBA, a uint8) color.NRGBA { c.A = a; return c }
-
 // Line widths and dash patterns.
 var (
 	thin   = vg.Points(1.25)

@@ -1,8 +1,6 @@
 package plot
 
 import (
-	"image/color"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,67 +9,9 @@ import (
 	"time"
 
 	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/results/chart"
 	"github.com/overloadsim/overloadsim/sim"
 )
-
-// lab converts an sRGB colour to CIELAB (D65).
-func lab(c color.NRGBA) [3]float64 {
-	lin := func(v uint8) float64 {
-		x := float64(v) / 255
-		if x <= 0.04045 {
-			return x / 12.92
-		}
-		return math.Pow((x+0.055)/1.055, 2.4)
-	}
-	r, g, b := lin(c.R), lin(c.G), lin(c.B)
-	x := (0.4124*r + 0.3576*g + 0.1805*b) / 0.95047
-	y := 0.2126*r + 0.7152*g + 0.0722*b
-	z := (0.0193*r + 0.1192*g + 0.9505*b) / 1.08883
-	f := func(t float64) float64 {
-		if t > 216.0/24389 {
-			return math.Cbrt(t)
-		}
-		return (24389.0/27*t + 16) / 116
-	}
-	return [3]float64{116*f(y) - 16, 500 * (f(x) - f(y)), 200 * (f(y) - f(z))}
-}
-
-// deltaE is the CIE76 colour difference: about 2.3 is just noticeable; 25 is plainly another
-// colour.
-func deltaE(a, b color.NRGBA) float64 {
-	p, q := lab(a), lab(b)
-	return math.Sqrt((p[0]-q[0])*(p[0]-q[0]) + (p[1]-q[1])*(p[1]-q[1]) + (p[2]-q[2])*(p[2]-q[2]))
-}
-
-// TestPalette: at least 12 line colours, each plainly different from every other and from every
-// metric colour (a group's line is never read as a metric's), and dark enough for a line on
-// white.
-func TestPalette(t *testing.T) {
-	const minDelta = 25
-	if len(palette) < 12 {
-		t.Errorf("%d colours, want at least 12", len(palette))
-	}
-	metrics := map[string]color.NRGBA{"offered": metricOffered, "attempts": metricAttempts, "goodput": metricGoodput,
-		"failures": metricFailures, "rejections": metricRejections, "total": totalColour}
-	for i, c := range palette {
-		if l := lab(c)[0]; l > 78 {
-			t.Errorf("palette[%d] %v: lightness %.0f, too pale for a line on white", i, c, l)
-		}
-		for j := range i {
-			if d := deltaE(c, palette[j]); d < minDelta {
-				t.Errorf("palette[%d] %v and palette[%d] %v: ΔE %.1f < %d", i, c, j, palette[j], d, minDelta)
-			}
-		}
-		for name, m := range metrics {
-			if d := deltaE(c, m); d < minDelta {
-				t.Errorf("palette[%d] %v and the %s colour %v: ΔE %.1f < %d", i, c, name, m, d, minDelta)
-			}
-		}
-	}
-	if paletteColour(len(palette)) != palette[0] {
-		t.Error("paletteColour does not cycle")
-	}
-}
 
 // TestSweepAxes: the x axis is the first numeric parameter whatever the order the sweep gave
 // (a policy × load sweep has the load on x and one line per policy), --x overrides it, a
@@ -84,29 +24,29 @@ func TestSweepAxes(t *testing.T) {
 			dir = fx.dir
 		}
 	}
-	s, err := readSweep(dir, SweepOptions{})
+	s, err := readSweep(dir, chart.SweepOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.x.path != "clients[0].workload.rate" || s.by != "clients[0].driver.retryPolicy" || len(s.lines) != 4 {
-		t.Fatalf("x %q, lines by %q (%d lines); want the rate on x and one line per policy", s.x.path, s.by, len(s.lines))
+	if s.X.Path != "clients[0].workload.rate" || s.By != "clients[0].driver.retryPolicy" || len(s.Lines) != 4 {
+		t.Fatalf("x %q, lines by %q (%d lines); want the rate on x and one line per policy", s.X.Path, s.By, len(s.Lines))
 	}
-	if s.lines[0].name != "none" || s.lines[3].name != "mongodb-2026-07" || len(s.lines[0].xs) != 11 {
-		t.Errorf("lines %q with %d points, want the policies in the order given, 11 loads each", s.lines[0].name, len(s.lines[0].xs))
+	if s.Lines[0].Name != "none" || s.Lines[3].Name != "mongodb-2026-07" || len(s.Lines[0].X) != 11 {
+		t.Errorf("lines %q with %d points, want the policies in the order given, 11 loads each", s.Lines[0].Name, len(s.Lines[0].X))
 	}
 
-	s, err = readSweep(dir, SweepOptions{X: "clients[0].driver.retryPolicy"})
+	s, err = readSweep(dir, chart.SweepOptions{X: "clients[0].driver.retryPolicy"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.x.kind != axisCategory || s.by != "clients[0].workload.rate" || len(s.lines) != 11 {
-		t.Fatalf("--x policy: x kind %v, by %q, %d lines", s.x.kind, s.by, len(s.lines))
+	if !s.X.Categorical() || s.By != "clients[0].workload.rate" || len(s.Lines) != 11 {
+		t.Fatalf("--x policy: x kind %v, by %q, %d lines", s.X.Kind, s.By, len(s.Lines))
 	}
-	if lo, hi := s.dodge(0), s.dodge(len(s.lines)-1); lo < -0.5 || hi > 0.5 || hi-lo > maxDodge+1e-9 {
+	if lo, hi := s.Dodge(0), s.Dodge(len(s.Lines)-1); lo < -0.5 || hi > 0.5 || hi-lo > 0.6+1e-9 {
 		t.Errorf("11 lines over categories stand from %.2f to %.2f: wider than a category", lo, hi)
 	}
 
-	if _, err := readSweep(dir, SweepOptions{X: "clients[0].count"}); err == nil ||
+	if _, err := readSweep(dir, chart.SweepOptions{X: "clients[0].count"}); err == nil ||
 		!strings.Contains(err.Error(), "--x clients[0].count: not a parameter") || !strings.Contains(err.Error(), "clients[0].driver.retryPolicy, clients[0].workload.rate") {
 		t.Errorf("--x of no parameter: %v", err)
 	}
@@ -129,7 +69,7 @@ func TestHonestRunFigures(t *testing.T) {
 		for _, f := range figs {
 			byName[f.name] = f
 		}
-		l := r.steps([]float64{1, 2}, lineStyle(totalColour, thin, nil))
+		l := r.steps([]float64{1, 2}, lineStyle(chart.Total, thin, nil))
 		if len(r.starts) < 2 || l.xs[0] != r.starts[0] || l.xs[1] != r.ends[0] || l.xs[2] != r.starts[1] || l.ys[0] != 1 || l.ys[1] != 1 || l.ys[2] != 2 {
 			t.Errorf("%s: steps %v %v, want each value from its interval's start %v to its end %v", fx.name, l.xs, l.ys, r.starts, r.ends)
 		}
@@ -180,17 +120,17 @@ func TestShardsFigure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Contains(names, ShardsFigure) {
-		t.Fatalf("figures %v: no %s for a run with shards.csv", names, ShardsFigure)
+	if !slices.Contains(names, chart.Shards) {
+		t.Fatalf("figures %v: no %s for a run with shards.csv", names, chart.Shards)
 	}
-	svg, _ := os.ReadFile(filepath.Join(dir, ShardsFigure+".svg"))
+	svg, _ := os.ReadFile(filepath.Join(dir, chart.Shards+".svg"))
 	for _, want := range []string{"m1 → s0", "m1 → s1", "Retry budget balance"} {
 		if !strings.Contains(string(svg), want) {
 			t.Errorf("shards.svg does not say %q", want)
 		}
 	}
 	for _, fx := range runFixtures(t) {
-		if names, _ := WriteRunFigures(fx.dir); slices.Contains(names, ShardsFigure) {
+		if names, _ := WriteRunFigures(fx.dir); slices.Contains(names, chart.Shards) {
 			t.Errorf("%s: a run without mongos routers got a shards figure", fx.name)
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/plot"
+
+	"github.com/overloadsim/overloadsim/results/chart"
 )
 
 // TestCategoryLabelsSlant: category names wider than their share of the axis are slanted so
@@ -16,7 +18,7 @@ func TestCategoryLabelsSlant(t *testing.T) {
 		slant  bool
 	}{{long, true}, {[]string{"none", "grpc", "custom"}, false}} {
 		p := plot.New()
-		newXAxis("clients[0].driver.retryPolicy", tc.values).apply(p)
+		applyX(p, chart.NewXAxis("clients[0].driver.retryPolicy", tc.values))
 		if got := p.X.Tick.Label.Rotation != 0; got != tc.slant {
 			t.Errorf("%d categories: slanted %v, want %v", len(tc.values), got, tc.slant)
 		}

@@ -11,15 +11,13 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/results/chart"
 	"github.com/overloadsim/overloadsim/results/tune"
 )
 
-// TuneFigure is the base name of a tuning's figure (tune-pareto.svg and tune-pareto.png).
-const TuneFigure = "tune-pareto"
-
 // WriteTuneFigures draws the tuning in dir (tune.json, as tune.WriteDir writes it) and
 // writes its figure as tune-pareto.svg and tune-pareto.png into dir. It returns the base names
-// written ([TuneFigure]).
+// written ([chart.TunePareto]).
 //
 // The figure is the tuning's trade-off: x the tuning's ParetoX (the objective, or the first
 // other metric when the objective is an amplification), y its ParetoY (an amplification,
@@ -55,11 +53,11 @@ func TuneSVG(t *tune.Tuning) ([]byte, error) {
 
 // Colours of the tuning figure.
 var (
-	feasibleColour   = palette[0]
+	feasibleColour   = chart.Palette[0]
 	infeasibleColour = color.NRGBA{0x99, 0x99, 0x99, 0xff}
-	frontColour      = withAlpha(palette[0], 0xb0)
-	runnerUpColour   = palette[1]
-	boundColour      = faultEdge
+	frontColour      = chart.WithAlpha(chart.Palette[0], 0xb0)
+	runnerUpColour   = chart.Palette[1]
+	boundColour      = chart.FaultEdge
 )
 
 // tuneAxis is one axis of the tuning figure: the measure, its label and the factor from the
@@ -81,34 +79,7 @@ func newTuneAxis(t *tune.Tuning, name string, better string, all []float64) tune
 			m = x
 		}
 	}
-	unit := ""
-	switch results.MetricUnit(m.Metric) {
-	case "s":
-		hi := 0.0
-		for _, x := range all {
-			if valid(x) {
-				hi = math.Max(hi, x)
-			}
-		}
-		unit, a.k = latencyUnit(hi)
-	case "/s":
-		unit = "operations/s"
-	default:
-		if strings.HasSuffix(m.Metric, ".amplification") {
-			unit = "attempts per operation"
-		}
-	}
-	parts := []string{}
-	if unit != "" {
-		parts = append(parts, unit)
-	}
-	if better != "" {
-		parts = append(parts, better)
-	}
-	a.label = m.String()
-	if len(parts) > 0 {
-		a.label += "\n(" + strings.Join(parts, ", ") + ")"
-	}
+	a.label, a.k = chart.AxisLabel(m.String(), m.Metric, better, all)
 	return a
 }
 
@@ -154,12 +125,12 @@ func tuneFigure(t *tune.Tuning) (*figure, error) {
 		sub += " · partial: " + t.Partial
 	}
 	full := tunePanel(t, xa, ya, "every candidate", nil, nil)
-	f := &figure{name: TuneFigure, title: title, subtitle: sub, rows: [][]*panel{{full}}}
+	f := &figure{name: chart.TunePareto, title: title, subtitle: sub, rows: [][]*panel{{full}}}
 	if b, ok := feasibleBox(t, xa, ya, full.p); ok {
 		full = tunePanel(t, xa, ya, "every candidate", nil, &b)
 		full.legend, full.keys = newLegend(), nil // one key, beside the close-up
 		zoom := tunePanel(t, xa, ya, "close-up of the feasible candidates", &b, nil)
-		zoom.key("the close-up's area", &frame{style: lineStyle(refColour, thin, dotted)})
+		zoom.key("the close-up's area", &frame{style: lineStyle(chart.Reference, thin, dotted)})
 		f.rows = [][]*panel{{full, zoom}}
 	}
 	last := f.rows[0][len(f.rows[0])-1]
@@ -312,12 +283,12 @@ func tunePanel(t *tune.Tuning, xa, ya tuneAxis, title string, zoom, outline *box
 	if rec >= 0 {
 		c := &t.Candidates[rec]
 		m := &rings{xs: []float64{c.Metric(t.ParetoX).Mean * xa.k}, ys: []float64{c.Metric(t.ParetoY).Mean * ya.k},
-			glyph: draw.GlyphStyle{Color: totalColour, Radius: vg.Points(9), Shape: hollow{width: vg.Points(2.5), clear: true}}}
+			glyph: draw.GlyphStyle{Color: chart.Total, Radius: vg.Points(9), Shape: hollow{width: vg.Points(2.5), clear: true}}}
 		pn.over = append(pn.over, m)
 		pn.key("recommended", m)
 	}
 	if outline != nil {
-		pn.p.Add(&frame{b: *outline, style: lineStyle(refColour, thin, dotted)})
+		pn.p.Add(&frame{b: *outline, style: lineStyle(chart.Reference, thin, dotted)})
 	}
 	pn.over = append(pn.over, labels)
 	if zoom != nil {
@@ -580,7 +551,7 @@ func (l *pointLabels) Plot(c draw.Canvas, p *plot.Plot) {
 			continue
 		}
 		sty := textStyle(noteSize-1, false)
-		sty.Color = noteColour
+		sty.Color = chart.Note
 		gap := vg.Points(5)
 		if l.bold[i] {
 			sty = textStyle(noteSize, true)

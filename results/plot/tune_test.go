@@ -11,6 +11,7 @@ import (
 
 	tuneexp "github.com/overloadsim/overloadsim/experiment/tune"
 	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/results/chart"
 	"github.com/overloadsim/overloadsim/results/tune"
 )
 
@@ -128,9 +129,9 @@ func TestTuneFigures(t *testing.T) {
 			if err != nil {
 				t.Fatalf("WriteTuneFigures(%s) = %v", fx.name, err)
 			}
-			checkWritten(t, dir, names, []string{TuneFigure})
+			checkWritten(t, dir, names, []string{chart.TunePareto})
 			if look != "" {
-				b, _ := os.ReadFile(filepath.Join(dir, TuneFigure+".png"))
+				b, _ := os.ReadFile(filepath.Join(dir, chart.TunePareto+".png"))
 				if err := os.MkdirAll(look, 0o755); err == nil {
 					os.WriteFile(filepath.Join(look, "tune-"+fx.name+".png"), b, 0o644)
 				}

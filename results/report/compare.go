@@ -11,6 +11,7 @@ import (
 	"strconv"
 
 	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/results/chart"
 	"github.com/overloadsim/overloadsim/results/compare"
 )
 
@@ -68,20 +69,19 @@ func WriteCompare(dir string) (string, error) {
 		}
 		v.Rows = append(v.Rows, cr)
 	}
-	if m.Has(CompareFigureFile) {
-		data, err := os.ReadFile(filepath.Join(dir, CompareFigureFile))
+	if fig := chart.Lookup(chart.Compare); m.Has(fig.File()) {
+		data, err := os.ReadFile(filepath.Join(dir, fig.File()))
 		if err != nil {
 			return "", fmt.Errorf("report: %w", err)
 		}
 		if results.MarkedResult(data) != v.Result {
-			return "", fmt.Errorf("report: %s: %w", filepath.Join(dir, CompareFigureFile), ErrStaleFigure)
+			return "", fmt.Errorf("report: %s: %w", filepath.Join(dir, fig.File()), ErrStaleFigure)
 		}
 		svg, err := inlineSVG(data, "fig1-")
 		if err != nil {
-			return "", fmt.Errorf("report: %s: %w", filepath.Join(dir, CompareFigureFile), err)
+			return "", fmt.Errorf("report: %s: %w", filepath.Join(dir, fig.File()), err)
 		}
-		v.Figures = []figure{{Number: 1, File: CompareFigureFile, SVG: svg,
-			Caption: "Goodput and retry amplification of every result, over time (runs) or over the swept parameter (sweeps)."}}
+		v.Figures = []figure{{Number: 1, File: fig.File(), SVG: svg, Caption: fig.Caption}}
 	}
 	var b bytes.Buffer
 	if err := comparePage.Execute(&b, v); err != nil {
@@ -96,9 +96,6 @@ func WriteCompare(dir string) (string, error) {
 	}
 	return path, results.AddFiles(dir, CompareFile)
 }
-
-// CompareFigureFile is the comparison's figure, as results/plot draws it.
-const CompareFigureFile = "compare.svg"
 
 // compareText formats one value of a comparison: "1000 ± 2.1 (n 5)", and for the others
 // "+3.2 % (p 0.01)".

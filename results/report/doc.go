@@ -23,8 +23,8 @@
 //     the outcomes mean, and each axis with its values. The header facts are the trigger, the
 //     axes, the cells (and how many ran), the replications per cell, the base seed and the
 //     horizon.
-//   - The figures results/plot draws, each inline with a numbered caption, in this order and
-//     only those that exist: timeseries.svg, amplification.svg, latency.svg, servers.svg (a
+//   - The figures results/plot draws, each inline with a numbered caption, in the order and
+//     with the captions of chart.Registry, and only those that exist: timeseries.svg, amplification.svg, latency.svg, servers.svg (a
 //     run), sweep-goodput.svg, sweep-amplification.svg, sweep-p99.svg (a sweep), map.svg (a
 //     map). Without any, the report says so and names the files it looked for. A map's figure
 //     is drawn when the folder lacks it: by Write into the folder (map.svg and map.png), by
@@ -39,8 +39,10 @@
 //
 // # Self-contained and deterministic
 //
-// The page has no scripts, no external stylesheets, fonts or images, and fetches nothing: its
-// CSS is inline and the figures' SVG markup is embedded. Before embedding, everything before
+// The page has no external scripts, stylesheets, fonts or images, and fetches nothing: its
+// CSS is inline, the figures' SVG markup is embedded, and a run's interactive charts inline
+// uPlot (vendor/uplot) and interactive.js, which draws the series of chart.RunCharts as they
+// are serialised into the page, choosing none of them. Before embedding, everything before
 // the <svg> element (XML declaration, doctype, comments) is dropped, the SVG's ids and the
 // references to them get a per-figure prefix (so two figures' clip paths cannot collide), and
 // an SVG with scripts, event handlers or external references is refused with an error.

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/results/chart"
 )
 
 // The chart library the interactive report embeds: uPlot (MIT), vendored at a pinned version
@@ -56,51 +57,18 @@ type interactiveView struct {
 	Reduced int
 }
 
-// newInteractive builds the interactive charts of a run from its time series: the rates of all
-// groups (offered, attempts, goodput, failures) and of all servers (rejections), and the
-// amplification.
+// newInteractive serialises the figure of a run's interactive charts (chart.RunCharts) for
+// interactive.js, which draws each panel's series as it is given.
 func newInteractive(ts *results.Timeseries) (*interactiveView, error) {
-	ends := ts.Ends()
-	if len(ends) == 0 {
+	fig := chart.RunCharts(ts)
+	if fig == nil {
 		return nil, nil
 	}
-	groups, servers := ts.Names(results.KindGroup), ts.Names(results.KindServer)
-	sum := func(kind string, names []string, column string) []float64 {
-		out := make([]float64, len(ends))
-		for i := range out {
-			out[i] = math.NaN()
+	d := chartData{X: fig.Panels[0].Series[0].X}
+	for _, pn := range fig.Panels {
+		for _, s := range pn.Series {
+			d.Series = append(d.Series, chartSeries{s.Label, chart.Hex(s.Colour), pn.Name, s.Y})
 		}
-		for _, n := range names {
-			for i, v := range ts.Metric(kind, n, column) {
-				if !math.IsNaN(v) {
-					if math.IsNaN(out[i]) {
-						out[i] = 0
-					}
-					out[i] += v
-				}
-			}
-		}
-		return out
-	}
-	d := chartData{}
-	for _, e := range ends {
-		d.X = append(d.X, e.Seconds())
-	}
-	offered, attempts := sum(results.KindGroup, groups, "offered"), sum(results.KindGroup, groups, "attempts")
-	amp := make([]float64, len(ends))
-	for i := range amp {
-		amp[i] = math.NaN()
-		if offered[i] > 0 {
-			amp[i] = attempts[i] / offered[i]
-		}
-	}
-	d.Series = []chartSeries{
-		{"offered", "#444444", "rates", offered},
-		{"attempts", "#f28e2b", "rates", attempts},
-		{"goodput", "#2c8c3c", "rates", sum(results.KindGroup, groups, "goodput")},
-		{"rejections (servers)", "#8a5ca8", "rates", sum(results.KindServer, servers, "rejections")},
-		{"failures", "#d62728", "rates", sum(results.KindGroup, groups, "failures")},
-		{"amplification", "#0077bb", "amplification", amp},
 	}
 	d = reduce(d, MaxChartPoints)
 	b, err := marshalChart(d)

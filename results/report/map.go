@@ -8,16 +8,15 @@ import (
 	"strings"
 
 	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/results/chart"
 	"github.com/overloadsim/overloadsim/results/phasemap"
 	"github.com/overloadsim/overloadsim/results/plot"
 )
 
-// mapFigureSpec is the figure of a metastability map (plot.MapFigure). The report draws it
-// when the folder lacks it: Write into the folder (map.svg and map.png, as `simulate plot`
-// would), Render in memory only.
-var mapFigureSpec = figureSpec{plot.MapFigure + ".svg", "Metastability map: the share of replications stuck after the trigger " +
-	"(colour, on a fixed 0–1 scale), the 50 % boundary (bold line, interpolated between cells), the median recovery time in " +
-	"seconds of the replications that recovered (numbers), cells with undecided replications (?) and cells not run (hatched).", "map"}
+// mapFigure is the figure of a metastability map. The report draws it when the folder lacks
+// it: Write into the folder (map.svg and map.png, as `simulate plot` would), Render in memory
+// only.
+var mapFigure = chart.Lookup(chart.Map)
 
 // mapView is what the template shows of a metastability map.
 type mapView struct {
@@ -43,9 +42,9 @@ type mapRow struct {
 // drawMapFigure writes map.svg and map.png into the map folder dir, and lists them in its
 // manifest m, when m does not list map.svg.
 func drawMapFigure(dir string, m *results.Manifest) error {
-	if m.Has(mapFigureSpec.file) {
+	if m.Has(mapFigure.File()) {
 		stale, err := results.StaleFigures(dir, m)
-		if err != nil || !slices.Contains(stale, mapFigureSpec.file) {
+		if err != nil || !slices.Contains(stale, mapFigure.File()) {
 			return err
 		}
 	}
@@ -74,7 +73,7 @@ func loadMap(dir string, man *results.Manifest) (*view, error) {
 		return nil, err
 	}
 	for _, f := range figs {
-		if f.File == mapFigureSpec.file {
+		if f.File == mapFigure.File() {
 			v.Figures = figs
 			return v, nil
 		}
@@ -86,9 +85,9 @@ func loadMap(dir string, man *results.Manifest) (*view, error) {
 	n := len(figs) + 1
 	html, err := inlineSVG(results.MarkSVG(svg, man.ResultDigest()), "fig"+strconv.Itoa(n)+"-")
 	if err != nil {
-		return nil, fmt.Errorf("report: drawn %s: %w", mapFigureSpec.file, err)
+		return nil, fmt.Errorf("report: drawn %s: %w", mapFigure.File(), err)
 	}
-	v.Figures = append(figs, figure{Number: n, File: mapFigureSpec.file, Caption: mapFigureSpec.caption, SVG: html})
+	v.Figures = append(figs, figure{Number: n, File: mapFigure.File(), Caption: mapFigure.Caption, SVG: html})
 	return v, nil
 }
 

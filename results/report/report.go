@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/results/chart"
 	"github.com/overloadsim/overloadsim/sim"
 )
 
@@ -28,26 +29,17 @@ const File = "report.html"
 // of a run, a sweep or a metastability map.
 var ErrNoResult = results.ErrNoResult
 
-// figureSpec is a figure the report includes when its file exists in the folder.
-type figureSpec struct {
-	file    string
-	caption string
-	kind    string // the kind of folder it is drawn for: "run", "sweep" or "map"
-}
-
-// figureSpecs are the figures results/plot draws (plot.RunFigures, plot.SweepFigures,
-// plot.MapFigure), in the order the report shows them. Any that exists is shown, whatever the folder's kind; the kind
-// only decides which names the report lists when there is none.
-var figureSpecs = []figureSpec{
-	{"timeseries.svg", "Offered load, attempts, goodput, rejections and failures over virtual time.", "run"},
-	{"amplification.svg", "Retry amplification (attempts ÷ operations issued; 1 means no retries) and the retry-token level over time.", "run"},
-	{"latency.svg", "Operation latency over time, from issue to final result with retries and backoff included: successful and failed operations.", "run"},
-	{"shards.svg", "Mongos routers over time: attempts per operation toward each shard, and each retry budget's balance.", "run"},
-	{"servers.svg", "Servers over time: utilisation and queue, and what limited them: request-limiter tokens, work wasted on abandoned requests, connections open and refused (each when the run has any).", "run"},
-	{"sweep-goodput.svg", "Goodput against the swept parameter: mean over replications with its 95 % confidence interval.", "sweep"},
-	{"sweep-amplification.svg", "Retry amplification against the swept parameter: mean over replications with its 95 % confidence interval.", "sweep"},
-	{"sweep-p99.svg", "p99 latency of successful operations against the swept parameter: mean over replications with its 95 % confidence interval.", "sweep"},
-	mapFigureSpec,
+// figureSpecs are the figures a report shows, in the registry's order (chart.Registry): a run's,
+// a sweep's and a map's. Any that exists is shown, whatever the folder's kind; the kind only
+// decides which names the report lists when there is none.
+func figureSpecs() []chart.Spec {
+	var out []chart.Spec
+	for _, f := range chart.Registry {
+		if f.Kind == results.KindRun || f.Kind == results.KindSweep || f.Kind == results.KindMap {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 //go:embed report.html.tmpl
@@ -272,9 +264,9 @@ func load(dir string) (*view, error) {
 	v.Result = m.ResultDigest()
 	v.Figures = figs
 	if len(figs) == 0 {
-		for _, f := range figureSpecs {
-			if f.kind == v.Kind {
-				v.FigureFiles = append(v.FigureFiles, f.file)
+		for _, f := range figureSpecs() {
+			if f.Kind == v.Kind {
+				v.FigureFiles = append(v.FigureFiles, f.File())
 			}
 		}
 	}
@@ -593,11 +585,11 @@ var (
 // loadFigures reads the figures of figureSpecs that exist in dir, in order.
 func loadFigures(dir string, m *results.Manifest) ([]figure, error) {
 	var out []figure
-	for _, f := range figureSpecs {
-		if !m.Has(f.file) {
+	for _, f := range figureSpecs() {
+		if !m.Has(f.File()) {
 			continue // not drawn from this result, whatever file of that name is there
 		}
-		data, err := os.ReadFile(filepath.Join(dir, f.file))
+		data, err := os.ReadFile(filepath.Join(dir, f.File()))
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}
@@ -607,15 +599,15 @@ func loadFigures(dir string, m *results.Manifest) ([]figure, error) {
 		n := len(out) + 1
 		svg, err := inlineSVG(data, "fig"+strconv.Itoa(n)+"-")
 		if err != nil {
-			return nil, fmt.Errorf("report: %s: %w", filepath.Join(dir, f.file), err)
+			return nil, fmt.Errorf("report: %s: %w", filepath.Join(dir, f.File()), err)
 		}
 		if got := results.MarkedResult(data); got != m.ResultDigest() {
 			if got == "" {
 				got = "none"
 			}
-			return nil, fmt.Errorf("report: %s: %w (its mark: %s): draw the figures again with simulate plot %s", filepath.Join(dir, f.file), ErrStaleFigure, got, dir)
+			return nil, fmt.Errorf("report: %s: %w (its mark: %s): draw the figures again with simulate plot %s", filepath.Join(dir, f.File()), ErrStaleFigure, got, dir)
 		}
-		out = append(out, figure{Number: n, File: f.file, Caption: f.caption, SVG: svg})
+		out = append(out, figure{Number: n, File: f.File(), Caption: f.Caption, SVG: svg})
 	}
 	return out, nil
 }

@@ -1,0 +1,70 @@
+package chart
+
+import "github.com/overloadsim/overloadsim/results"
+
+// Spec is one figure of the registry: its file's base name (NAME.svg, NAME.png), the kind of
+// result it is drawn for, and the caption a report shows under it.
+type Spec struct {
+	Name    string
+	Kind    string // results.KindRun, KindSweep, KindMap, KindTune or KindCompare
+	Caption string
+}
+
+// File is the figure's SVG file, the one a report embeds.
+func (s Spec) File() string { return s.Name + ".svg" }
+
+// The figures' base names.
+const (
+	Timeseries         = "timeseries"
+	Amplification      = "amplification"
+	Latency            = "latency"
+	Shards             = "shards" // a run with mongos routers (shards.csv) only
+	Servers            = "servers"
+	SweepGoodput       = "sweep-goodput"
+	SweepAmplification = "sweep-amplification"
+	SweepP99           = "sweep-p99"
+	Map                = "map"
+	TunePareto         = "tune-pareto"
+	Compare            = "compare"
+)
+
+// Registry is every figure, in the order a report shows them. results/plot draws them under
+// these names, results/report embeds them with these captions in this order, and cmd/simulate
+// lists the files drawn in the folder's manifest.
+var Registry = []Spec{
+	{Timeseries, results.KindRun, "Offered load, attempts, goodput, rejections and failures over virtual time."},
+	{Amplification, results.KindRun, "Retry amplification (attempts ÷ operations issued; 1 means no retries) and the retry-token level over time."},
+	{Latency, results.KindRun, "Operation latency over time, from issue to final result with retries and backoff included: successful and failed operations."},
+	{Shards, results.KindRun, "Mongos routers over time: attempts per operation toward each shard, and each retry budget's balance."},
+	{Servers, results.KindRun, "Servers over time: utilisation and queue, and what limited them: request-limiter tokens, work wasted on abandoned requests, connections open and refused (each when the run has any)."},
+	{SweepGoodput, results.KindSweep, "Goodput against the swept parameter: mean over replications with its 95 % confidence interval."},
+	{SweepAmplification, results.KindSweep, "Retry amplification against the swept parameter: mean over replications with its 95 % confidence interval."},
+	{SweepP99, results.KindSweep, "p99 latency of successful operations against the swept parameter: mean over replications with its 95 % confidence interval."},
+	{Map, results.KindMap, "Metastability map: the share of replications stuck after the trigger " +
+		"(colour, on a fixed 0–1 scale), the 50 % boundary (bold line, interpolated between cells), the median recovery time in " +
+		"seconds of the replications that recovered (numbers), cells with undecided replications (?) and cells not run (hatched)."},
+	{TunePareto, results.KindTune, ""}, // no report embeds it: docs/tune.md describes it
+	{Compare, results.KindCompare, "Goodput and retry amplification of every result, over time (runs) or over the swept parameter (sweeps)."},
+}
+
+// Lookup returns the registry's figure named name; it panics on a name not in Registry, which
+// is a programming error.
+func Lookup(name string) Spec {
+	for _, s := range Registry {
+		if s.Name == name {
+			return s
+		}
+	}
+	panic("chart: no figure " + name + " in the registry")
+}
+
+// Names returns the base names of the figures of kind, in the registry's order.
+func Names(kind string) []string {
+	var out []string
+	for _, s := range Registry {
+		if s.Kind == kind {
+			out = append(out, s.Name)
+		}
+	}
+	return out
+}

@@ -19,7 +19,7 @@ import (
 // 2000 ops/s; a one-way delay of 0.5 ms.
 func referenceWorld(tb testing.TB) *world {
 	o := DefaultOptions()
-	o.AdaptiveRetries = true
+	o.Retry.AdaptiveRetries = true
 	return referenceWorldWith(tb, o)
 }
 
@@ -85,7 +85,7 @@ func BenchmarkPolicies(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			o := DefaultOptions()
 			if name == "reference" {
-				o.AdaptiveRetries = true
+				o.Retry.AdaptiveRetries = true
 			} else {
 				o.RetryPolicy = name
 			}

@@ -71,7 +71,7 @@ func TestBreakerStates(t *testing.T) {
 func TestBreakerOpensOnTimeouts(t *testing.T) {
 	opts := DefaultOptions()
 	opts.RetryPolicy = retry.NameCouchbaseBestEffort
-	opts.KVTimeout = time.Second
+	opts.Retry.KVTimeout = time.Second
 	opts.CircuitBreaker = DefaultCircuitBreaker()
 	opts.CircuitBreaker.VolumeThreshold = 5
 	e := newEnv(t, envConfig{nodes: standalone(func(c *server.Config) { c.Flavor = server.FlavorCouchbase }),

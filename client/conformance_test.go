@@ -83,9 +83,9 @@ func TestRetryDisabled(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/%s/%s=false", rev.policy, tc.kind, tc.off), func(t *testing.T) {
 				o := opts(rev.policy, func(o *Options) {
 					if tc.off == "retryReads" {
-						o.RetryReads = false
+						o.Retry.RetryReads = false
 					} else {
-						o.RetryWrites = false
+						o.Retry.RetryWrites = false
 					}
 				})
 				e := newEnv(t, envConfig{nodes: standalone(nil), kind: selection.Single, opts: o, jitter: 0})
@@ -174,7 +174,7 @@ func TestProse3And4(t *testing.T) {
 	}
 	t.Run("mongodb-2026-03/prose4", func(t *testing.T) {
 		e := newEnv(t, envConfig{nodes: standalone(nil), kind: selection.Single,
-			opts: opts("mongodb-2026-03", func(o *Options) { o.AdaptiveRetries = true }), jitter: 0})
+			opts: opts("mongodb-2026-03", func(o *Options) { o.Retry.AdaptiveRetries = true }), jitter: 0})
 		e.arm("db", fp(failpoint.Times(3)))
 		retryTokenBucket(e.client).Set(2)
 		r := e.run(discovered, Spec{Kind: Find})[0]
@@ -184,7 +184,7 @@ func TestProse3And4(t *testing.T) {
 	})
 	t.Run("mongodb-2026-07/prose4", func(t *testing.T) {
 		e := newEnv(t, envConfig{nodes: standalone(nil), kind: selection.Single,
-			opts: opts("mongodb-2026-07", func(o *Options) { o.MaxAdaptiveRetries = 1 }), jitter: 0})
+			opts: opts("mongodb-2026-07", func(o *Options) { o.Retry.MaxAdaptiveRetries = 1 }), jitter: 0})
 		e.arm("db", fp(failpoint.AlwaysOn()))
 		if r := e.run(discovered, Spec{Kind: Find})[0]; r.Attempts != 2 {
 			t.Errorf("%d started, want 2", r.Attempts)
@@ -249,7 +249,7 @@ func TestRetryableReadsProse3(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			o := opts(tc.policy, func(o *Options) {
 				o.ReadPreference = selection.ReadPreference{Mode: selection.PrimaryPreferred}
-				o.EnableOverloadRetargeting = tc.retarget
+				o.Retry.EnableOverloadRetargeting = tc.retarget
 			})
 			e := newEnv(t, envConfig{nodes: replicaSet3(), kind: selection.ReplicaSet, opts: o, jitter: 0})
 			e.arm("a", failpoint.Config{Mode: failpoint.Times(1), FailCommands: []string{"find"},
@@ -349,8 +349,8 @@ func TestOptionsValidation(t *testing.T) {
 		want []string
 	}{
 		{func(o *Options) { o.RetryPolicy = "mongodb-2099" }, selection.Single, []string{`mongodb-2099`, "mongodb-2026-03"}},
-		{func(o *Options) { o.RetryPolicy = "mongodb-2026-07"; o.MaxAdaptiveRetries = -1 }, selection.Single, []string{"maxAdaptiveRetries", "-1"}},
-		{func(o *Options) { o.RetryPolicy = "mongodb-2026-07"; o.AdaptiveRetries = true }, selection.Single, []string{"adaptiveRetries", "mongodb-2026-03"}},
+		{func(o *Options) { o.RetryPolicy = "mongodb-2026-07"; o.Retry.MaxAdaptiveRetries = -1 }, selection.Single, []string{"maxAdaptiveRetries", "-1"}},
+		{func(o *Options) { o.RetryPolicy = "mongodb-2026-07"; o.Retry.AdaptiveRetries = true }, selection.Single, []string{"adaptiveRetries", "mongodb-2026-03"}},
 		{func(o *Options) {
 			o.ReadPreference = selection.ReadPreference{Mode: selection.Nearest, TagSets: []map[string]string{{"dc": "ny"}}}
 		}, selection.Single, []string{"tag"}},
@@ -478,7 +478,7 @@ func TestDeprioritizedServersAccumulate(t *testing.T) {
 				s.SetFailPoint(0, fp)
 			}
 			o := opts(tc.policy, func(o *Options) {
-				o.EnableOverloadRetargeting = tc.policy == "mongodb-2026-07" && tc.kind == selection.ReplicaSet
+				o.Retry.EnableOverloadRetargeting = tc.policy == "mongodb-2026-07" && tc.kind == selection.ReplicaSet
 				if tc.kind == selection.ReplicaSet {
 					o.ReadPreference = selection.ReadPreference{Mode: selection.Nearest}
 				}

@@ -175,7 +175,7 @@ func TestCouchbaseServerTimeouts(t *testing.T) {
 	}{{KVGet, 0}, {QueryReadonly, 1}} {
 		opts := DefaultOptions()
 		opts.RetryPolicy = retry.NameCouchbaseFailFast
-		opts.KVTimeout, opts.QueryTimeout = time.Second, time.Second
+		opts.Retry.KVTimeout, opts.Retry.QueryTimeout = time.Second, time.Second
 		e := newEnv(t, envConfig{nodes: standalone(func(c *server.Config) {
 			c.Flavor = server.FlavorCouchbase
 			c.Service = dist.Const(3 * time.Second)

@@ -29,6 +29,12 @@
 // application's own deadline (Spec.Timeout) ends the operation the same way without CSOT's retry
 // semantics. A server still working on an abandoned attempt counts it as wasted work.
 //
+// Options holds the options the retry policy reads as one retry.Options (Options.Retry), not
+// as fields of its own; the client adds what it alone knows, CSOT (from Timeout) and Sharded
+// (from the topology), when it builds the policy. Defaults follow one rule, the retry package's
+// ("Options" in its doc): an option whose zero value is a setting has an explicit default in
+// DefaultOptions; one whose zero value is not a setting takes 0 to mean its default.
+//
 // A Tracer (SetTracer) hears each operation's steps as they happen — issue, checkout, attempt,
 // backoff, result — with their start times and outcomes, for the timelines record/trace writes;
 // without one the hooks cost a nil check and allocate nothing.

@@ -30,7 +30,7 @@ func fleetRun(t *testing.T, fleet bool, clientStats bool) ([]sim.Stream, uint64,
 	}
 	s := cl.Nodes()[0]
 	o := DefaultOptions()
-	o.AdaptiveRetries = true
+	o.Retry.AdaptiveRetries = true
 	p, _ := workload.Constant(2000)
 	mix, kinds := finds()
 	wl := Workload{Arrivals: workload.Poisson(p), Mix: mix, Kinds: kinds, Stop: sim.Time(5 * time.Second), ClientStats: clientStats}

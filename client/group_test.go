@@ -210,7 +210,7 @@ func TestGroupDriverStatsAddUp(t *testing.T) {
 	p, _ := workload.Constant(3000)
 	mix, kinds := finds()
 	o := DefaultOptions()
-	o.AdaptiveRetries = true
+	o.Retry.AdaptiveRetries = true
 	node := server.Config{Address: "db", Workers: 4, Service: dist.Const(time.Millisecond),
 		RejectCost: server.DefaultRejectCost, HandshakeCost: server.DefaultHandshakeCost,
 		RequestLimiter: server.RequestLimiterConfig{Enabled: true, AdmissionRatePerSec: 1000, AdmissionBurstCapacitySecs: 0.1}}

@@ -337,7 +337,7 @@ func (o *op) reply(now sim.Time) {
 	if !r.OK() {
 		f = retry.Failure{Code: r.Code, Labels: r.Labels, Network: r.NetErr, BaseBackoffMS: r.BaseBackoffMS,
 			Pushback: r.Pushback, PushbackMS: r.PushbackMS}
-		if r.NetErr && o.kind.Class().RetryableWrite && c.opts.RetryWrites {
+		if r.NetErr && o.kind.Class().RetryableWrite && c.opts.Retry.RetryWrites {
 			// Retryable Writes: drivers add RetryableWriteError to network errors of retryable
 			// writes.
 			f.Labels |= wire.RetryableWriteError

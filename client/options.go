@@ -15,9 +15,6 @@ import (
 type Options struct {
 	// AppName is sent in the handshake; the server's application exemptions match it.
 	AppName string
-	// RetryReads and RetryWrites (default true) enable Retryable Reads and Writes, and gate
-	// overload retries of reads and writes (Client Backpressure rule 2.4).
-	RetryReads, RetryWrites bool
 	// Timeout is timeoutMS (CSOT): an operation's deadline from when it is issued; 0 = off.
 	Timeout time.Duration
 	// MaxPoolSize (100) bounds a pool's connections; MaxConnecting (2) bounds those being
@@ -40,24 +37,14 @@ type Options struct {
 	// RetryPolicy names the retry policy: mongodb-2026-03 (default), mongodb-2026-07,
 	// mongodb-legacy, none, couchbase-besteffort, couchbase-failfast.
 	RetryPolicy string
-	// AdaptiveRetries enables the 2026-03 retry token bucket (default false).
-	AdaptiveRetries bool
-	// RetryTokenCapacity is the retry token bucket's capacity and starting balance; 0 means the
-	// spec's 1000 (ratelimiter.DefaultRetryTokenCapacity). Only with AdaptiveRetries.
-	RetryTokenCapacity float64
-	// MaxAdaptiveRetries is the 2026-07 maxAdaptiveRetries (default 2).
-	MaxAdaptiveRetries int
-	// EnableOverloadRetargeting is the 2026-07 enableOverloadRetargeting (default false).
-	EnableOverloadRetargeting bool
-	// KVTimeout, QueryTimeout and SearchTimeout are a Couchbase SDK's per-request timeouts
-	// (0 = 2.5 s, 75 s, 75 s); couchbase-* policies only.
-	KVTimeout, QueryTimeout, SearchTimeout time.Duration
+	// Retry holds the options the retry policy reads (retryReads, retryWrites, adaptiveRetries,
+	// maxAdaptiveRetries, the Couchbase timeouts, the policy's own Block, ...), as retry.Options
+	// documents them. Its CSOT and Sharded are not options: the client derives them from
+	// Timeout and the topology it connects to (retryOptions), whatever they hold here.
+	Retry retry.Options
 	// CircuitBreaker is a Couchbase SDK's per-endpoint circuit breaker (disabled by default, as
 	// the SDK ships it); couchbase-* policies only.
 	CircuitBreaker CircuitBreaker
-	// PolicyBlock is the retry policy's own option block (retry.Block: *retry.GRPCOptions for
-	// grpc, ...); nil means the policy's defaults.
-	PolicyBlock retry.Block
 }
 
 // DefaultPolicy is the retry policy when none is named.
@@ -66,7 +53,6 @@ const DefaultPolicy = "mongodb-2026-03"
 // DefaultOptions returns the drivers' defaults.
 func DefaultOptions() Options {
 	return Options{
-		RetryReads: true, RetryWrites: true,
 		MaxPoolSize: 100, MaxConnecting: 2,
 		ConnectTimeout:         30 * time.Second,
 		ServerSelectionTimeout: 30 * time.Second,
@@ -74,7 +60,7 @@ func DefaultOptions() Options {
 		HeartbeatFrequency:     10 * time.Second,
 		MinHeartbeatFrequency:  500 * time.Millisecond,
 		RetryPolicy:            DefaultPolicy,
-		MaxAdaptiveRetries:     2,
+		Retry:                  retry.DefaultOptions(),
 	}
 }
 
@@ -131,14 +117,11 @@ func (o Options) Validate(kind selection.TopologyKind) error {
 	return errors.Join(errs...)
 }
 
+// retryOptions returns the options the retry policy is built with: o.Retry, with CSOT and
+// Sharded derived from o.Timeout and the topology kind. It is the one place they are derived.
 func (o Options) retryOptions(kind selection.TopologyKind) retry.Options {
-	return retry.Options{
-		RetryReads: o.RetryReads, RetryWrites: o.RetryWrites, CSOT: o.Timeout > 0,
-		Sharded:         kind == selection.Sharded,
-		AdaptiveRetries: o.AdaptiveRetries, RetryTokenCapacity: o.RetryTokenCapacity,
-		MaxAdaptiveRetries:        o.MaxAdaptiveRetries,
-		EnableOverloadRetargeting: o.EnableOverloadRetargeting,
-		KVTimeout:                 o.KVTimeout, QueryTimeout: o.QueryTimeout, SearchTimeout: o.SearchTimeout,
-		Block: o.PolicyBlock,
-	}
+	r := o.Retry
+	r.CSOT = o.Timeout > 0
+	r.Sharded = kind == selection.Sharded
+	return r
 }

@@ -53,7 +53,7 @@ func newTinyWorld(t testing.TB) *tinyWorld {
 	}
 	w := &tinyWorld{loop: loop, cluster: cl, node: cl.Nodes()[0], rec: New(loop, time.Second)}
 	opts := client.DefaultOptions()
-	opts.AdaptiveRetries = true
+	opts.Retry.AdaptiveRetries = true
 	for _, name := range []string{"client/app/0", "client/app/1"} {
 		link := wire.NewLink(dist.Const(500*time.Microsecond), sim.NewStream(tinySeed, "link/"+name))
 		c, err := client.New(loop, opts, selection.Single, []client.Node{{Address: "db", Handler: w.node, Link: link}}, tinySeed, name)

@@ -66,7 +66,7 @@ func (v *validator) otherBlocks(g *Group, p string) {
 			continue
 		}
 		o := g.Driver.ClientOptions()
-		o.PolicyBlock = x.block
+		o.Retry.Block = x.block
 		key := retry.BlockKey(x.block)
 		for _, part := range field.Parts(o.Validate(v.sc.Topology.Kind)) {
 			var fe *field.Error

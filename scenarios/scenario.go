@@ -239,6 +239,10 @@ type Group struct {
 
 // Driver holds the MongoClient options, with the drivers' names and defaults. Keys ending in MS
 // (the connection string's names) take a duration (250ms) or a bare number of milliseconds.
+// Its fields are the scenario format; their values mean what client.Options's do, by the one
+// rule the retry package's doc states (an explicit default where zero is a setting, 0 for the
+// default where it is not, durations as time.Duration), so ClientOptions copies them unchanged:
+// the retry options into client.Options.Retry, the rest into client.Options.
 type Driver struct {
 	AppName                string              `yaml:"appName"`                     // default: the group's name
 	RetryReads             bool                `yaml:"retryReads"`                  // default true
@@ -514,17 +518,22 @@ func (g *Group) setDefaults() {
 	g.AppRetry.setDefaults()
 }
 
+// setDefaults gives d the model's defaults, client.DefaultOptions: a scenario has none of its
+// own for the driver.
 func (d *Driver) setDefaults() {
 	o := client.DefaultOptions()
+	r := o.Retry
 	*d = Driver{
-		RetryReads: o.RetryReads, RetryWrites: o.RetryWrites, Timeout: o.Timeout,
+		RetryReads: r.RetryReads, RetryWrites: r.RetryWrites, Timeout: o.Timeout,
 		MaxPoolSize: o.MaxPoolSize, MaxConnecting: o.MaxConnecting,
 		ConnectTimeout: o.ConnectTimeout, ServerSelectionTimeout: o.ServerSelectionTimeout,
 		WaitQueueTimeout: o.WaitQueueTimeout, LocalThreshold: o.LocalThreshold,
 		HeartbeatFrequency: o.HeartbeatFrequency, MinHeartbeatFrequency: o.MinHeartbeatFrequency,
 		ReadPreference: o.ReadPreference.Mode, RetryPolicy: o.RetryPolicy,
-		AdaptiveRetries: o.AdaptiveRetries, MaxAdaptiveRetries: o.MaxAdaptiveRetries,
-		EnableOverloadRetargeting: o.EnableOverloadRetargeting,
+		AdaptiveRetries: r.AdaptiveRetries, RetryTokenCapacity: r.RetryTokenCapacity,
+		MaxAdaptiveRetries:        r.MaxAdaptiveRetries,
+		EnableOverloadRetargeting: r.EnableOverloadRetargeting,
+		KVTimeout:                 r.KVTimeout, QueryTimeout: r.QueryTimeout, SearchTimeout: r.SearchTimeout,
 	}
 }
 
@@ -694,11 +703,11 @@ func (c ConnLimiter) config() server.ConnLimiterConfig {
 		BurstCapacitySecs: c.BurstCapacitySecs, MaxQueueDepth: c.MaxQueueDepth}
 }
 
-// ClientOptions is the group's driver options as client.New takes them.
+// ClientOptions is the group's driver options as client.New takes them: the drivers' defaults
+// (client.DefaultOptions), then d's values, each copied unchanged.
 func (d *Driver) ClientOptions() client.Options {
 	o := client.DefaultOptions()
 	o.AppName = d.AppName
-	o.RetryReads, o.RetryWrites = d.RetryReads, d.RetryWrites
 	o.Timeout = d.Timeout
 	o.MaxPoolSize, o.MaxConnecting = d.MaxPoolSize, d.MaxConnecting
 	o.ConnectTimeout = d.ConnectTimeout
@@ -708,12 +717,14 @@ func (d *Driver) ClientOptions() client.Options {
 	o.HeartbeatFrequency, o.MinHeartbeatFrequency = d.HeartbeatFrequency, d.MinHeartbeatFrequency
 	o.ReadPreference = selection.ReadPreference{Mode: d.ReadPreference, TagSets: d.ReadPreferenceTags}
 	o.RetryPolicy = d.RetryPolicy
-	o.AdaptiveRetries = d.AdaptiveRetries
-	o.RetryTokenCapacity = d.RetryTokenCapacity
-	o.MaxAdaptiveRetries = d.MaxAdaptiveRetries
-	o.EnableOverloadRetargeting = d.EnableOverloadRetargeting
-	o.KVTimeout, o.QueryTimeout, o.SearchTimeout = d.KVTimeout, d.QueryTimeout, d.SearchTimeout
-	o.PolicyBlock = d.PolicyBlock
+	o.Retry = retry.Options{
+		RetryReads: d.RetryReads, RetryWrites: d.RetryWrites,
+		AdaptiveRetries: d.AdaptiveRetries, RetryTokenCapacity: d.RetryTokenCapacity,
+		MaxAdaptiveRetries:        d.MaxAdaptiveRetries,
+		EnableOverloadRetargeting: d.EnableOverloadRetargeting,
+		KVTimeout:                 d.KVTimeout, QueryTimeout: d.QueryTimeout, SearchTimeout: d.SearchTimeout,
+		Block: d.PolicyBlock,
+	}
 	if cb := d.CircuitBreaker; cb != nil {
 		o.CircuitBreaker = client.CircuitBreaker{Enabled: cb.Enabled, VolumeThreshold: cb.VolumeThreshold,
 			ErrorThresholdPercentage: cb.ErrorThresholdPercentage, SleepWindow: cb.SleepWindow, RollingWindow: cb.RollingWindow}

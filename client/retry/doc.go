@@ -44,6 +44,24 @@
 // policy its defaults when none is given. Adding a policy is its file, a registry line, its
 // section of docs/policies.md and its transcript.
 //
+// Options is the one struct of these options: client.Options holds it (Retry) rather than
+// repeating its fields, and a scenario's driver fills it. CSOT and Sharded are facts about the
+// client, not options: the client derives them from timeoutMS and its topology. One rule says
+// what a value means, in the model and in a scenario alike (docs/policies.md §1):
+//
+//   - an option whose zero value is a setting (retryReads false, maxAdaptiveRetries 0 = no
+//     overload retries) has an explicit default, and DefaultOptions is the only place it is
+//     written: client.DefaultOptions includes it, and a scenario's driver starts from that;
+//   - an option whose zero value is not a setting (retryTokenCapacity, kvTimeout, queryTimeout,
+//     searchTimeout) takes 0 to mean its default, and a scenario leaves 0 out of its text;
+//   - a block (the policy's Block, a Couchbase client's circuit breaker) absent is its defaults
+//     (the breaker: off), and a block given starts from its type's defaults (SetDefaults; the
+//     breaker's client.DefaultCircuitBreaker);
+//   - a duration is a time.Duration on both sides: a scenario key ending in MS only lets the text
+//     spell it as a bare number of milliseconds.
+//
+// So a scenario's driver options cross into the model unchanged, field for field.
+//
 // # Couchbase SDK3
 //
 // The Couchbase policies speak to a Couchbase node's services, whose statuses (wire.Service)

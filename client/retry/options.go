@@ -13,18 +13,21 @@ import (
 	"github.com/overloadsim/overloadsim/ratelimiter"
 )
 
-// Options are the MongoClient options a retry policy reads. Start from DefaultOptions: the zero
-// value of RetryReads, RetryWrites and MaxAdaptiveRetries is not the drivers' default.
+// Options are the MongoClient options a retry policy reads, and the facts about the client it
+// needs (CSOT, Sharded). Start from DefaultOptions: the zero value of RetryReads, RetryWrites and
+// MaxAdaptiveRetries is not the drivers' default; that of RetryTokenCapacity and the Couchbase
+// timeouts is (see "Options" in the package doc for the rule).
 type Options struct {
 	// RetryReads and RetryWrites are the retryReads and retryWrites options (drivers' default
 	// true). They enable Retryable Reads and Writes and gate overload retries: a read needs
 	// RetryReads, a write RetryWrites, runCommand both (Client Backpressure rule 2.4).
 	RetryReads, RetryWrites bool
 	// CSOT says timeoutMS is set: allowed_retries starts unlimited, so retries continue until
-	// the operation's deadline, and MAX_RETRIES caps them once an overload error is seen.
+	// the operation's deadline, and MAX_RETRIES caps them once an overload error is seen. The
+	// client sets it from its timeoutMS.
 	CSOT bool
 	// Sharded says the topology is sharded: every retry deprioritizes the failed mongos
-	// (Retryable Reads 3a, Retryable Writes).
+	// (Retryable Reads 3a, Retryable Writes). The client sets it from its topology.
 	Sharded bool
 	// AdaptiveRetries is the 2026-03 adaptiveRetries option (default false): a per-client retry
 	// token bucket limits overload retries. mongodb-2026-03 only.

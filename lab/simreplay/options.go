@@ -76,8 +76,8 @@ type uriOption func(c *client.Options, v, kind string) error
 // simulator's monitor polls and its single topology is a direct connection, so those two are
 // accepted with exactly the harness's values.
 var uriOptions = map[string]uriOption{
-	"retryReads":  boolOption(func(c *client.Options, b bool) { c.RetryReads = b }),
-	"retryWrites": boolOption(func(c *client.Options, b bool) { c.RetryWrites = b }),
+	"retryReads":  boolOption(func(c *client.Options, b bool) { c.Retry.RetryReads = b }),
+	"retryWrites": boolOption(func(c *client.Options, b bool) { c.Retry.RetryWrites = b }),
 	"timeoutMS": func(c *client.Options, v, _ string) error {
 		ms, err := strconv.Atoi(v)
 		if err != nil || ms <= 0 {
@@ -94,18 +94,18 @@ var uriOptions = map[string]uriOption{
 			return fmt.Errorf("must be a whole number ≥ 0")
 		}
 		if reads(c.RetryPolicy, "maxAdaptiveRetries", v) {
-			c.MaxAdaptiveRetries = n
+			c.Retry.MaxAdaptiveRetries = n
 		}
 		return nil
 	},
 	"enableOverloadRetargeting": boolOption(func(c *client.Options, b bool) {
 		if reads(c.RetryPolicy, "enableOverloadRetargeting", strconv.FormatBool(b)) {
-			c.EnableOverloadRetargeting = b
+			c.Retry.EnableOverloadRetargeting = b
 		}
 	}),
 	"adaptiveRetries": boolOption(func(c *client.Options, b bool) {
 		if reads(c.RetryPolicy, "adaptiveRetries", strconv.FormatBool(b)) {
-			c.AdaptiveRetries = b
+			c.Retry.AdaptiveRetries = b
 		}
 	}),
 	"serverMonitoringMode": func(_ *client.Options, v, _ string) error {

@@ -28,21 +28,21 @@ func TestClientOptions(t *testing.T) {
 	}{
 		{spec, nil, func(c client.Options) bool {
 			d := client.DefaultOptions()
-			return c.RetryPolicy == spec && c.RetryReads && c.RetryWrites && c.Timeout == 0 &&
-				c.MaxAdaptiveRetries == d.MaxAdaptiveRetries && !c.EnableOverloadRetargeting
+			return c.RetryPolicy == spec && c.Retry.RetryReads && c.Retry.RetryWrites && c.Timeout == 0 &&
+				c.Retry.MaxAdaptiveRetries == d.Retry.MaxAdaptiveRetries && !c.Retry.EnableOverloadRetargeting
 		}},
 		{spec, map[string]string{"retryReads": "false", "retryWrites": "false"}, func(c client.Options) bool {
-			return !c.RetryReads && !c.RetryWrites
+			return !c.Retry.RetryReads && !c.Retry.RetryWrites
 		}},
 		{spec, map[string]string{"timeoutMS": "1500"}, func(c client.Options) bool { return c.Timeout == 1500*time.Millisecond }},
 		{spec, map[string]string{"maxAdaptiveRetries": "4", "enableOverloadRetargeting": "true"}, func(c client.Options) bool {
-			return c.MaxAdaptiveRetries == 4 && c.EnableOverloadRetargeting
+			return c.Retry.MaxAdaptiveRetries == 4 && c.Retry.EnableOverloadRetargeting
 		}},
 		{"mongodb-2026-03", map[string]string{"maxAdaptiveRetries": "4", "enableOverloadRetargeting": "true"}, func(c client.Options) bool {
-			return c.MaxAdaptiveRetries == client.DefaultOptions().MaxAdaptiveRetries && !c.EnableOverloadRetargeting
+			return c.Retry.MaxAdaptiveRetries == client.DefaultOptions().Retry.MaxAdaptiveRetries && !c.Retry.EnableOverloadRetargeting
 		}},
-		{"mongodb-2026-03", map[string]string{"adaptiveRetries": "true"}, func(c client.Options) bool { return c.AdaptiveRetries }},
-		{spec, map[string]string{"adaptiveRetries": "true"}, func(c client.Options) bool { return !c.AdaptiveRetries }},
+		{"mongodb-2026-03", map[string]string{"adaptiveRetries": "true"}, func(c client.Options) bool { return c.Retry.AdaptiveRetries }},
+		{spec, map[string]string{"adaptiveRetries": "true"}, func(c client.Options) bool { return !c.Retry.AdaptiveRetries }},
 		{spec, map[string]string{"serverMonitoringMode": "poll", "directConnection": "true"}, func(c client.Options) bool { return true }},
 	}
 	for _, tc := range cases {

@@ -173,7 +173,8 @@
 //	timeout   0s           the application's deadline per operation, retries included; 0 = none
 //	appRetry  see below    the application's own retries around the driver
 //
-// driver, with the drivers' names and defaults (client.Options):
+// driver, with the drivers' names and defaults (client.Options; "0 = x" is an option whose 0
+// means its default x, in the model too, and which the canonical text leaves out at 0):
 //
 //	appName                    the group's name
 //	retryReads, retryWrites    true
@@ -196,7 +197,7 @@
 //	                           aws-standard, aws-adaptive, finagle, envoy, sre-throttle, custom
 //	                           (docs/policies.md)
 //	adaptiveRetries            false (mongodb-2026-03 only)
-//	retryTokenCapacity         1000 (mongodb-2026-03 with adaptiveRetries only; > 0)
+//	retryTokenCapacity         0 = 1000 (mongodb-2026-03 with adaptiveRetries only; > 0)
 //	grpc, aws, finagle, envoy, sre, custom
 //	                           absent = the policy's defaults: each policy's option block,
 //	                           keyed as its registry entry names it (retry.BlockKeys), only
@@ -205,8 +206,8 @@
 //	                           (docs/policies.md lists every option)
 //	maxAdaptiveRetries         2 (mongodb-2026-07 and the release presets only; ≥ 0)
 //	enableOverloadRetargeting  false (mongodb-2026-07 and the release presets only)
-//	kvTimeout                  2.5s (couchbase-* only): the KV request timeout
-//	queryTimeout, searchTimeout  75s (couchbase-* only)
+//	kvTimeout                  0 = 2.5s (couchbase-* only): the KV request timeout
+//	queryTimeout, searchTimeout  0 = 75s (couchbase-* only)
 //	circuitBreaker             absent = off (couchbase-* only): {enabled: true, volumeThreshold:
 //	                           20, errorThresholdPercentage: 50, sleepWindow: 5s, rollingWindow:
 //	                           1m} — the SDK's per-endpoint breaker; only timeouts count as

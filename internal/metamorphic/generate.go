@@ -240,10 +240,7 @@ func (g *gen) driver() {
 	if g.chance(0.3) {
 		g.line(3, "maxPoolSize: %d", 1+g.r.IntN(10))
 	}
-	// No timeoutMS through a mongos: a shard's reply that comes after the command's deadline
-	// makes the router schedule its interruption in the past (server/mongos, command.failed),
-	// which panics. The harness found it; it stays out until the router is fixed.
-	if g.kind != "sharded" && p != "node-7.8.0" && p != "node-7.9.0" && g.chance(0.3) {
+	if p != "node-7.8.0" && p != "node-7.9.0" && g.chance(0.3) {
 		g.line(3, "timeoutMS: %d", 100+100*g.r.IntN(10))
 	}
 }

@@ -251,9 +251,9 @@ func (g *gen) workload(name string, rate float64) {
 	g.line(2, "workload:")
 	if g.chance(0.25) {
 		g.line(3, "threads: %d", 1+g.r.IntN(4))
-		// Never a think time of 0s: a thread whose operations fail without virtual time passing
-		// (couchbase-failfast's do, against a loaded node) would spin at one instant for ever.
-		g.line(3, "think: %s", pick(g.r, "exp(2ms)", "5ms", "uniform(1ms, 10ms)"))
+		// 0s too: a thread whose operations fail in the client (couchbase-failfast's, while it
+		// knows no node) goes round MinThreadCycle apart (client.MinThreadCycle).
+		g.line(3, "think: %s", pick(g.r, "exp(2ms)", "5ms", "uniform(1ms, 10ms)", "0s"))
 		if g.chance(0.3) {
 			g.line(3, "pace: %dms", 2+g.r.IntN(20))
 		}

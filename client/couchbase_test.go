@@ -188,3 +188,38 @@ func TestCouchbaseServerTimeouts(t *testing.T) {
 		}
 	}
 }
+
+// A closed-loop thread with no think time whose every operation fails in the client (a
+// couchbase-failfast client knowing no node: NODE_NOT_AVAILABLE, not retried) starts its
+// operations MinThreadCycle apart, so virtual time passes and the run ends. Without that cost
+// the thread issued them for ever at one instant (the metamorphic harness found it); the test
+// runs on a budget of events, so that it fails rather than hangs.
+func TestClosedLoopLocalFailuresTakeTime(t *testing.T) {
+	e := couchbaseEnv(t, retry.NameCouchbaseFailFast, 0, nil)
+	if err := e.cluster.Schedule([]server.Fault{{Kind: server.FaultDown, Node: "db", For: time.Second}}); err != nil {
+		t.Fatal(err)
+	}
+	mix, err := workload.NewMix([]workload.Weight{{Kind: "kvGet", Weight: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := NewGroup(e.loop, "g", []*Client{e.client}, Workload{Threads: 1, Think: dist.Const(0), Mix: mix, Kinds: []OpKind{KVGet}, Stop: sim.Never}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const horizon = sim.Time(50 * time.Millisecond)
+	for n := 0; e.loop.Now() < horizon; n++ {
+		if n == 1e6 {
+			t.Fatalf("%d events and the clock stands at %v: the thread spins at one instant", n, e.loop.Now())
+		}
+		if !e.loop.Step() {
+			t.Fatalf("no events left at %v", e.loop.Now())
+		}
+	}
+	// one operation every 10µs from 0 to 50ms, both included
+	st, want := g.Stats(), uint64(horizon/sim.Time(MinThreadCycle))+1
+	failed := g.DriverStats().NotRetriedByReason[retry.ReasonNodeNotAvailable]
+	if st.Issued != want || st.Failed != want || failed != want {
+		t.Errorf("issued %d, failed %d (%d for NODE_NOT_AVAILABLE); want %d each", st.Issued, st.Failed, failed, want)
+	}
+}

@@ -538,7 +538,20 @@ func (a *appOp) finish(now sim.Time, ok bool, class ErrClass) {
 	}
 }
 
-// recycle ends a's use: a thread thinks and goes again; an open-loop operation's record is reused.
+// MinThreadCycle is the least time between two operations of one closed-loop thread: the
+// client's own cost of an operation, which the model otherwise leaves out. It binds only on an
+// operation that never left the client — one that fails in the SDK at once (a fail-fast policy
+// with no node known yet, an open circuit breaker, a local rejection) — followed by a think time
+// under it, typically 0s. A real thread in that loop spins too, but each turn costs it CPU time
+// (the request built, the failure raised and caught); without a cost the model's thread would
+// issue operations for ever at one instant of virtual time and the run would never end. A
+// serious client's turn costs microseconds; 10µs bounds such a thread at 100 000 operations a
+// second of virtual time, so any input's run ends, and every operation that reaches a server
+// (a network round trip at least) is slower than it and unchanged.
+const MinThreadCycle = 10 * time.Microsecond
+
+// recycle ends a's use: a thread thinks and goes again, no sooner than MinThreadCycle after its
+// previous start; an open-loop operation's record is reused.
 func (a *appOp) recycle(now sim.Time) {
 	g := a.g
 	if a.thread {
@@ -546,7 +559,7 @@ func (a *appOp) recycle(now sim.Time) {
 		if g.w.Think != nil {
 			think = g.w.Think.Sample(g.rng)
 		}
-		next := now.Add(think)
+		next := max(now.Add(think), a.issued.Add(MinThreadCycle))
 		if g.w.Pace > 0 {
 			next = max(next, a.issued.Add(g.w.Pace))
 		}

@@ -240,10 +240,7 @@ func (g *gen) driver() {
 	if g.chance(0.3) {
 		g.line(3, "maxPoolSize: %d", 1+g.r.IntN(10))
 	}
-	// No timeoutMS through a mongos: a shard's reply that comes after the command's deadline
-	// makes the router schedule its interruption in the past (server/mongos, command.failed),
-	// which panics. The harness found it; it stays out until the router is fixed.
-	if g.kind != "sharded" && p != "node-7.8.0" && p != "node-7.9.0" && g.chance(0.3) {
+	if p != "node-7.8.0" && p != "node-7.9.0" && g.chance(0.3) {
 		g.line(3, "timeoutMS: %d", 100+100*g.r.IntN(10))
 	}
 }
@@ -254,9 +251,9 @@ func (g *gen) workload(name string, rate float64) {
 	g.line(2, "workload:")
 	if g.chance(0.25) {
 		g.line(3, "threads: %d", 1+g.r.IntN(4))
-		// Never a think time of 0s: a thread whose operations fail without virtual time passing
-		// (couchbase-failfast's do, against a loaded node) would spin at one instant for ever.
-		g.line(3, "think: %s", pick(g.r, "exp(2ms)", "5ms", "uniform(1ms, 10ms)"))
+		// 0s too: a thread whose operations fail in the client (couchbase-failfast's, while it
+		// knows no node) goes round MinThreadCycle apart (client.MinThreadCycle).
+		g.line(3, "think: %s", pick(g.r, "exp(2ms)", "5ms", "uniform(1ms, 10ms)", "0s"))
 		if g.chance(0.3) {
 			g.line(3, "pace: %dms", 2+g.r.IntN(20))
 		}

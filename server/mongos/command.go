@@ -245,9 +245,13 @@ func (c *command) failed(now sim.Time, reply wire.Reply) {
 	c.target = nil
 	delay := r.backoff(c.overloads, c.baseBackoffMS)
 	if c.deadline != sim.Never && now.Add(delay) >= c.deadline {
-		// The interruptible sleep is interrupted when maxTimeMS passes.
-		s.stats.TotalBackoffTime += c.deadline.Sub(now)
-		c.timer = r.loop.At(c.deadline, c, evInterrupt, nil)
+		// The interruptible sleep is interrupted when maxTimeMS passes. An attempt's reply can
+		// come back after the deadline (the model does not interrupt the wait for it): then the
+		// sleep is interrupted as it begins, as OperationContext::sleepFor checks for
+		// interruption first, and the command fails now, having slept for nothing.
+		at := max(c.deadline, now)
+		s.stats.TotalBackoffTime += at.Sub(now)
+		c.timer = r.loop.At(at, c, evInterrupt, nil)
 		return
 	}
 	s.stats.TotalBackoffTime += delay

@@ -76,8 +76,10 @@
 //     [0, min(MaxBackoff, base·2^i)] drawn from "mongos/<address>/jitter" — 0 with no draw
 //     while no overload error has been seen, so other retryable errors are retried at once;
 //     after overloads the current i is reused. The sleep is interruptible: if maxTimeMS would
-//     pass during it, the command fails with MaxTimeMSExpired at the deadline. Then target
-//     again and resend.
+//     pass during it, the command fails with MaxTimeMSExpired at the deadline — at once if
+//     the failed attempt's reply came back after the deadline (the model does not interrupt
+//     the wait for a reply; the attempt carries the time left as its own maxTimeMS). Then
+//     target again and resend.
 //
 // Giving up, the router answers the last error: an overload error's code with Config.
 // ExhaustedLabels in place of its labels (docs/model.md §7.4: the label set is a scenario's

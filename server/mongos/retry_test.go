@@ -404,3 +404,30 @@ func TestMaxTimeMSWhileConnecting(t *testing.T) {
 			st.ConnCreated, st.ConnAttemptedAdmissions, st.Completed)
 	}
 }
+
+// An attempt's reply that comes back after the command's deadline (here a 462 on a slow link)
+// fails the command with MaxTimeMSExpired when it arrives: the interruptible backoff sleep ends
+// as it begins, with no time slept (the metamorphic harness found the router scheduling the
+// interruption in the past, at seed 5).
+func TestMaxTimeMSPassedBeforeTheReply(t *testing.T) {
+	w := newWorld(t, DefaultConfig(), 1, []memberSpec{{role: wire.Primary, delay: 50 * time.Millisecond}})
+	w.router.jitter = maxJitter{}
+	w.drv.Send(0, wire.Find, nil) // opens the connection the next command reuses
+	w.run(time.Second)
+	w.failAll(0, "find", wire.IngressRequestRateLimitExceeded, failpoint.AlwaysOn())
+	sent := w.loop.Now()
+	// sent over the idle connection, rejected on arrival 50ms later, the 462 back at +100ms
+	w.drv.Send(sent, wire.Find, withMaxTime(80*time.Millisecond))
+	w.run(time.Second)
+	if len(w.drv.Replies) != 2 {
+		t.Fatalf("%d replies, want 2", len(w.drv.Replies))
+	}
+	a := w.drv.Replies[1]
+	if want := sent.Add(100 * time.Millisecond); a.Code != wire.MaxTimeMSExpired || a.Got != want {
+		t.Errorf("driver got %v at %v, want MaxTimeMSExpired at %v (when the reply came)", a.Code, a.Got, want)
+	}
+	st := w.router.Stats()[0]
+	if st.TotalBackoffTime != 0 || w.attempts(0, 0) != 2 {
+		t.Errorf("backoff %v after %d attempts, want 0 after 2", st.TotalBackoffTime, w.attempts(0, 0))
+	}
+}

@@ -26,8 +26,11 @@
 //
 // The YAML library is github.com/goccy/go-yaml: it is maintained (gopkg.in/yaml.v3 was
 // archived in 2025), its parser gives every node a line and column and rejects duplicate keys,
-// and its AST lets this package do the strict decoding itself, so that each problem names the
-// scenario's own field path. Anchors and aliases work (expanded, at most 100 000 values);
+// and its AST lets internal/yamlstrict do the strict decoding itself, so that each problem names
+// the scenario's own field path: yamlstrict turns the AST into a tree of nodes with positions,
+// decodes it into the scenario's types by their yaml tags and writes the canonical text, and
+// this package adds its own vocabulary as the decoder's hooks (durations in ms, rates N/s,
+// distributions, profiles, enumerations, a driver's retry policy block, defaults). Anchors and aliases work (expanded, at most 100 000 values);
 // merge keys (<<) and multiple documents do not.
 //
 // Input is bounded before it is parsed, so that a broken or hostile file is a problem at once

@@ -3,13 +3,14 @@ package scenarios
 import (
 	"errors"
 	"fmt"
-	"github.com/overloadsim/overloadsim/internal/yamlstrict"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/overloadsim/overloadsim/internal/yamlstrict"
 )
 
 // hostileBase is a valid scenario that the hostile cases add to or spoil.

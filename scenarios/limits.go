@@ -2,10 +2,6 @@ package scenarios
 
 import (
 	"errors"
-	"fmt"
-	"strconv"
-
-	"github.com/goccy/go-yaml/token"
 
 	"github.com/overloadsim/overloadsim/field"
 	"github.com/overloadsim/overloadsim/internal/fileinfo"
@@ -15,7 +11,7 @@ import (
 // Limits on a scenario's input, checked before it is decoded, so that a hostile or broken file
 // is a Problem in milliseconds rather than a process that grows until the machine gives out:
 // these, and those of strict YAML (internal/yamlstrict: nesting, keys, tokens, characters).
-// (maxNodes, in tree.go, bounds the decoded tree; maxCount and maxSweepPoints, in validate.go,
+// (yamlstrict.MaxNodes bounds the decoded tree; maxCount and maxSweepPoints, in validate.go,
 // what the scenario asks to simulate; bench.Estimate what a valid one costs.)
 const (
 	// MaxFileBytes is the largest scenario file Load and Parse read: 1 MiB, some 500 times the
@@ -40,13 +36,10 @@ func fileProblem(file string, err error) (Problems, bool) {
 	case errors.Is(err, yamlstrict.ErrNotRegular):
 		return Problems{{File: file, Path: "(file)", Value: fe.Value, Rule: "a scenario is a regular file, not a directory, device, pipe or socket"}}, true
 	case errors.Is(err, yamlstrict.ErrTooLarge):
-		return Problems{{File: file, Path: "(file)", Value: fe.Value, Rule: sizeRule}}, true
+		return Problems{{File: file, Path: "(file)", Value: fe.Value, Rule: scenarioFile.SizeRule()}}, true
 	}
 	return nil, false
 }
-
-// sizeRule is the rule a scenario file larger than MaxFileBytes breaks.
-var sizeRule = fmt.Sprintf("a scenario file holds at most %s (%d bytes)", fileinfo.Size(MaxFileBytes), MaxFileBytes)
 
 // dataFileError is the error a file a scenario names gives when yamlstrict.ReadFileBounded
 // refuses it: its value and a rule about such files, without the path, which the message
@@ -65,32 +58,34 @@ func dataFileError(err error) error {
 	return err
 }
 
-// checkSize refuses data longer than MaxFileBytes.
-func checkSize(file string, data []byte) Problems {
-	if len(data) <= MaxFileBytes {
-		return nil
+// scenarioFile is a scenario file as yamlstrict bounds it and names it in its rules.
+var scenarioFile = yamlstrict.Input{What: "a scenario file", MaxBytes: MaxFileBytes}
+
+// parseTree parses a scenario file into a node tree, within the limits above and
+// yamlstrict's; a problem is the scenario file's. An empty document is an empty mapping.
+func parseTree(file string, data []byte) (*yamlstrict.Node, error) {
+	n, errs := scenarioFile.Parse(data)
+	if errs != nil {
+		return nil, yamlProblems(file, errs)
 	}
-	return Problems{{File: file, Path: "(file)", Value: strconv.Itoa(len(data)) + " bytes", Rule: sizeRule}}
+	return n, nil
 }
 
-// boundInput checks data against the limits above before the parser runs: its size, then
-// yamlstrict.Prescan's.
-func boundInput(file string, data []byte) Problems {
-	if ps := checkSize(file, data); ps != nil {
-		return ps
+// canonicalTree parses the canonical text of a scenario (Scenario.String), which this package
+// wrote from a scenario that was read within the limits (yamlstrict.Input.ParseCanonical).
+func canonicalTree(file, text string) (*yamlstrict.Node, error) {
+	n, errs := scenarioFile.ParseCanonical([]byte(text))
+	if errs != nil {
+		return nil, yamlProblems(file, errs)
 	}
-	return yamlProblem(file, yamlstrict.Prescan(data, "a scenario file"))
+	return n, nil
 }
 
-// checkNesting is yamlstrict.CheckTokens, its problem the scenario file's.
-func checkNesting(file string, tokens token.Tokens) Problems {
-	return yamlProblem(file, yamlstrict.CheckTokens(tokens))
-}
-
-// yamlProblem is e, a problem of strict YAML, as a problem of the scenario file; nil for nil.
-func yamlProblem(file string, e *yamlstrict.Error) Problems {
-	if e == nil {
-		return nil
+// yamlProblems are errs, problems of strict YAML, as problems of the scenario file.
+func yamlProblems(file string, errs []*yamlstrict.Error) Problems {
+	ps := make(Problems, len(errs))
+	for i, e := range errs {
+		ps[i] = Problem{File: file, Line: e.Line, Col: e.Col, Override: e.Override, Path: e.Path, Value: e.Value, Rule: e.Rule}
 	}
-	return Problems{{File: file, Line: e.Line, Col: e.Col, Path: e.Path, Value: e.Value, Rule: e.Rule}}
+	return ps
 }

@@ -2,14 +2,13 @@ package scenarios
 
 import (
 	"fmt"
-	"github.com/overloadsim/overloadsim/internal/yamlstrict"
 	"io/fs"
 	"path"
 	"path/filepath"
-	"reflect"
 	"strings"
 
 	"github.com/overloadsim/overloadsim/field"
+	"github.com/overloadsim/overloadsim/internal/yamlstrict"
 )
 
 // source is where a scenario came from: the file name used in messages, its node tree (with the
@@ -17,10 +16,9 @@ import (
 // sits in the file.
 type source struct {
 	file string
-	tree *node
+	tree *yamlstrict.Node
 	read fileReader
-	at   map[string]pos
-	bad  map[string]bool
+	at   map[string]yamlstrict.Pos
 }
 
 // Load reads and validates the scenario file at path. Files it names (empirical(file.csv),
@@ -84,28 +82,28 @@ func parse(file string, data []byte, read fileReader) (*Scenario, error) {
 }
 
 // decodeScenario decodes, completes and validates a scenario from its tree.
-func decodeScenario(file string, tree *node, read fileReader) (*Scenario, error) {
-	d := &decoder{file: file, files: read, at: map[string]pos{}, bad: map[string]bool{}}
+func decodeScenario(file string, tree *yamlstrict.Node, read fileReader) (*Scenario, error) {
+	d := newDecoder(file, read, nil)
 	sc := &Scenario{}
-	if tree.kind != mapNode && tree.kind != nullNode {
-		d.problem(tree, "(top level)", describe(tree), "a scenario is a mapping of fields (name, duration, topology, clients, …)")
-		return nil, d.probs.sorted()
+	if tree.Kind != yamlstrict.MapKind && tree.Kind != yamlstrict.NullKind {
+		d.Problem(tree, "(top level)", yamlstrict.Describe(tree), "a scenario is a mapping of fields (name, duration, topology, clients, …)")
+		return nil, d.problems().sorted()
 	}
-	d.decodeStruct(tree, reflect.ValueOf(sc).Elem(), "")
-	if params := tree.get("sweep").get("parameters"); params != nil {
-		for _, k := range params.keys {
-			sc.Sweep.order = append(sc.Sweep.order, k.text)
+	d.Decode(tree, sc)
+	if params := tree.Get("sweep").Get("parameters"); params != nil {
+		for _, k := range params.Keys {
+			sc.Sweep.order = append(sc.Sweep.order, k.Text)
 		}
 	}
-	if sc.Name == "" && d.at["name"] == (pos{}) {
+	if sc.Name == "" && d.At["name"] == (yamlstrict.Pos{}) {
 		base := filepath.Base(file)
 		sc.Name = strings.TrimSuffix(base, filepath.Ext(base))
 	}
-	sc.src = &source{file: file, tree: tree, read: read, at: d.at, bad: d.bad}
+	sc.src = &source{file: file, tree: tree, read: read, at: d.At}
 	sc.EnsureDefaults()
 	sc.validate(d, true)
-	if len(d.probs) > 0 {
-		return nil, d.probs.sorted()
+	if len(d.Errors) > 0 {
+		return nil, d.problems().sorted()
 	}
 	return sc, nil
 }
@@ -122,13 +120,13 @@ func (s *Scenario) ValidateBuild() error { return s.check(false) }
 
 // check validates s, trying the sweep's values on it when trySweep is set.
 func (s *Scenario) check(trySweep bool) error {
-	d := &decoder{file: s.Name, at: map[string]pos{}, bad: map[string]bool{}, files: noFiles}
+	d := newDecoder(s.Name, noFiles, nil)
 	if s.src != nil {
-		d.file, d.at, d.files = s.src.file, s.src.at, s.src.read
+		d = newDecoder(s.src.file, s.src.read, s.src.at)
 	}
 	s.validate(d, trySweep)
-	if len(d.probs) > 0 {
-		return d.probs.sorted()
+	if len(d.Errors) > 0 {
+		return d.problems().sorted()
 	}
 	return nil
 }
@@ -170,7 +168,7 @@ func (s *Scenario) SetAll(overrides ...string) error {
 		return nil
 	}
 	src := s.source()
-	tree := src.tree.clone()
+	tree := src.tree.Clone()
 	for _, kv := range overrides {
 		path, value, ok := strings.Cut(kv, "=")
 		if !ok {
@@ -191,7 +189,7 @@ func (s *Scenario) SetAll(overrides ...string) error {
 // setting returns the scenario Set(path, value) makes of s, leaving s unchanged.
 func (s *Scenario) setting(path, value string) (*Scenario, error) {
 	src := s.source()
-	tree := src.tree.clone()
+	tree := src.tree.Clone()
 	if err := setOverride(tree, path, value); err != nil {
 		return nil, err
 	}
@@ -200,16 +198,27 @@ func (s *Scenario) setting(path, value string) (*Scenario, error) {
 
 // setOverride puts the override path=value into tree, its nodes positioned at the override. A
 // value that does not parse or a path that does not fit is an *overrideError.
-func setOverride(tree *node, path, value string) error {
+func setOverride(tree *yamlstrict.Node, path, value string) error {
 	label := "--set " + path + "=" + value
 	v, err := parseValue(label, value)
 	if err != nil {
 		return &overrideError{label: label, err: err}
 	}
-	if err := setPath(tree, path, v); err != nil {
+	if err := tree.Set(path, v); err != nil {
 		return &overrideError{label: label, err: err}
 	}
 	return nil
+}
+
+// parseValue reads the value of an override (yamlstrict.Input.ParseValue), and positions
+// every node of it at the override, set.
+func parseValue(set, value string) (*yamlstrict.Node, error) {
+	v, rule := scenarioFile.ParseValue(value)
+	if rule != "" {
+		return nil, fmt.Errorf("value %s: %s", field.Quote(value), rule)
+	}
+	v.MarkOverride(set)
+	return v, nil
 }
 
 // overrideError is an override that could not be applied, before any validation: its value
@@ -261,7 +270,7 @@ func (s *Scenario) clone() *Scenario {
 		}
 		return c
 	}
-	c, err := decodeScenario(s.src.file, s.src.tree.clone(), s.src.read)
+	c, err := decodeScenario(s.src.file, s.src.tree.Clone(), s.src.read)
 	if err != nil {
 		// s was valid when decoded from this tree; it decodes the same way again.
 		panic("scenarios: clone: " + err.Error())

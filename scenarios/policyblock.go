@@ -7,6 +7,7 @@ import (
 
 	"github.com/overloadsim/overloadsim/client/retry"
 	"github.com/overloadsim/overloadsim/field"
+	"github.com/overloadsim/overloadsim/internal/yamlstrict"
 )
 
 // A driver's retry policy option block (Driver.PolicyBlock, tagged yaml:",block") is one field
@@ -14,10 +15,10 @@ import (
 // which block the scenario gives, and retry makes it with its defaults and validates it.
 
 // blockFields returns the YAML fields of the block field at index i: one per block key.
-func blockFields(i int) []fieldInfo {
-	var out []fieldInfo
+func blockFields(i int) []yamlstrict.Field {
+	var out []yamlstrict.Field
 	for _, key := range retry.BlockKeys() {
-		out = append(out, fieldInfo{name: key, index: []int{i}, block: true})
+		out = append(out, yamlstrict.Field{Name: key, Index: []int{i}, Options: []string{"block"}})
 	}
 	return out
 }
@@ -31,15 +32,15 @@ type givenBlock struct {
 
 // decodeBlock reads n, the block under key, into v, the driver's block field: a block with
 // its defaults and the fields n gives. null leaves it as it is: the policy's defaults.
-func (d *decoder) decodeBlock(n *node, v reflect.Value, path, key string) {
-	if n.kind == nullNode {
+func (d *decoder) decodeBlock(n *yamlstrict.Node, v reflect.Value, path, key string) {
+	if n.Kind == yamlstrict.NullKind {
 		return
 	}
 	b := retry.NewBlock(key)
-	before := len(d.probs)
-	d.decodeStruct(n, reflect.ValueOf(b).Elem(), path)
+	before := len(d.Errors)
+	d.DecodeStruct(n, reflect.ValueOf(b).Elem(), path)
 	switch {
-	case len(d.probs) != before:
+	case len(d.Errors) != before:
 	case v.IsNil():
 		v.Set(reflect.ValueOf(&b).Elem())
 	default:
@@ -49,12 +50,12 @@ func (d *decoder) decodeBlock(n *node, v reflect.Value, path, key string) {
 
 // encodeBlock writes v, the driver's block field, under key: nothing when it holds no block
 // or a block of another key.
-func encodeBlock(v reflect.Value, key string) *node {
+func encodeBlock(v reflect.Value, key string) *yamlstrict.Node {
 	b, _ := v.Interface().(retry.Block)
 	if b == nil || retry.BlockKey(b) != key {
 		return nil
 	}
-	return encode(reflect.ValueOf(b), fieldInfo{})
+	return encode(reflect.ValueOf(b), yamlstrict.Field{})
 }
 
 // otherBlocks reports each block given in g's driver (at path p) beside the one it holds, as
@@ -62,7 +63,7 @@ func encodeBlock(v reflect.Value, key string) *node {
 // or its invalid options.
 func (v *validator) otherBlocks(g *Group, p string) {
 	for _, x := range v.d.extraBlocks {
-		if parentPath(x.path) != p {
+		if yamlstrict.ParentPath(x.path) != p {
 			continue
 		}
 		o := g.Driver.ClientOptions()

@@ -12,6 +12,7 @@ import (
 	"github.com/overloadsim/overloadsim/client/retry"
 	"github.com/overloadsim/overloadsim/client/selection"
 	"github.com/overloadsim/overloadsim/dist"
+	"github.com/overloadsim/overloadsim/internal/yamlstrict"
 	"github.com/overloadsim/overloadsim/results"
 	"github.com/overloadsim/overloadsim/server"
 	"github.com/overloadsim/overloadsim/server/mongos"
@@ -461,17 +462,17 @@ func (sw *Sweep) Paths() []string {
 
 // encodeYAML writes the sweep with its parameters in their order (Paths), not sorted as
 // mappings otherwise are.
-func (sw Sweep) encodeYAML() *node {
-	m := &node{kind: mapNode}
+func (sw Sweep) encodeYAML() *yamlstrict.Node {
+	m := &yamlstrict.Node{Kind: yamlstrict.MapKind}
 	if sw.Parameters != nil {
-		params := &node{kind: mapNode}
+		params := &yamlstrict.Node{Kind: yamlstrict.MapKind}
 		for _, p := range sw.Paths() {
-			params.keys = append(params.keys, scalar(p))
-			params.vals = append(params.vals, sw.Parameters[p].encodeYAML())
+			params.Keys = append(params.Keys, yamlstrict.NewScalar(p))
+			params.Vals = append(params.Vals, sw.Parameters[p].encodeYAML())
 		}
-		m.keys, m.vals = append(m.keys, scalar("parameters")), append(m.vals, params)
+		m.Keys, m.Vals = append(m.Keys, yamlstrict.NewScalar("parameters")), append(m.Vals, params)
 	}
-	m.keys, m.vals = append(m.keys, scalar("replications")), append(m.vals, scalar(strconv.Itoa(sw.Replications)))
+	m.Keys, m.Vals = append(m.Keys, yamlstrict.NewScalar("replications")), append(m.Vals, yamlstrict.NewScalar(strconv.Itoa(sw.Replications)))
 	return m
 }
 
@@ -657,9 +658,7 @@ func fill[T any](p **T, v T) {
 // String returns the canonical text of s: YAML with every field in a fixed order, maps
 // sorted, every default filled in. Parse(String()) gives a scenario with the same String.
 func (s *Scenario) String() string {
-	var b strings.Builder
-	writeBlock(&b, encode(reflect.ValueOf(s).Elem(), fieldInfo{}), 0)
-	return b.String()
+	return yamlstrict.Text(encode(reflect.ValueOf(s).Elem(), yamlstrict.Field{}))
 }
 
 // ServerConfig is the node as server.New takes it. Its costs are the node's: a node that does

@@ -3,13 +3,14 @@ package scenarios
 import (
 	"bytes"
 	"errors"
-	"github.com/overloadsim/overloadsim/internal/golden"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/overloadsim/overloadsim/internal/golden"
 
 	"github.com/overloadsim/overloadsim/wire"
 )

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"fmt"
 
+	"github.com/overloadsim/overloadsim/internal/yamlstrict"
 	"github.com/overloadsim/overloadsim/results"
 )
 
@@ -74,26 +75,26 @@ func (s *Scenario) Vary(path, spec string) error {
 	if err != nil {
 		return err
 	}
-	tree := src.tree.clone()
-	sweep := tree.get("sweep")
-	if sweep == nil || sweep.kind != mapNode {
-		if err := setPath(tree, "sweep", &node{kind: mapNode}); err != nil {
+	tree := src.tree.Clone()
+	sweep := tree.Get("sweep")
+	if sweep == nil || sweep.Kind != yamlstrict.MapKind {
+		if err := tree.Set("sweep", &yamlstrict.Node{Kind: yamlstrict.MapKind}); err != nil {
 			return err
 		}
-		sweep = tree.get("sweep")
+		sweep = tree.Get("sweep")
 	}
-	params := sweep.get("parameters")
-	if params == nil || params.kind != mapNode {
-		if err := setPath(sweep, "parameters", &node{kind: mapNode}); err != nil {
+	params := sweep.Get("parameters")
+	if params == nil || params.Kind != yamlstrict.MapKind {
+		if err := sweep.Set("parameters", &yamlstrict.Node{Kind: yamlstrict.MapKind}); err != nil {
 			return err
 		}
-		params = sweep.get("parameters")
+		params = sweep.Get("parameters")
 	}
-	if old := params.get(path); old != nil {
+	if old := params.Get(path); old != nil {
 		*old = *values
 	} else {
-		params.keys = append(params.keys, &node{kind: scalarNode, text: path, pos: values.pos})
-		params.vals = append(params.vals, values)
+		params.Keys = append(params.Keys, &yamlstrict.Node{Kind: yamlstrict.ScalarKind, Text: path, Pos: values.Pos})
+		params.Vals = append(params.Vals, values)
 	}
 	next, err := decodeScenario(src.file, tree, src.read)
 	if err != nil {

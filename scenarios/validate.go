@@ -17,6 +17,7 @@ import (
 	"github.com/overloadsim/overloadsim/client/selection"
 	"github.com/overloadsim/overloadsim/client/workload"
 	"github.com/overloadsim/overloadsim/field"
+	"github.com/overloadsim/overloadsim/internal/yamlstrict"
 	"github.com/overloadsim/overloadsim/server"
 	"github.com/overloadsim/overloadsim/server/failpoint"
 	"github.com/overloadsim/overloadsim/wire"
@@ -42,20 +43,20 @@ func (v *validator) bad(path, value, rule string) {
 	// A field that failed to decode has its problem already; so do the fields under it and
 	// the rules about the whole it belongs to. (The lookups are by path, not a scan of every
 	// failed field, so that a file of thousands of problems is not quadratic.)
-	if v.d.bad[path] || v.d.badBelow[path] {
+	if v.d.Failed(path) || v.d.FailedUnder(path) {
 		return
 	}
-	for q := parentPath(path); q != ""; q = parentPath(q) {
-		if v.d.bad[q] {
+	for q := yamlstrict.ParentPath(path); q != ""; q = yamlstrict.ParentPath(q) {
+		if v.d.Failed(q) {
 			return
 		}
 	}
-	v.d.problemAt(path, value, rule)
+	v.d.ProblemAt(path, value, rule)
 }
 
 // failed reports whether the value at path failed to decode: its problem is reported, and the
 // field holds its default, which the rules that depend on it must not read as given.
-func (v *validator) failed(path string) bool { return v.d.bad[path] }
+func (v *validator) failed(path string) bool { return v.d.Failed(path) }
 
 // reattribute reports the problems of err, as a model package's Validate returns them, at base:
 // each *field.Error at its field under base (rename maps a package's field name to the
@@ -125,7 +126,7 @@ func (v *validator) name() {
 	default:
 		return
 	}
-	if _, given := v.d.at["name"]; !given && v.sc.src != nil {
+	if _, given := v.d.At["name"]; !given && v.sc.src != nil {
 		rule += " (this one is the file's name: give the scenario a name:)"
 	}
 	v.bad("name", strconv.Quote(name), rule)
@@ -154,10 +155,10 @@ func (v *validator) recovery() {
 		return
 	}
 	if !(r.K > 0) || math.IsInf(r.K, 0) {
-		v.bad("recovery.k", formatFloat(r.K), "must be a finite number > 0")
+		v.bad("recovery.k", yamlstrict.FormatFloat(r.K), "must be a finite number > 0")
 	}
 	if !(r.Floor >= 0 && r.Floor < 1) {
-		v.bad("recovery.floor", formatFloat(r.Floor), "must be in [0, 1)")
+		v.bad("recovery.floor", yamlstrict.FormatFloat(r.Floor), "must be in [0, 1)")
 	}
 	for _, f := range []struct {
 		name string
@@ -576,10 +577,10 @@ var faultFields = []struct {
 // it.
 func fieldText(f *Fault, name string) string {
 	v := reflect.ValueOf(f).Elem()
-	for _, fi := range fieldsOf(v.Type()) {
-		if fi.name == name {
-			if n := encode(v.FieldByIndex(fi.index), fi); n != nil {
-				return inline(n)
+	for _, fi := range yamlstrict.Fields(v.Type(), schema{}) {
+		if fi.Name == name {
+			if n := encode(v.FieldByIndex(fi.Index), fi); n != nil {
+				return yamlstrict.Inline(n)
 			}
 		}
 	}
@@ -633,7 +634,7 @@ func (v *validator) load(f *Fault, p string) {
 		v.bad(p+".node", f.Node, "a load fault changes a client group's rate, not a node: name the group")
 	}
 	if !(f.Factor > 0) || math.IsInf(f.Factor, 0) {
-		v.bad(p+".factor", formatFloat(f.Factor), "must be a finite number > 0 (the rate's multiplier: 3 triples it)")
+		v.bad(p+".factor", yamlstrict.FormatFloat(f.Factor), "must be a finite number > 0 (the rate's multiplier: 3 triples it)")
 	}
 	if f.For <= 0 {
 		v.bad(p+".for", f.For.String(), "a load change lasts a while: must be > 0")
@@ -756,13 +757,13 @@ func (v *validator) sweep() {
 			return
 		}
 	}
-	if !v.trySweep || v.sc.src == nil || len(v.d.probs) > 0 {
+	if !v.trySweep || v.sc.src == nil || len(v.d.Errors) > 0 {
 		return // the values are checked once the rest of the scenario is valid
 	}
 	// The values are tried on the scenario without its sweep, so that checking a value does
 	// not check the sweep again.
-	tree := v.sc.src.tree.clone()
-	if err := setPath(tree, "sweep", &node{kind: mapNode}); err != nil {
+	tree := v.sc.src.tree.Clone()
+	if err := tree.Set("sweep", &yamlstrict.Node{Kind: yamlstrict.MapKind}); err != nil {
 		return
 	}
 	base, err := decodeScenario(v.sc.src.file, tree, v.sc.src.read)
@@ -777,7 +778,7 @@ func (v *validator) sweep() {
 	for _, sv := range sw.Parameters {
 		total += len(sv.Values)
 	}
-	tries := max(maxSweepTrialNodes/(countNodes(v.sc.src.tree)+sweepTrialOverhead), 2)
+	tries := max(maxSweepTrialNodes/(v.sc.src.tree.Count()+sweepTrialOverhead), 2)
 	for _, path := range sw.Paths() {
 		if strings.HasPrefix(path, "sweep") {
 			v.bad("sweep.parameters."+path, path, "a sweep cannot vary itself")

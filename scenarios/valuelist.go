@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/overloadsim/overloadsim/internal/yamlstrict"
 )
 
 // listError is what is wrong with a value list (the values of a --vary): the rule it breaks
@@ -135,7 +137,7 @@ func isRange(v string) bool {
 // sweep expands), a YAML flow list [a, b, {x: 1}], or a list a,b,c split by splitValues, each
 // value YAML as Set reads it. Every node gets the override as its position. A bad list is a
 // Problem of the override.
-func varyValues(file, label, path, spec string) (*node, error) {
+func varyValues(file, label, path, spec string) (*yamlstrict.Node, error) {
 	bad := func(value, rule string) error {
 		if value == "" {
 			value = `""`
@@ -146,10 +148,10 @@ func varyValues(file, label, path, spec string) (*node, error) {
 	if err != nil {
 		return nil, bad(spec, err.Error())
 	}
-	var values *node
+	var values *yamlstrict.Node
 	switch {
 	case len(items) == 1 && isRange(items[0]):
-		values = &node{kind: scalarNode, text: items[0]}
+		values = &yamlstrict.Node{Kind: yamlstrict.ScalarKind, Text: items[0]}
 	case len(items) == 1 && strings.HasPrefix(items[0], "[") && strings.HasSuffix(items[0], "]"):
 		// One flow list, [a, b, c]: its items are the values, split as a list is, so that
 		// [lognormal(1ms, 0.5), exp(2ms)] is two values. (To sweep over one list value, write
@@ -167,18 +169,18 @@ func varyValues(file, label, path, spec string) (*node, error) {
 		// reads, or not.
 		fallthrough
 	default:
-		values = &node{kind: seqNode}
+		values = &yamlstrict.Node{Kind: yamlstrict.SeqKind}
 		for i, it := range items {
-			n, rule := parseYAMLValue(it)
+			n, rule := scenarioFile.ParseValue(it)
 			if rule != "" {
 				if len(items) > 1 {
 					rule = fmt.Sprintf("value %d of %d: %s", i+1, len(items), rule)
 				}
 				return nil, bad(it, rule)
 			}
-			values.items = append(values.items, n)
+			values.Items = append(values.Items, n)
 		}
 	}
-	markSet(values, label)
+	values.MarkOverride(label)
 	return values, nil
 }

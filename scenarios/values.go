@@ -14,6 +14,7 @@ import (
 	"github.com/overloadsim/overloadsim/client/workload"
 	"github.com/overloadsim/overloadsim/dist"
 	"github.com/overloadsim/overloadsim/field"
+	"github.com/overloadsim/overloadsim/internal/yamlstrict"
 	"github.com/overloadsim/overloadsim/server/failpoint"
 )
 
@@ -33,29 +34,29 @@ func (x Dist) String() string {
 	return x.D.String()
 }
 
-func (x *Dist) decodeYAML(d *decoder, n *node, path string) {
-	if n.kind != scalarNode {
-		if n.kind == nullNode {
+func (x *Dist) decodeYAML(d *decoder, n *yamlstrict.Node, path string) {
+	if n.Kind != yamlstrict.ScalarKind {
+		if n.Kind == yamlstrict.NullKind {
 			x.D = nil
 			return
 		}
-		d.problem(n, path, describe(n), "must be a distribution such as exp(5ms), lognormal(3ms, 0.5), const(1ms) or empirical(file.csv)")
+		d.Problem(n, path, yamlstrict.Describe(n), "must be a distribution such as exp(5ms), lognormal(3ms, 0.5), const(1ms) or empirical(file.csv)")
 		return
 	}
-	v, err := dist.ParseWith(n.text, d.empirical)
+	v, err := dist.ParseWith(n.Text, d.empirical)
 	if err != nil {
 		// The field error's value is the text, which the problem gives as written.
 		rule := err.Error()
 		if fe := (*field.Error)(nil); errors.As(err, &fe) {
 			rule = fe.Rule
 		}
-		d.problem(n, path, n.text, rule)
+		d.Problem(n, path, n.Text, rule)
 		return
 	}
 	x.D = v
 }
 
-func (x Dist) encodeYAML() *node { return scalar(x.String()) }
+func (x Dist) encodeYAML() *yamlstrict.Node { return yamlstrict.NewScalar(x.String()) }
 
 // empirical loads the values of empirical(file) through the scenario's file reader.
 func (d *decoder) empirical(name string) ([]time.Duration, error) {
@@ -81,24 +82,24 @@ func (w Warmup) String() string {
 	return w.Fixed.String()
 }
 
-func (w *Warmup) decodeYAML(d *decoder, n *node, path string) {
-	if n.kind == scalarNode && n.text == "auto" {
+func (w *Warmup) decodeYAML(d *decoder, n *yamlstrict.Node, path string) {
+	if n.Kind == yamlstrict.ScalarKind && n.Text == "auto" {
 		*w = Warmup{Auto: true}
 		return
 	}
-	if n.kind != scalarNode {
-		d.problem(n, path, describe(n), "must be a duration such as 10s, or auto")
+	if n.Kind != yamlstrict.ScalarKind {
+		d.Problem(n, path, yamlstrict.Describe(n), "must be a duration such as 10s, or auto")
 		return
 	}
-	v, rule := parseDuration(n.text, false)
+	v, rule := parseDuration(n.Text, false)
 	if rule != "" {
-		d.problem(n, path, n.text, "must be a duration such as 10s, or auto")
+		d.Problem(n, path, n.Text, "must be a duration such as 10s, or auto")
 		return
 	}
 	*w = Warmup{Fixed: v}
 }
 
-func (w Warmup) encodeYAML() *node { return scalar(w.String()) }
+func (w Warmup) encodeYAML() *yamlstrict.Node { return yamlstrict.NewScalar(w.String()) }
 
 // RatePoint is one knot of a piecewise profile: the rate at time At since the start of the run.
 type RatePoint struct {
@@ -196,23 +197,23 @@ func (x *Profile) String() string {
 	return x.p.String()
 }
 
-func (x *Profile) decodeYAML(d *decoder, n *node, path string) {
+func (x *Profile) decodeYAML(d *decoder, n *yamlstrict.Node, path string) {
 	*x = Profile{}
-	switch n.kind {
-	case nullNode:
+	switch n.Kind {
+	case yamlstrict.NullKind:
 		return
-	case seqNode:
-		d.problem(n, path, describe(n), "must be a rate such as 2000/s, trace(file.csv), or a mapping with a kind ("+strings.Join(profileKinds(), ", ")+")")
+	case yamlstrict.SeqKind:
+		d.Problem(n, path, yamlstrict.Describe(n), "must be a rate such as 2000/s, trace(file.csv), or a mapping with a kind ("+strings.Join(profileKinds(), ", ")+")")
 		return
-	case scalarNode:
-		if file, ok := strings.CutPrefix(n.text, "trace("); ok && strings.HasSuffix(file, ")") {
+	case yamlstrict.ScalarKind:
+		if file, ok := strings.CutPrefix(n.Text, "trace("); ok && strings.HasSuffix(file, ")") {
 			x.Kind, x.File = "trace", strings.TrimSpace(strings.TrimSuffix(file, ")"))
 			x.load(d, n, path)
 			return
 		}
-		r, rule := parseNumber(n.text, true)
-		if rule != "" || !strings.HasSuffix(n.text, "/s") && n.text != "0" {
-			d.problem(n, path, n.text, "must be a rate such as 2000/s, trace(file.csv), or a mapping with a kind ("+strings.Join(profileKinds(), ", ")+")")
+		r, rule := parseNumber(n.Text, true)
+		if rule != "" || !strings.HasSuffix(n.Text, "/s") && n.Text != "0" {
+			d.Problem(n, path, n.Text, "must be a rate such as 2000/s, trace(file.csv), or a mapping with a kind ("+strings.Join(profileKinds(), ", ")+")")
 			return
 		}
 		x.Kind, x.Rate = "constant", r
@@ -220,9 +221,9 @@ func (x *Profile) decodeYAML(d *decoder, n *node, path string) {
 		return
 	}
 	var f profileFields
-	before := len(d.probs)
-	d.decodeStruct(n, reflect.ValueOf(&f).Elem(), path)
-	if len(d.probs) > before {
+	before := len(d.Errors)
+	d.DecodeStruct(n, reflect.ValueOf(&f).Elem(), path)
+	if len(d.Errors) > before {
 		return
 	}
 	*x = Profile{Kind: f.Kind, Rate: f.Rate, Before: f.Before, After: f.After, At: f.At, From: f.From, To: f.To,
@@ -236,25 +237,25 @@ func (x *Profile) decodeYAML(d *decoder, n *node, path string) {
 		return p.kind == f.Kind
 	})
 	if i < 0 {
-		kn := n.get("kind")
+		kn := n.Get("kind")
 		if kn == nil {
-			d.problem(n, path+".kind", "(missing)", "required: one of "+strings.Join(profileKinds(), ", "))
+			d.Problem(n, path+".kind", "(missing)", "required: one of "+strings.Join(profileKinds(), ", "))
 		} else {
-			d.problem(kn, path+".kind", describe(kn), "must be one of "+strings.Join(profileKinds(), ", "))
+			d.Problem(kn, path+".kind", yamlstrict.Describe(kn), "must be one of "+strings.Join(profileKinds(), ", "))
 		}
 		return
 	}
 	spec := profileParams[i]
 	ok := true
-	for j, k := range n.keys {
-		if k.text != "kind" && !slices.Contains(spec.params, k.text) {
-			d.problem(n.vals[j], path+"."+k.text, describe(n.vals[j]), "not a parameter of a "+f.Kind+" profile ("+strings.Join(spec.params, ", ")+")")
+	for j, k := range n.Keys {
+		if k.Text != "kind" && !slices.Contains(spec.params, k.Text) {
+			d.Problem(n.Vals[j], path+"."+k.Text, yamlstrict.Describe(n.Vals[j]), "not a parameter of a "+f.Kind+" profile ("+strings.Join(spec.params, ", ")+")")
 			ok = false
 		}
 	}
 	for _, p := range spec.params {
-		if n.get(p) == nil && !slices.Contains(spec.optional, p) {
-			d.problem(n, path+"."+p, "(missing)", "required for a "+f.Kind+" profile")
+		if n.Get(p) == nil && !slices.Contains(spec.optional, p) {
+			d.Problem(n, path+"."+p, "(missing)", "required for a "+f.Kind+" profile")
 			ok = false
 		}
 	}
@@ -262,16 +263,16 @@ func (x *Profile) decodeYAML(d *decoder, n *node, path string) {
 		return
 	}
 	if f.Kind == "trace" {
-		x.load(d, n.get("file"), path+".file")
+		x.load(d, n.Get("file"), path+".file")
 		return
 	}
 	x.build(d, n, path)
 }
 
 // load reads a trace file and builds the profile.
-func (x *Profile) load(d *decoder, n *node, path string) {
+func (x *Profile) load(d *decoder, n *yamlstrict.Node, path string) {
 	if x.File == "" {
-		d.problem(n, path, `""`, "must name a CSV file of time, rate")
+		d.Problem(n, path, `""`, "must name a CSV file of time, rate")
 		return
 	}
 	data, err := d.files(x.File)
@@ -287,13 +288,13 @@ func (x *Profile) load(d *decoder, n *node, path string) {
 		if fe := (*field.Error)(nil); errors.As(part, &fe) {
 			rule = fe.Error()
 		}
-		d.problem(n, path, x.File, rule)
+		d.Problem(n, path, x.File, rule)
 	}
 }
 
 // build makes the workload profile and re-attributes its constructor's errors to the
 // parameters they name: a field error's field is a parameter (end) or a point's (points[2].at).
-func (x *Profile) build(d *decoder, n *node, path string) {
+func (x *Profile) build(d *decoder, n *yamlstrict.Node, path string) {
 	var err error
 	switch x.Kind {
 	case "constant":
@@ -316,37 +317,37 @@ func (x *Profile) build(d *decoder, n *node, path string) {
 	for _, part := range field.Parts(err) {
 		var fe *field.Error
 		if !errors.As(part, &fe) {
-			d.problem(n, path, describe(n), part.Error())
+			d.Problem(n, path, yamlstrict.Describe(n), part.Error())
 			continue
 		}
 		// A parameter the file writes is the problem's field; a rate written as 2000/s has none.
-		if fn := n.lookup(fe.Field); fn != nil {
-			d.problem(fn, field.Join(path, fe.Field), fe.Value, fe.Rule)
+		if fn := n.Lookup(fe.Field); fn != nil {
+			d.Problem(fn, field.Join(path, fe.Field), fe.Value, fe.Rule)
 		} else {
-			d.problem(n, path, fe.Value, fe.Rule)
+			d.Problem(n, path, fe.Value, fe.Rule)
 		}
 	}
 }
 
-func (x Profile) encodeYAML() *node {
+func (x Profile) encodeYAML() *yamlstrict.Node {
 	switch x.Kind {
 	case "constant":
-		return scalar(formatFloat(x.Rate) + "/s")
+		return yamlstrict.NewScalar(yamlstrict.FormatFloat(x.Rate) + "/s")
 	case "trace":
-		return scalar("trace(" + x.File + ")")
+		return yamlstrict.NewScalar("trace(" + x.File + ")")
 	}
 	f := profileFields{Kind: x.Kind, Rate: x.Rate, Before: x.Before, After: x.After, At: x.At, From: x.From,
 		To: x.To, Start: x.Start, End: x.End, Base: x.Base, Peak: x.Peak, Duration: x.Duration, Mean: x.Mean,
 		Amplitude: x.Amplitude, Period: x.Period, Phase: x.Phase, Points: x.Points, File: x.File}
-	full := encode(reflect.ValueOf(f), fieldInfo{})
-	m := &node{kind: mapNode, keys: []*node{scalar("kind")}, vals: []*node{scalar(x.Kind)}}
+	full := encode(reflect.ValueOf(f), yamlstrict.Field{})
+	m := &yamlstrict.Node{Kind: yamlstrict.MapKind, Keys: []*yamlstrict.Node{yamlstrict.NewScalar("kind")}, Vals: []*yamlstrict.Node{yamlstrict.NewScalar(x.Kind)}}
 	for _, spec := range profileParams {
 		if spec.kind != x.Kind {
 			continue
 		}
 		for _, p := range spec.params {
-			m.keys = append(m.keys, scalar(p))
-			m.vals = append(m.vals, full.get(p))
+			m.Keys = append(m.Keys, yamlstrict.NewScalar(p))
+			m.Vals = append(m.Vals, full.Get(p))
 		}
 	}
 	return m
@@ -358,56 +359,56 @@ type FailMode struct {
 	failpoint.Mode // the mode, as the failpoint package holds it
 }
 
-func (m *FailMode) decodeYAML(d *decoder, n *node, path string) {
+func (m *FailMode) decodeYAML(d *decoder, n *yamlstrict.Node, path string) {
 	const want = "must be alwaysOn, off, {times: N}, {skip: N} or {activationProbability: P}"
 	switch {
-	case n.kind == scalarNode && n.text == "alwaysOn":
+	case n.Kind == yamlstrict.ScalarKind && n.Text == "alwaysOn":
 		m.Mode = failpoint.AlwaysOn()
-	case n.kind == scalarNode && n.text == "off":
+	case n.Kind == yamlstrict.ScalarKind && n.Text == "off":
 		m.Mode = failpoint.Off()
-	case n.kind == mapNode && len(n.keys) == 1:
-		v := n.vals[0]
-		fp := path + "." + n.keys[0].text
-		d.at[fp] = v.pos
-		if v.kind != scalarNode {
-			d.problem(v, fp, describe(v), "must be a number")
+	case n.Kind == yamlstrict.MapKind && len(n.Keys) == 1:
+		v := n.Vals[0]
+		fp := path + "." + n.Keys[0].Text
+		d.At[fp] = v.Pos
+		if v.Kind != yamlstrict.ScalarKind {
+			d.Problem(v, fp, yamlstrict.Describe(v), "must be a number")
 			return
 		}
-		switch n.keys[0].text {
+		switch n.Keys[0].Text {
 		case "times", "skip":
-			c, err := strconv.ParseInt(v.text, 10, 64)
+			c, err := strconv.ParseInt(v.Text, 10, 64)
 			if err != nil {
-				d.problem(v, fp, v.text, "must be an integer")
+				d.Problem(v, fp, v.Text, "must be an integer")
 				return
 			}
-			if n.keys[0].text == "times" {
+			if n.Keys[0].Text == "times" {
 				m.Mode = failpoint.Times(c)
 			} else {
 				m.Mode = failpoint.Skip(c)
 			}
 		case "activationProbability":
-			p, rule := parseNumber(v.text, false)
+			p, rule := parseNumber(v.Text, false)
 			if rule != "" {
-				d.problem(v, fp, v.text, "must be a number in [0, 1]")
+				d.Problem(v, fp, v.Text, "must be a number in [0, 1]")
 				return
 			}
 			m.Mode = failpoint.ActivationProbability(p)
 		default:
-			d.problem(n.keys[0], path, n.keys[0].text, want)
+			d.Problem(n.Keys[0], path, n.Keys[0].Text, want)
 		}
 	default:
-		d.problem(n, path, describe(n), want)
+		d.Problem(n, path, yamlstrict.Describe(n), want)
 	}
 }
 
-func (m FailMode) encodeYAML() *node {
+func (m FailMode) encodeYAML() *yamlstrict.Node {
 	switch m.Kind {
 	case failpoint.ModeTimes, failpoint.ModeSkip:
-		return &node{kind: mapNode, keys: []*node{scalar(m.Kind.String())}, vals: []*node{scalar(strconv.FormatInt(m.N, 10))}}
+		return &yamlstrict.Node{Kind: yamlstrict.MapKind, Keys: []*yamlstrict.Node{yamlstrict.NewScalar(m.Kind.String())}, Vals: []*yamlstrict.Node{yamlstrict.NewScalar(strconv.FormatInt(m.N, 10))}}
 	case failpoint.ModeActivationProbability:
-		return &node{kind: mapNode, keys: []*node{scalar("activationProbability")}, vals: []*node{scalar(formatFloat(m.P))}}
+		return &yamlstrict.Node{Kind: yamlstrict.MapKind, Keys: []*yamlstrict.Node{yamlstrict.NewScalar("activationProbability")}, Vals: []*yamlstrict.Node{yamlstrict.NewScalar(yamlstrict.FormatFloat(m.P))}}
 	}
-	return scalar(m.Kind.String())
+	return yamlstrict.NewScalar(m.Kind.String())
 }
 
 // SweepValues are the values a sweep gives one parameter: a list, or a range from:to:step of
@@ -420,40 +421,40 @@ type SweepValues struct {
 // maxSweepValues bounds the values one parameter may take.
 const maxSweepValues = 10_000
 
-func (s *SweepValues) decodeYAML(d *decoder, n *node, path string) {
+func (s *SweepValues) decodeYAML(d *decoder, n *yamlstrict.Node, path string) {
 	*s = SweepValues{}
-	switch n.kind {
-	case seqNode:
-		if len(n.items) == 0 {
-			d.problem(n, path, "[]", "must list at least one value")
+	switch n.Kind {
+	case yamlstrict.SeqKind:
+		if len(n.Items) == 0 {
+			d.Problem(n, path, "[]", "must list at least one value")
 			return
 		}
-		for _, it := range n.items {
-			s.Values = append(s.Values, flowText(it))
+		for _, it := range n.Items {
+			s.Values = append(s.Values, yamlstrict.Flow(it))
 		}
-	case scalarNode:
-		vals, rule := expandRange(n.text)
+	case yamlstrict.ScalarKind:
+		vals, rule := expandRange(n.Text)
 		if rule != "" {
-			d.problem(n, path, n.text, rule)
+			d.Problem(n, path, n.Text, rule)
 			return
 		}
-		s.Range, s.Values = n.text, vals
+		s.Range, s.Values = n.Text, vals
 	default:
-		d.problem(n, path, describe(n), "must be from:to:step or a list of values")
+		d.Problem(n, path, yamlstrict.Describe(n), "must be from:to:step or a list of values")
 	}
 }
 
-func (s SweepValues) encodeYAML() *node {
+func (s SweepValues) encodeYAML() *yamlstrict.Node {
 	if s.Range != "" {
-		return scalar(s.Range)
+		return yamlstrict.NewScalar(s.Range)
 	}
-	out := &node{kind: seqNode}
+	out := &yamlstrict.Node{Kind: yamlstrict.SeqKind}
 	for _, v := range s.Values {
 		n, err := parseValue("", v)
 		if err != nil {
-			n = scalar(v)
+			n = yamlstrict.NewScalar(v)
 		}
-		out.items = append(out.items, n)
+		out.Items = append(out.Items, n)
 	}
 	return out
 }
@@ -488,13 +489,13 @@ func expandRange(text string) ([]string, string) {
 		{func(s string) (float64, bool) {
 			x, r := parseNumber(s, false)
 			return x, r == "" && !strings.HasSuffix(s, "/s")
-		}, formatFloat},
+		}, yamlstrict.FormatFloat},
 		{func(s string) (float64, bool) { d, err := time.ParseDuration(s); return float64(d), err == nil },
 			func(x float64) string { return time.Duration(math.Round(x)).String() }},
 		{func(s string) (float64, bool) {
 			x, r := parseNumber(s, true)
 			return x, r == "" && strings.HasSuffix(s, "/s")
-		}, func(x float64) string { return formatFloat(x) + "/s" }},
+		}, func(x float64) string { return yamlstrict.FormatFloat(x) + "/s" }},
 	}
 	for _, rd := range readings {
 		a, okA := rd.parse(parts[0])

@@ -31,9 +31,12 @@ const (
 // text and the rule it breaks. A caller reports it in its own terms, with the file's name.
 type Error struct {
 	Line, Col int
-	Path      string
-	Value     string
-	Rule      string
+	// Override, when non-empty, is the override the value came from (Pos.Override) instead of
+	// the input; Line and Col are then 0.
+	Override string
+	Path     string
+	Value    string
+	Rule     string
 }
 
 // Error formats e as line:col: path: value: rule.

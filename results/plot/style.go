@@ -155,15 +155,15 @@ func logValues(ys []float64) []float64 {
 	return out
 }
 
-// logAxis makes p's y axis a log axis over [lo, hi] (values, not logarithms), widened to
+// logAxis makes a a log axis over [lo, hi] (values, not logarithms), widened to
 // whole decades.
-func logAxis(p *plot.Plot, lo, hi float64) {
+func logAxis(a *plot.Axis, lo, hi float64) {
 	// Whole decades, and a little room beyond a value that sits on one.
 	l, h := float64(math.Log10(lo)), float64(math.Log10(hi))
 	lo, hi = math.Floor(l), math.Ceil(h)
 	pad := float64(0.04 * (hi - lo))
-	p.Y.Min, p.Y.Max = min(lo, l-pad), max(hi, h+pad)
-	p.Y.Tick.Marker = logTicks{}
+	a.Min, a.Max = min(lo, l-pad), max(hi, h+pad)
+	a.Tick.Marker = logTicks{}
 }
 
 // logTicks labels a log axis (in log10 units) at every power of ten, and at 2 and 5 × 10^k

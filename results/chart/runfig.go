@@ -151,7 +151,7 @@ func GroupWidth(i, n int) float64 {
 	if n == 1 {
 		return Medium
 	}
-	return max(Thin, 2.75-0.4*float64(i))
+	return max(Thin, 2.75-float64(0.4*float64(i)))
 }
 
 // groupStyle is the style of the i-th of n groups (or servers): its palette colour and width.

@@ -11,6 +11,8 @@ import (
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/overloadsim/overloadsim/results/chart"
 )
 
 // Figure size: 12 × 8 inches, 1200 × 800 px in the PNG.
@@ -43,11 +45,10 @@ func textStyle(size vg.Length, bold bool) text.Style {
 	return text.Style{Color: color.Black, Font: f, Handler: plot.DefaultTextHandler}
 }
 
-// Line widths and dash patterns.
+// Line widths (chart's) and dash patterns.
 var (
-	thin   = vg.Points(1.25)
-	medium = vg.Points(1.75)
-	thick  = vg.Points(2.5)
+	thin   = vg.Points(chart.Thin)
+	medium = vg.Points(chart.Medium)
 
 	dashed = []vg.Length{vg.Points(6), vg.Points(3)}
 	dotted = []vg.Length{vg.Points(1.5), vg.Points(2.5)}

@@ -17,11 +17,22 @@
 // groups, servers and the lines of a sweep take Palette's colours in order. The gonum figures
 // and the report's interactive charts use the same values.
 //
+// # Figures
+//
+// A Figure is a figure as data: its title, its panels by row, and for each panel its axes
+// (labels, the range they must cover, log or linear, fixed ticks), its shaded windows, its
+// reference lines, its series (points, colour, width, dashes, point markers) and its legend's
+// keys, in order. results/plot renders one with gonum/plot and chooses nothing of it.
+//
 // # Runs
 //
 // Sum and GroupsSum add a column of timeseries.csv over groups or servers; RetryAmplification
-// is attempts ÷ offered of all groups. RunCharts is the figure of a report's interactive
-// charts: the rates of all groups and servers, and the amplification.
+// is attempts ÷ offered of all groups. RunFigures builds a run folder's figures (timeseries,
+// amplification, latency, servers and, with mongos routers, shards): rates as steps over their
+// interval, levels at its end, the warm-up and the faults as shaded windows labelled with their
+// outcome. RunCharts is the figure of a report's interactive charts: the rates of all groups
+// and servers, and the amplification. CompareFigure builds the comparison of several runs, or
+// of several sweeps over the same numeric parameter.
 //
 // # Sweeps
 //
@@ -36,8 +47,12 @@
 // # Scales and labels
 //
 // LogScale chooses between a linear and a log axis for latencies, the run's and the sweep's
-// alike. AxisLabel is the one place an axis of a summary metric is labelled: its words, its unit
-// (milliseconds or seconds for a latency, chosen by LatencyUnit; operations/s for a rate) and
-// which way is better. It reads the unit from results.MetricUnit, and is where the metric
-// catalogue's unit, label and direction will be read.
+// alike. An axis of a summary metric is labelled from the metric catalogue
+// (results.LookupMetric): its unit (milliseconds or seconds for a latency, chosen by
+// LatencyUnit; operations/s for a rate) and, for a tuning, which way is better (AxisLabel);
+// MetricAxis labels the sweep, run and comparison figures' metric axes with the catalogue's
+// words, or the figure's own where they differ (one table, figureWords).
+//
+// A load sweep's latency knee threshold (Sweep.LatencyThreshold) is not in its answers, which
+// give the rule in words only: it is taken again here, by the answers' rule, in one place.
 package chart

@@ -62,12 +62,12 @@ func RunCharts(ts *results.Timeseries) *Figure {
 	// The rejections are every refusal the servers counted (requests, queue overflows and
 	// connections), where the timeseries figure draws the operations' (requests and queue).
 	rates := []Series{
-		{"offered", Offered, x, GroupsSum(ts, "offered")},
-		{"attempts", Attempts, x, GroupsSum(ts, "attempts")},
-		{"goodput", Goodput, x, GroupsSum(ts, "goodput")},
-		{"rejections (servers)", Rejections, x, Sum(ts, results.KindServer, servers, "rejections")},
-		{"failures", Failures, x, GroupsSum(ts, "failures")},
+		{Label: "offered", Style: Style{Colour: Offered}, X: x, Y: GroupsSum(ts, "offered")},
+		{Label: "attempts", Style: Style{Colour: Attempts}, X: x, Y: GroupsSum(ts, "attempts")},
+		{Label: "goodput", Style: Style{Colour: Goodput}, X: x, Y: GroupsSum(ts, "goodput")},
+		{Label: "rejections (servers)", Style: Style{Colour: Rejections}, X: x, Y: Sum(ts, results.KindServer, servers, "rejections")},
+		{Label: "failures", Style: Style{Colour: Failures}, X: x, Y: GroupsSum(ts, "failures")},
 	}
-	amp := []Series{{"amplification", Palette[0], x, RetryAmplification(ts)}}
-	return &Figure{Name: "interactive", Panels: []Panel{{"rates", rates}, {"amplification", amp}}}
+	amp := []Series{{Label: "amplification", Style: Style{Colour: Palette[0]}, X: x, Y: RetryAmplification(ts)}}
+	return &Figure{Name: "interactive", Panels: []Panel{{Name: "rates", Series: rates}, {Name: "amplification", Series: amp}}}
 }

@@ -560,3 +560,16 @@ func (s *Sweep) LatencyThreshold() (float64, bool) {
 	}
 	return limit, limit > 0
 }
+
+// Glyph is line i's point marker: a shape of its own, and smaller than the lines' before it,
+// drawn on top of them, so that lines that coincide (policies that all reach the same plateau)
+// show as nested markers in every colour rather than as the last line alone. No ring: a ring
+// marks a knee.
+func (s *Sweep) Glyph(i int) Glyph {
+	shapes := []Shape{Circle, Box, Pyramid, Square, Triangle, Cross}
+	r := 3.5
+	if n := len(s.Lines); n > 1 {
+		r = 5.5 - 2.5*float64(i)/float64(n-1)
+	}
+	return Glyph{Shape: shapes[i%len(shapes)], Radius: r}
+}

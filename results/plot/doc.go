@@ -3,12 +3,15 @@
 // the module that imports gonum.org/v1/plot (internal/lint enforces it); it reads only files,
 // through package results. What a figure shows is chosen in results/chart, once for every
 // renderer: the figures' names (chart.Registry), the colours, the sums over groups and servers,
-// a sweep's lines and its knees; this package lays them out and draws them.
+// a sweep's lines and its knees. The run and comparison figures come whole as data
+// (chart.Figure: panels, axes, series, windows, reference lines, keys), which render draws
+// without choosing anything; this package lays them out and draws them.
 //
 // # Run figures
 //
-// WriteRunFigures reads a run folder (run.json, timeseries.csv, summary.json) and writes, next
-// to them, NAME.svg and NAME.png for each of RunFigures:
+// WriteRunFigures draws a run folder's figures as chart.RunFigures builds them from run.json,
+// timeseries.csv and summary.json, and writes, next to them, NAME.svg and NAME.png for each
+// of RunFigures:
 //
 //	timeseries     offered load, attempts, goodput, failures (all groups) and rejections (all
 //	               servers), per second; below, with more than one group, goodput and

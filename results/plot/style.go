@@ -11,6 +11,8 @@ import (
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/overloadsim/overloadsim/results/chart"
 )
 
 // Figure size: 12 × 8 inches, 1200 × 800 px in the PNG.
@@ -43,11 +45,10 @@ func textStyle(size vg.Length, bold bool) text.Style {
 	return text.Style{Color: color.Black, Font: f, Handler: plot.DefaultTextHandler}
 }
 
-// Line widths and dash patterns.
+// Line widths (chart's) and dash patterns.
 var (
-	thin   = vg.Points(1.25)
-	medium = vg.Points(1.75)
-	thick  = vg.Points(2.5)
+	thin   = vg.Points(chart.Thin)
+	medium = vg.Points(chart.Medium)
 
 	dashed = []vg.Length{vg.Points(6), vg.Points(3)}
 	dotted = []vg.Length{vg.Points(1.5), vg.Points(2.5)}
@@ -155,15 +156,15 @@ func logValues(ys []float64) []float64 {
 	return out
 }
 
-// logAxis makes p's y axis a log axis over [lo, hi] (values, not logarithms), widened to
+// logAxis makes a a log axis over [lo, hi] (values, not logarithms), widened to
 // whole decades.
-func logAxis(p *plot.Plot, lo, hi float64) {
+func logAxis(a *plot.Axis, lo, hi float64) {
 	// Whole decades, and a little room beyond a value that sits on one.
 	l, h := float64(math.Log10(lo)), float64(math.Log10(hi))
 	lo, hi = math.Floor(l), math.Ceil(h)
 	pad := float64(0.04 * (hi - lo))
-	p.Y.Min, p.Y.Max = min(lo, l-pad), max(hi, h+pad)
-	p.Y.Tick.Marker = logTicks{}
+	a.Min, a.Max = min(lo, l-pad), max(hi, h+pad)
+	a.Tick.Marker = logTicks{}
 }
 
 // logTicks labels a log axis (in log10 units) at every power of ten, and at 2 and 5 × 10^k

@@ -57,7 +57,7 @@ func TestSweepAxes(t *testing.T) {
 // the run has: no tokens panel without a limiter, no refused-connections panel without refusals.
 func TestHonestRunFigures(t *testing.T) {
 	for _, fx := range runFixtures(t) {
-		r, err := readRun(fx.dir)
+		r, err := chart.ReadRun(fx.dir)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -69,9 +69,9 @@ func TestHonestRunFigures(t *testing.T) {
 		for _, f := range figs {
 			byName[f.name] = f
 		}
-		l := r.steps([]float64{1, 2}, lineStyle(chart.Total, thin, nil))
-		if len(r.starts) < 2 || l.xs[0] != r.starts[0] || l.xs[1] != r.ends[0] || l.xs[2] != r.starts[1] || l.ys[0] != 1 || l.ys[1] != 1 || l.ys[2] != 2 {
-			t.Errorf("%s: steps %v %v, want each value from its interval's start %v to its end %v", fx.name, l.xs, l.ys, r.starts, r.ends)
+		l := r.Steps("", []float64{1, 2}, chart.Style{})
+		if len(r.Starts) < 2 || l.X[0] != r.Starts[0] || l.X[1] != r.Ends[0] || l.X[2] != r.Starts[1] || l.Y[0] != 1 || l.Y[1] != 1 || l.Y[2] != 2 {
+			t.Errorf("%s: steps %v %v, want each value from its interval's start %v to its end %v", fx.name, l.X, l.Y, r.Starts, r.Ends)
 		}
 		if ts := byName["timeseries"]; len(ts.rows) > 1 {
 			good, fail := ts.rows[1][0].p.Y, ts.rows[1][1].p.Y
@@ -86,8 +86,8 @@ func TestHonestRunFigures(t *testing.T) {
 			}
 		}
 		has := func(column string) bool {
-			for _, s := range r.servers {
-				for _, v := range r.ts.Metric(results.KindServer, s, column) {
+			for _, s := range r.Servers {
+				for _, v := range r.TS.Metric(results.KindServer, s, column) {
 					if valid(v) && v != 0 {
 						return true
 					}

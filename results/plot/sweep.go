@@ -101,7 +101,7 @@ func (s *sweep) addLines(pn *panel, metric string, k float64, logY bool, absentT
 			}
 			mean, lo, hi = logValues(mean), logValues(lo), logValues(hi)
 		}
-		g := s.glyph(i, sty.Color)
+		g := s.glyph(i, sty.Color.(color.NRGBA))
 		if s.X.Categorical() {
 			xs := make([]float64, len(l.X))
 			for j, x := range l.X {
@@ -124,17 +124,19 @@ func (s *sweep) addLines(pn *panel, metric string, k float64, logY bool, absentT
 	}
 }
 
-// glyph is line i's point marker: a shape of its own, and smaller than the lines' before it,
-// drawn on top of them, so that lines that coincide (policies that all reach the same plateau)
-// show as nested markers in every colour rather than as the last line alone.
-func (s *sweep) glyph(i int, c color.Color) draw.GlyphStyle {
-	// No ring: a ring marks a knee.
-	shapes := []draw.GlyphDrawer{draw.CircleGlyph{}, draw.BoxGlyph{}, draw.PyramidGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{}, draw.CrossGlyph{}}
-	r := 3.5
-	if n := len(s.Lines); n > 1 {
-		r = 5.5 - 2.5*float64(i)/float64(n-1)
+// glyph is line i's point marker (chart.Sweep.Glyph) in colour c.
+func (s *sweep) glyph(i int, c color.NRGBA) draw.GlyphStyle {
+	g := s.Glyph(i)
+	return *glyph(&g, c)
+}
+
+// scaled returns xs, each times k.
+func scaled(xs []float64, k float64) []float64 {
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = x * k
 	}
-	return draw.GlyphStyle{Color: c, Radius: vg.Points(r), Shape: shapes[i%len(shapes)]}
+	return out
 }
 
 func sweepFigures(dir string, opts chart.SweepOptions) ([]*figure, error) {
@@ -149,7 +151,8 @@ func sweepFigures(dir string, opts chart.SweepOptions) ([]*figure, error) {
 // and each line's knee.
 func (s *sweep) goodputFigure() *figure {
 	f := &figure{name: chart.SweepGoodput, title: "Goodput vs " + s.Versus(), subtitle: s.Subtitle()}
-	pn := newPanel(s.PanelTitle(), "", "goodput (operations/s)")
+	label, _ := chart.MetricAxis("goodput", nil, false)
+	pn := newPanel(s.PanelTitle(), "", label)
 	applyX(pn.p, s.X)
 	pn.p.Y.Min = 0
 
@@ -233,7 +236,8 @@ func unitOf(label string) string {
 // amplificationFigure: retry amplification against the first parameter.
 func (s *sweep) amplificationFigure() *figure {
 	f := &figure{name: chart.SweepAmplification, title: "Retry amplification vs " + s.Versus(), subtitle: s.Subtitle()}
-	pn := newPanel(s.PanelTitle(), "", "attempts per operation")
+	label, _ := chart.MetricAxis("amplification", nil, false)
+	pn := newPanel(s.PanelTitle(), "", label)
 	applyX(pn.p, s.X)
 	pn.p.Y.Min = 0
 	ref := &hline{y: 1, style: lineStyle(chart.Reference, thin, dotted)}
@@ -253,15 +257,14 @@ func (s *sweep) p99Figure() *figure {
 		all = append(all, mean, lo, hi)
 	}
 	useLog, lo, hi := chart.LogScale(all...)
-	unit, k := chart.LatencyUnit(hi)
-	pn := newPanel(s.PanelTitle(), "", "p99 latency ("+unit+")")
+	label, k := chart.MetricAxis("latency_ok_p99", []float64{hi}, useLog)
+	pn := newPanel(s.PanelTitle(), "", label)
 	applyX(pn.p, s.X)
 	switch {
 	case math.IsNaN(lo):
 		pn.empty("no successful operations")
 	case useLog:
-		logAxis(pn.p, lo*k, hi*k)
-		pn.p.Y.Label.Text = "p99 latency (" + unit + ", log scale)"
+		logAxis(&pn.p.Y, lo*k, hi*k)
 	default:
 		pn.p.Y.Min = 0
 	}

@@ -64,25 +64,6 @@ func shpEditManifest(t *testing.T, dir string, edit func(*results.Manifest)) {
 	}
 }
 
-// shpAlterSameSize changes one digit of dir/name in place, so the file keeps its size and only
-// its SHA-256 tells it from the one the manifest lists.
-func shpAlterSameSize(t *testing.T, dir, name string) {
-	t.Helper()
-	path := filepath.Join(dir, name)
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	i := bytes.IndexAny(b, "0123456789")
-	if i < 0 {
-		t.Fatalf("%s holds no digit to alter", name)
-	}
-	b[i] = '0' + (b[i]-'0'+1)%10
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestReadShardChecksUnitCount pins that shard.json's unit count is checked against
 // points × replications (ShardInfo.Units: "len(Points) × Replications"; README, "Merging": each
 // shard "finished and intact, every unit present once"). A shard whose shard.json counts more

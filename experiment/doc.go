@@ -7,4 +7,11 @@
 // work is refused when it is too large: RefuseRuns against a cap on the number of runs, and
 // Limits against the wall time and memory the scenario's cost estimate implies. A refusal is an
 // error that matches ErrRefused, so that the command can tell it from a failure.
+//
+// A sweep keeps each finished run (unit) in its folder (Units, OpenUnits) under a key naming the
+// work (UnitsKey), so that the same sweep run again resumes instead of starting over. Work
+// split over machines is dealt in shards (Shard: unit u to shard u mod n): RunShard runs one,
+// keeping its units the same way and describing it in shard.json (ShardInfo); ReadShard and
+// Merge check that shards are the n shards of one work, whole and intact, and FinishMerged
+// writes the work's result with the Finish its kind registered (RegisterFinish).
 package experiment

@@ -118,13 +118,13 @@ func AnswerLoad(points []*PointStats, prefix string, ctx LoadContext) LoadAnswer
 		}
 	}
 	limit := ctx.SLO
-	a.LatencyRule = fmt.Sprintf("p99 latency above the %s SLO", fmtSeconds(ctx.SLO))
+	a.LatencyRule = fmt.Sprintf("p99 latency above the %s SLO", FormatDuration(ctx.SLO))
 	if limit <= 0 {
 		limit = math.NaN()
 		for _, p := range pts {
 			if !math.IsNaN(p.p99) {
 				limit = DefaultLatencyFactor * p.p99
-				a.LatencyRule = fmt.Sprintf("p99 latency above %g × its %s at the lowest load", float64(DefaultLatencyFactor), fmtSeconds(p.p99))
+				a.LatencyRule = fmt.Sprintf("p99 latency above %g × its %s at the lowest load", float64(DefaultLatencyFactor), FormatDuration(p.p99))
 				break
 			}
 		}
@@ -148,8 +148,8 @@ func AnswerLoad(points []*PointStats, prefix string, ctx LoadContext) LoadAnswer
 	return a
 }
 
-// fmtSeconds prints seconds as a duration ("25ms", "1.2s").
-func fmtSeconds(s float64) string {
+// FormatDuration prints seconds as a duration ("25ms", "1.2s").
+func FormatDuration(s float64) string {
 	if math.IsNaN(s) {
 		return "no value"
 	}

@@ -120,11 +120,9 @@
 // manifest that names no kind or no scenario digest is refused, since its result could not be
 // told from another scenario's. Claiming a folder removes only top-level names the old manifest
 // lists; a nested path it lists (a shard's units/…) is never removed, and a name that leaves
-// the folder is ignored. A shard's shard.json must count len(Points) × Replications units,
-// neither more nor fewer, and its manifest must carry that shard's scenario digest; a shard
-// count is at most MaxShards. Shards merge only if they agree on everything that changes the
-// result: scenario, seed, version, replications, points, axes, load context (--slo) and
-// expectations. A command reads only files the manifest lists (ReadChecked, ReadPoints): an
+// the folder is ignored. A shard's folder (KindShard) is a result like any other here; what it
+// holds and the rules of merging shards are package experiment's (experiment.ReadShard,
+// experiment.Merge). A command reads only files the manifest lists (ReadChecked, ReadPoints): an
 // unlisted file is not verified, and may be another result's. Figures
 // and reports are added to the manifest (AddFiles) when drawn, and a report includes only the
 // figures its manifest lists. Floats have six significant digits
@@ -177,11 +175,11 @@
 //     "n"}]}]}, which is also the baseline format (docs/schemas/sweep.schema.json); a parameter's
 //     value there is its text, as the scenario writes it. partial (absent when whole) says why an interrupted sweep holds only the points
 //     that finished; points.csv then starts with a "# partial: …" line.
-//   - units/ — while the sweep is unfinished: each finished replication's summary (Units), so
-//     that the same sweep run again into the folder resumes instead of starting over. Each
-//     unit's file carries the sweep's key (UnitsKey) and its own index; one that names another
-//     key or index (written by another sweep into the folder, copied over another unit) is not
-//     adopted: it is named on stderr and its unit runs again.
+//   - units/ — while the sweep is unfinished: each finished replication's summary
+//     (experiment.Units), so that the same sweep run again into the folder resumes instead of
+//     starting over. Each unit's file carries the sweep's key (experiment.UnitsKey) and its own
+//     index; one that names another key or index (written by another sweep into the folder,
+//     copied over another unit) is not adopted: it is named on stderr and its unit runs again.
 //   - manifest.json — last.
 //
 // # Check

@@ -342,3 +342,12 @@ func Failed(vs []Verdict) int {
 	}
 	return n
 }
+
+// ParamsText says a point's parameters: "path=value, path=value", in their order.
+func ParamsText(ps []Param) string {
+	parts := make([]string, len(ps))
+	for i, p := range ps {
+		parts[i] = p.Path + "=" + p.Value
+	}
+	return strings.Join(parts, ", ")
+}

@@ -208,7 +208,7 @@ func WriteRunDir(dir string, run *Run) error {
 	sum.Header = &SummaryHeader{Schema: SummarySchema, Tool: h.Tool, Version: h.Version, Scenario: h.Scenario,
 		Digest: ScenarioDigest(h.Canonical), Seed: h.Seed, Replication: h.Replication}
 	files = append(files, outputFile{SummaryFile, func(w io.Writer) error { return writeJSON(w, sum) }})
-	m := newManifest(KindRun, run.Header)
+	m := NewManifest(KindRun, run.Header)
 	m.Partial = run.Partial
 	return writeResult(dir, m, files)
 }
@@ -239,7 +239,7 @@ func writeJSON(w io.Writer, v any) error {
 // than "EOF".
 func readJSON(path string, v any) error {
 	limit, what := limitOf(path)
-	b, err := readBounded(path, limit, what)
+	b, err := ReadBounded(path, limit, what)
 	if err != nil {
 		return fmt.Errorf("results: %w", err)
 	}
@@ -270,17 +270,17 @@ func writeAtomic(path string, write func(io.Writer) error) (d FileDigest, err er
 	// A temporary left by a writer that was killed (or anything under its name, a symbolic
 	// link included) is removed, never written through: the new one is created exclusively.
 	if err := os.Remove(tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return d, fmt.Errorf("writing %s: %w", path, pathlessError(err))
+		return d, fmt.Errorf("writing %s: %w", path, PathlessError(err))
 	}
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|noFollow, 0o644)
 	if err != nil {
-		return d, fmt.Errorf("writing %s: %w", path, pathlessError(err))
+		return d, fmt.Errorf("writing %s: %w", path, PathlessError(err))
 	}
 	defer func() {
 		if err != nil {
 			f.Close()
 			os.Remove(tmp)
-			err = fmt.Errorf("writing %s: %w", path, pathlessError(err))
+			err = fmt.Errorf("writing %s: %w", path, PathlessError(err))
 		}
 	}()
 	h := sha256.New()

@@ -57,7 +57,7 @@ func limitOf(path string) (int64, string) {
 	switch base := filepath.Base(path); {
 	case base == ManifestFile:
 		return MaxManifestBytes, "a " + ManifestFile
-	case base == RunFile || base == SummaryFile || base == unitsKeyFile:
+	case base == RunFile || base == SummaryFile || base == UnitsKeyFile:
 		return MaxSmallJSONBytes, "a " + base
 	case filepath.Ext(base) == ".gob":
 		return MaxUnitBytes, "a kept unit"
@@ -121,9 +121,9 @@ type inputError struct {
 func (e *inputError) Error() string { return e.path + ": " + e.value + ": " + e.rule }
 func (e *inputError) Unwrap() error { return e.err }
 
-// readBounded reads the regular file at path, of at most limit bytes, reading no more than
+// ReadBounded reads the regular file at path, of at most limit bytes, reading no more than
 // limit+1 bytes of it (openRegular).
-func readBounded(path string, limit int64, what string) ([]byte, error) {
+func ReadBounded(path string, limit int64, what string) ([]byte, error) {
 	f, err := openRegular(path, limit, what)
 	if err != nil {
 		return nil, err

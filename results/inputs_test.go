@@ -13,105 +13,6 @@ import (
 	"time"
 )
 
-// TestUnitsCheckKeyAndIndex pins that a kept unit is adopted only when its file names the
-// sweep's key and its own index (Units; conventions §15, "Nothing silently wrong"): a unit
-// written into the folder by another sweep that ran at the same time, or a unit's file copied
-// over another's, is set aside and named in Discarded, and its unit runs again.
-func TestUnitsCheckKeyAndIndex(t *testing.T) {
-	sum := func(n uint64) Summary {
-		var s Summary
-		s.Total.Issued = n
-		return s
-	}
-	t.Run("another sweep's unit", func(t *testing.T) {
-		dir := t.TempDir()
-		a, _, err := OpenUnits(dir, "kA")
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _, err := OpenUnits(dir, "kB") // the second sweep claims the folder's units
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := a.Put(1, sum(11)); err != nil { // the first, still running, keeps a unit
-			t.Fatal(err)
-		}
-		if err := b.Put(2, sum(22)); err != nil {
-			t.Fatal(err)
-		}
-		u, kept, err := OpenUnits(dir, "kB")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, ok := kept[1]; ok || len(kept) != 1 || kept[2].Total.Issued != 22 {
-			t.Errorf("OpenUnits(kB) kept %v; want only unit 2: unit 1 is sweep kA's", shpIssued(kept))
-		}
-		if len(u.Discarded) != 1 || !strings.Contains(u.Discarded[0], "00000001.gob") || !strings.Contains(u.Discarded[0], "other work") {
-			t.Errorf("Discarded = %q; want unit 1's file named as another work's", u.Discarded)
-		}
-	})
-	t.Run("a unit copied over another", func(t *testing.T) {
-		dir := t.TempDir()
-		u, _, err := OpenUnits(dir, "k")
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, i := range []int{3, 5} {
-			if err := u.Put(i, sum(uint64(i))); err != nil {
-				t.Fatal(err)
-			}
-		}
-		data, err := os.ReadFile(filepath.Join(dir, UnitsDir, unitFile(3)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, UnitsDir, unitFile(5)), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		u, kept, err := OpenUnits(dir, "k")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, ok := kept[5]; ok || kept[3].Total.Issued != 3 {
-			t.Errorf("OpenUnits kept %v; want unit 3 only: unit 5's file holds unit 3", shpIssued(kept))
-		}
-		if len(u.Discarded) != 1 || !strings.Contains(u.Discarded[0], "00000005.gob") || !strings.Contains(u.Discarded[0], "holds unit 3, not unit 5") {
-			t.Errorf("Discarded = %q; want unit 5's file named as holding unit 3", u.Discarded)
-		}
-	})
-}
-
-// TestReadShardChecksUnitKeyAndIndex pins that ReadShard reads a unit only if its file names
-// the shard's key and the unit (readUnit): a unit copied over another before the shard
-// finished (so that the manifest lists it) is refused, naming the unit and the file.
-func TestReadShardChecksUnitKeyAndIndex(t *testing.T) {
-	dir := t.TempDir()
-	info := shpInfo(1, 2, 4)
-	units, _, err := OpenShard(dir, info)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, u := range []int{1, 3} {
-		if err := units.Put(u, shpUnit(u)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	data, err := os.ReadFile(filepath.Join(dir, UnitsDir, unitFile(3)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, UnitsDir, unitFile(1)), data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := FinishShard(dir, info); err != nil {
-		t.Fatal(err)
-	}
-	r, err := ReadShard(dir)
-	if err == nil || !strings.Contains(err.Error(), "00000001.gob: holds unit 3, not unit 1") {
-		t.Errorf("ReadShard = %v, %v; want unit 1's file refused as holding unit 3", shpIssued(r.Units), err)
-	}
-}
-
 // withinSeconds runs f and fails the test if it does not return within limit: a reader that
 // blocks on a named pipe or reads /dev/zero for ever fails instead of hanging the tests.
 func withinSeconds(t *testing.T, what string, limit time.Duration, f func() error) error {
@@ -145,30 +46,10 @@ func TestInputsBounded(t *testing.T) {
 		{"ReadHeader", RunFile, func(dir string) error { _, err := ReadHeader(dir); return err }},
 		{"ReadTimeseries", TimeseriesFile, func(dir string) error { _, err := ReadTimeseries(dir); return err }},
 		{"LoadBaseline", "base.json", func(dir string) error { _, err := LoadBaseline(filepath.Join(dir, "base.json")); return err }},
-		{"ReadShard (shard.json)", ShardFile, func(dir string) error { _, err := ReadShard(dir); return err }},
-		{"ReadShard (a unit)", filepath.Join(UnitsDir, unitFile(1)), func(dir string) error { _, err := ReadShard(dir); return err }},
-		{"OpenUnits (a unit)", filepath.Join(UnitsDir, unitFile(1)), func(dir string) error {
-			u, _, err := OpenUnits(dir, "k")
-			if err == nil && len(u.Discarded) > 0 {
-				err = errors.New(strings.Join(u.Discarded, "; "))
-			}
-			return err
-		}},
-		{"OpenUnits (units/KEY)", filepath.Join(UnitsDir, unitsKeyFile), func(dir string) error {
-			_, _, err := OpenUnits(dir, "k")
-			return err
-		}},
 	}
 	setup := func(t *testing.T, r reader) string {
 		dir := t.TempDir()
 		switch {
-		case strings.HasPrefix(r.name, "ReadShard"):
-			shpFinishShard(t, dir, shpInfo(1, 2, 4))
-		case r.name == "OpenUnits (a unit)":
-			if _, _, err := OpenUnits(dir, "k"); err != nil {
-				t.Fatal(err)
-			}
-		case strings.HasPrefix(r.name, "OpenUnits"):
 		default:
 			if err := WriteRunDir(dir, NewRun(fixtureHeader(), fixtureSeries())); err != nil {
 				t.Fatal(err)
@@ -188,13 +69,6 @@ func TestInputsBounded(t *testing.T) {
 				t.Fatal(err)
 			}
 			err := withinSeconds(t, r.name+" of a link to /dev/zero", 5*time.Second, func() error { return r.read(dir) })
-			if r.name == "OpenUnits (units/KEY)" {
-				// Not a key: the units are another sweep's, and are started afresh.
-				if err != nil {
-					t.Errorf("OpenUnits with /dev/zero for its key = %v; want the units started afresh", err)
-				}
-				return
-			}
 			if err == nil || !strings.Contains(err.Error(), path+": a character device: must be a regular file") {
 				t.Errorf("%s of a link to /dev/zero = %v; want it refused naming %s as a character device", r.name, err, path)
 			}
@@ -206,13 +80,6 @@ func TestInputsBounded(t *testing.T) {
 				t.Skipf("mkfifo: %v", err)
 			}
 			err := withinSeconds(t, r.name+" of a named pipe", 5*time.Second, func() error { return r.read(dir) })
-			if r.name == "OpenUnits (units/KEY)" {
-				// Not a key: the units are another sweep's, and are started afresh.
-				if err != nil {
-					t.Errorf("OpenUnits with a named pipe for its key = %v; want the units started afresh", err)
-				}
-				return
-			}
 			if err == nil || !strings.Contains(err.Error(), path+": a named pipe: must be a regular file") {
 				t.Errorf("%s of a named pipe = %v; want it refused naming %s as a named pipe", r.name, err, path)
 			}
@@ -226,8 +93,6 @@ func TestInputsBounded(t *testing.T) {
 		{readers[0], "16 MiB (the limit for a manifest.json)"},
 		{readers[2], "16 MiB (the limit for a summary.json)"},
 		{readers[5], "64 MiB (the limit for a JSON result or baseline)"},
-		{readers[6], "64 MiB (the limit for a shard.json)"},
-		{readers[8], "16 MiB (the limit for a kept unit)"},
 	} {
 		t.Run(c.r.name+"/too-large", func(t *testing.T) {
 			dir := setup(t, c.r)
@@ -268,11 +133,11 @@ func TestReadBoundedStopsAtLimit(t *testing.T) {
 	if err := os.WriteFile(path, bytes.Repeat([]byte{' '}, 11), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := readBounded(path, 10, "a test file"); !errors.Is(err, ErrTooLarge) {
-		t.Errorf("readBounded of 11 bytes with limit 10 = %v; want ErrTooLarge", err)
+	if _, err := ReadBounded(path, 10, "a test file"); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("ReadBounded of 11 bytes with limit 10 = %v; want ErrTooLarge", err)
 	}
-	if b, err := readBounded(path, 11, "a test file"); err != nil || len(b) != 11 {
-		t.Errorf("readBounded of 11 bytes with limit 11 = %d bytes, %v", len(b), err)
+	if b, err := ReadBounded(path, 11, "a test file"); err != nil || len(b) != 11 {
+		t.Errorf("ReadBounded of 11 bytes with limit 11 = %d bytes, %v", len(b), err)
 	}
 }
 

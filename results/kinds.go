@@ -15,7 +15,7 @@ type OutputFile struct {
 // hdr: each file atomically in order, then the manifest listing them (marked partial when
 // partial is not ""), last (see WriteRunDir).
 func WriteResult(dir, kind string, hdr Header, partial string, files []OutputFile) error {
-	m := newManifest(kind, hdr)
+	m := NewManifest(kind, hdr)
 	m.Partial = partial
 	out := make([]outputFile, len(files))
 	for i, f := range files {

@@ -38,7 +38,7 @@ func LockDir(dir, holder string) (*DirLock, error) {
 			if errors.Is(err, errLocked) {
 				return nil, fmt.Errorf("%s %w by another simulate (%s): wait for it to finish, or choose another folder%s", dir, ErrInUse, lockHolder(path), staleHint)
 			}
-			return nil, fmt.Errorf("locking %s: %w", dir, pathlessError(err))
+			return nil, fmt.Errorf("locking %s: %w", dir, PathlessError(err))
 		}
 		// The file may have been released and removed between our open and our lock: then the
 		// lock is on a file no other writer will see; take it again.

@@ -49,7 +49,7 @@ type Manifest struct {
 	// "" for a whole result.
 	Partial string `json:"partial,omitempty"`
 	// Shard is "i/n" for a folder of kind KindShard: shard i of n of a sweep or map, whose
-	// units the manifest lists (see ShardInfo).
+	// units the manifest lists (see experiment.ShardInfo).
 	Shard string       `json:"shard,omitempty"`
 	Files []FileDigest `json:"files"`
 }
@@ -67,8 +67,8 @@ func ScenarioDigest(canonical string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// newManifest returns the manifest of a result of kind with header hdr, listing no files yet.
-func newManifest(kind string, hdr Header) Manifest {
+// NewManifest returns the manifest of a result of kind with header hdr, listing no files yet.
+func NewManifest(kind string, hdr Header) Manifest {
 	return Manifest{Tool: hdr.Tool, Version: hdr.Version, Kind: kind, Scenario: hdr.Scenario,
 		Digest: ScenarioDigest(hdr.Canonical), Seed: hdr.Seed}
 }
@@ -105,9 +105,9 @@ func readManifest(dir string, replacing []string) (Manifest, error) {
 		if slices.Contains(replacing, f.Name) {
 			continue
 		}
-		got, err := digestFile(dir, f.Name)
+		got, err := DigestFile(dir, f.Name)
 		if err != nil {
-			return m, fmt.Errorf("%s: %w: %s lists %s, which cannot be read: %v", dir, ErrNoResult, ManifestFile, f.Name, pathlessError(err))
+			return m, fmt.Errorf("%s: %w: %s lists %s, which cannot be read: %v", dir, ErrNoResult, ManifestFile, f.Name, PathlessError(err))
 		}
 		if got != f {
 			return m, fmt.Errorf("%s: %w: %s changed after the result was written (%d bytes, sha256 %.12s…; the manifest says %d bytes, %.12s…)", dir, ErrNoResult, f.Name, got.Bytes, got.SHA256, f.Bytes, f.SHA256)
@@ -125,11 +125,11 @@ func ReadManifestOf(dir, kind string) (Manifest, error) {
 	return m, err
 }
 
-// digestFile returns the size and SHA-256 of dir/name, which must be a regular file (a named
+// DigestFile returns the size and SHA-256 of dir/name, which must be a regular file (a named
 // pipe or a device such as /dev/zero is refused before it is opened, openRegular); it hashes at
 // most one byte more than the size the file had when opened, so a file that grows without end
 // ends the hash too.
-func digestFile(dir, name string) (FileDigest, error) {
+func DigestFile(dir, name string) (FileDigest, error) {
 	path := filepath.Join(dir, name)
 	f, err := openRegular(path, math.MaxInt64-1, "a result file")
 	if err != nil {
@@ -161,7 +161,7 @@ func AddFiles(dir string, names ...string) error {
 		return err
 	}
 	for _, name := range names {
-		d, err := digestFile(dir, name)
+		d, err := DigestFile(dir, name)
 		if err != nil {
 			return fmt.Errorf("results: %w", err)
 		}
@@ -191,14 +191,14 @@ const (
 var resultFiles = []string{RunFile, TimeseriesFile, ShardsFile, SummaryFile, PointsFile, SweepFile, CompareFile, CompareCSVFile,
 	MapFile, MapCellsFile, TipFile, RareFile}
 
-// claimDir makes dir ready for a new result that writes the files writes: it creates dir and
+// ClaimDir makes dir ready for a new result that writes the files writes: it creates dir and
 // refuses it when it holds files no overloadsim result lists (CheckOutDir). Then it records,
 // in the claim record (ClaimFile), what the folder's old result and any unfinished write listed
 // with what the new one writes, and only then removes the old manifest (so the folder reads as
 // unfinished from here on, yet is still known to be ours), the files the old manifest and claim
 // listed (figures and report included) and, unless keepUnits, a sweep's kept units (UnitsDir).
 // Nothing else is removed: a file under a name to be written that no manifest lists is refused.
-func claimDir(dir string, keepUnits bool, writes ...string) error {
+func ClaimDir(dir string, keepUnits bool, writes ...string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("results: %w", err)
 	}
@@ -251,14 +251,14 @@ type outputFile struct {
 	write func(io.Writer) error
 }
 
-// writeResult replaces whatever result dir holds with a new one: claimDir, then each file
+// writeResult replaces whatever result dir holds with a new one: ClaimDir, then each file
 // atomically in order, then the manifest listing them, last, and the claim record goes.
 func writeResult(dir string, m Manifest, files []outputFile) error {
 	writes := []string{ManifestFile}
 	for _, f := range files {
 		writes = append(writes, f.name)
 	}
-	if err := claimDir(dir, m.Kind == KindSweep, writes...); err != nil {
+	if err := ClaimDir(dir, m.Kind == KindSweep, writes...); err != nil {
 		return err
 	}
 	for _, f := range files {
@@ -271,12 +271,12 @@ func writeResult(dir string, m Manifest, files []outputFile) error {
 	if err := WriteFileAtomic(filepath.Join(dir, ManifestFile), func(w io.Writer) error { return writeJSON(w, m) }); err != nil {
 		return err
 	}
-	return removeClaim(dir)
+	return RemoveClaim(dir)
 }
 
-// pathlessError returns err without the path an *fs.PathError carries, for messages that name
+// PathlessError returns err without the path an *fs.PathError carries, for messages that name
 // the path themselves.
-func pathlessError(err error) error {
+func PathlessError(err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		return pe.Err
@@ -287,9 +287,9 @@ func pathlessError(err error) error {
 // Stamp writes dir's manifest for a result of kind with header hdr made of the files names,
 // already in dir: for tools that assemble a result folder from parts, and for tests of readers.
 func Stamp(dir, kind string, hdr Header, names ...string) error {
-	m := newManifest(kind, hdr)
+	m := NewManifest(kind, hdr)
 	for _, name := range names {
-		d, err := digestFile(dir, name)
+		d, err := DigestFile(dir, name)
 		if err != nil {
 			return fmt.Errorf("results: %w", err)
 		}
@@ -381,7 +381,7 @@ func StaleFigures(dir string, m *Manifest) ([]string, error) {
 		if !isDrawn(f.Name) {
 			continue
 		}
-		data, err := readBounded(filepath.Join(dir, f.Name), MaxFigureBytes, "a figure or report")
+		data, err := ReadBounded(filepath.Join(dir, f.Name), MaxFigureBytes, "a figure or report")
 		if err != nil {
 			return nil, fmt.Errorf("results: %w", err)
 		}

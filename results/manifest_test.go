@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestNewResultReplacesOld: a result written into a folder that holds another one leaves none
@@ -76,37 +75,6 @@ func TestReadManifestRefuses(t *testing.T) {
 		if _, err := ReadPoints(dir); err == nil {
 			t.Errorf("%s: ReadPoints read the folder", c.gloss)
 		}
-	}
-}
-
-// TestUnitsExact: a kept unit reads back to the same summary, bit for bit (its metrics
-// aggregate to the same bytes), and units under another key are discarded.
-func TestUnitsExact(t *testing.T) {
-	dir := t.TempDir()
-	s := Summarize(fixtureSeries(), 1500*time.Millisecond)
-	u, kept, err := OpenUnits(dir, "k1")
-	if err != nil || len(kept) != 0 {
-		t.Fatalf("OpenUnits of a new folder = %v, %v", kept, err)
-	}
-	if err := u.Put(7, s); err != nil {
-		t.Fatal(err)
-	}
-	_, kept, err = OpenUnits(dir, "k1")
-	if err != nil || len(kept) != 1 {
-		t.Fatalf("OpenUnits again = %d units, %v; want 1", len(kept), err)
-	}
-	back := kept[7]
-	a, b := s.Metrics(), back.Metrics()
-	if len(a) != len(b) {
-		t.Fatalf("%d metrics read back, want %d", len(b), len(a))
-	}
-	for i := range a {
-		if a[i].Name != b[i].Name || a[i].Value != b[i].Value && !(a[i].Value != a[i].Value && b[i].Value != b[i].Value) {
-			t.Errorf("metric %s: %v read back as %v", a[i].Name, a[i].Value, b[i].Value)
-		}
-	}
-	if _, kept, _ = OpenUnits(dir, "k2"); len(kept) != 0 {
-		t.Errorf("units of another sweep were kept: %d", len(kept))
 	}
 }
 

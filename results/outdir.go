@@ -48,11 +48,11 @@ func ourUnits(path string) bool {
 	if err != nil || !st.IsDir() {
 		return false
 	}
-	key, err := os.Lstat(filepath.Join(path, unitsKeyFile))
+	key, err := os.Lstat(filepath.Join(path, UnitsKeyFile))
 	if err != nil || !key.Mode().IsRegular() || key.Size() != 64 {
 		return false
 	}
-	b, err := os.ReadFile(filepath.Join(path, unitsKeyFile))
+	b, err := os.ReadFile(filepath.Join(path, UnitsKeyFile))
 	if err != nil || !keyText.Match(b) {
 		return false
 	}
@@ -62,7 +62,7 @@ func ourUnits(path string) bool {
 	}
 	for _, e := range entries {
 		n := e.Name()
-		if !(n == unitsKeyFile || isTemporary(n)) && !(unitName.MatchString(n) && e.Type().IsRegular()) {
+		if !(n == UnitsKeyFile || isTemporary(n)) && !(unitName.MatchString(n) && e.Type().IsRegular()) {
 			return false
 		}
 	}
@@ -102,8 +102,8 @@ func writeClaim(dir string, names []string) error {
 	})
 }
 
-// removeClaim removes dir's claim record: its manifest now lists what the folder holds.
-func removeClaim(dir string) error {
+// RemoveClaim removes dir's claim record: its manifest now lists what the folder holds.
+func RemoveClaim(dir string) error {
 	if err := os.Remove(filepath.Join(dir, ClaimFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("results: %w", err)
 	}
@@ -154,7 +154,7 @@ func CheckOutDir(dir string) error {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("%s: cannot be an output folder: %v", dir, pathlessError(err))
+		return fmt.Errorf("%s: cannot be an output folder: %v", dir, PathlessError(err))
 	}
 	owned, ours := ownedNames(dir)
 	var foreign []string
@@ -225,7 +225,7 @@ func CheckDrawn(dir string, m *Manifest, name string) error {
 		return nil
 	}
 	if st.Mode().IsRegular() {
-		if data, err := readBounded(path, MaxFigureBytes, "a figure or report"); err == nil && MarkedResult(data) != "" {
+		if data, err := ReadBounded(path, MaxFigureBytes, "a figure or report"); err == nil && MarkedResult(data) != "" {
 			return nil
 		}
 	}

@@ -101,7 +101,7 @@ func TestForeignFolderRefused(t *testing.T) {
 		if err := WriteRunDir(dir, run); err != nil {
 			t.Fatal(err)
 		}
-		if err := claimDir(dir, false, RunFile, TimeseriesFile, SummaryFile, ManifestFile); err != nil {
+		if err := ClaimDir(dir, false, RunFile, TimeseriesFile, SummaryFile, ManifestFile); err != nil {
 			t.Fatal(err)
 		}
 		plantFiles(t, dir, map[string]string{RunFile: "{", "." + SummaryFile + ".tmp": "half"})
@@ -113,9 +113,7 @@ func TestForeignFolderRefused(t *testing.T) {
 		}
 		// An interrupted sweep: only its units, under its key.
 		dir = t.TempDir()
-		if _, _, err := OpenUnits(dir, UnitsKey(fixtureHeader(), 2)); err != nil {
-			t.Fatal(err)
-		}
+		plantFiles(t, dir, map[string]string{filepath.Join(UnitsDir, UnitsKeyFile): ScenarioDigest("a sweep"), filepath.Join(UnitsDir, "00000001.gob"): "unit"})
 		if err := CheckOutDir(dir); err != nil {
 			t.Errorf("the units of an interrupted sweep: %v", err)
 		}

@@ -115,7 +115,7 @@ func SinglePoint(s Summary) []PointStats {
 // recorded with the sweep's answers (SweepAnswers), and verdicts, the judgements of the
 // scenario's expectations (Judge), as they are.
 func WriteSweepDir(dir string, hdr Header, points []PointStats, partial string, ctx *LoadContext, verdicts ...Verdict) error {
-	m := newManifest(KindSweep, hdr)
+	m := NewManifest(KindSweep, hdr)
 	m.Partial = partial
 	b := NewBaseline(hdr, points)
 	b.Partial = partial

@@ -12,7 +12,7 @@ import (
 
 // A tuning's spec: the parameters it tunes, the measures it takes, its objective and its
 // constraints, as parsed from the command line and as a tuning's record (package results/tune)
-// and its shards (ShardInfo.Tune) carry them. It lives here, not in results/tune, because a
+// and its shards (experiment.ShardInfo.Tune) carry them. It lives here, not in results/tune, because a
 // shard's description carries it and results/tune imports results. The search itself is
 // package analysis/tuning's; the record of a tuning, its files and what it says are package
 // results/tune's.
@@ -376,7 +376,7 @@ func FormatMetricCI(metric string, m MetricStats) string {
 	return FormatMetric(metric, m.Mean) + " ± " + formatMetric(metric, m.CI95, 2)
 }
 
-// TuneShard is a tuning as its shards carry it (ShardInfo.Tune): what to search and what to
+// TuneShard is a tuning as its shards carry it (experiment.ShardInfo.Tune): what to search and what to
 // measure. Sharded, a tuning runs its coarse grid only, since each refinement round depends on
 // the results of the one before; Merge's caller finishes it with the Search of package
 // experiment/tune on the units' measures.
@@ -386,8 +386,8 @@ type TuneShard struct {
 	Constraints []TuneConstraint `json:"constraints"`
 }
 
-// key is the text that tells two shards' tunings apart ("" for none).
-func (ts *TuneShard) key() string {
+// Key is the text that tells two shards' tunings apart ("" for none).
+func (ts *TuneShard) Key() string {
 	if ts == nil {
 		return ""
 	}

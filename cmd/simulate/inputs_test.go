@@ -11,10 +11,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/overloadsim/overloadsim/experiment"
 	"github.com/overloadsim/overloadsim/results"
 )
 
-// TestShardCountRefused: --shard n is at most results.MaxShards, a usage error naming the flag
+// TestShardCountRefused: --shard n is at most experiment.MaxShards, a usage error naming the flag
 // and the rule. (More shards than runs is allowed: the shards past the last run own nothing,
 // so that a job array of fixed size fits any work; TestMergeEqualsOneMachine runs 13.)
 func TestShardCountRefused(t *testing.T) {
@@ -97,7 +98,7 @@ func TestSweepResumeSaysDiscarded(t *testing.T) {
 	if err := sc.Set("sweep.replications", "2"); err != nil {
 		t.Fatal(err)
 	}
-	u, _, err := results.OpenUnits(dir, results.UnitsKey(sweepHeader(sc, sc.Seed), 2))
+	u, _, err := experiment.OpenUnits(dir, experiment.UnitsKey(sweepHeader(sc, sc.Seed), 2))
 	if err != nil {
 		t.Fatal(err)
 	}

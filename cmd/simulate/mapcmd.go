@@ -102,7 +102,7 @@ Examples:
 				if err != nil {
 					return err
 				}
-				info := shardInfo(results.KindMap, sweepHeader(sc, base), *shard, points, *reps)
+				info := experiment.NewShardInfo(results.KindMap, sweepHeader(sc, base), *shard, points, *reps)
 				info.Trigger, info.Axes = name, axes
 				return runShard(lim, info, points, base, *workers, dir, nil, stderr)
 			}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/overloadsim/overloadsim/experiment"
 	tuneexp "github.com/overloadsim/overloadsim/experiment/tune"
 	"github.com/overloadsim/overloadsim/results"
 	"github.com/overloadsim/overloadsim/results/tune"
@@ -37,15 +38,15 @@ Examples:
 			if len(args) == 0 {
 				return usageErrorf("merge: give the shard folders (all n of them)")
 			}
-			shards := make([]results.ShardResult, 0, len(args))
+			shards := make([]experiment.ShardResult, 0, len(args))
 			for _, dir := range args {
-				s, err := results.ReadShard(dir)
+				s, err := experiment.ReadShard(dir)
 				if err != nil {
 					return err
 				}
 				shards = append(shards, s)
 			}
-			info, runs, err := results.Merge(shards)
+			info, runs, err := experiment.Merge(shards)
 			if err != nil {
 				return err
 			}
@@ -66,38 +67,59 @@ Examples:
 			if err := prepareOut(dir); err != nil {
 				return err
 			}
-			done := make([]bool, len(runs))
-			for u := range done {
-				done[u] = true
-			}
-			switch info.Work {
-			case results.KindSweep:
-				if err := writeSweep(dir, info.Header, info.Context, info.Expect, info.Points, runs, done, info.Replications, stdout, stderr); err != nil {
-					return err
-				}
-				if *plotToo {
-					return writeFigures(dir, stderr)
-				}
-				return nil
-			case results.KindMap:
-				outcomes := make([]mapOutcome, len(runs))
-				for u := range runs {
-					o, err := outcomeOf(info.Points[u/info.Replications], &runs[u], info.Trigger)
-					if err != nil {
-						return fmt.Errorf("%s: %w", info.UnitName(u), err)
-					}
-					outcomes[u] = o
-				}
-				m := buildMap(info.Header, info.Trigger, info.Axes, info.Points, outcomes, done, info.Replications)
-				return writeMap(dir, m, *plotToo, stdout, stderr)
-			case results.KindTune:
-				ts := info.Tune
-				t := tune.New(info.Header, ts.Params, ts.Objective, ts.Constraints, info.Replications, 0)
-				return finishTune(t, tuneexp.Search(t, tuneexp.Merged(info, runs)), dir, created, *plotToo, "text", stdout, stderr)
-			}
-			return fmt.Errorf("shards of a %q cannot be merged", info.Work)
+			return experiment.FinishMerged(dir, info, runs, experiment.FinishOptions{Created: created, Plot: *plotToo, Stdout: stdout, Stderr: stderr})
 		}
 	},
+}
+
+// The kinds of work that shards merge into, each finished as its command finishes it on one
+// machine. They are registered here while their engines live in this command; each moves to
+// its engine's package with the engine.
+func init() {
+	experiment.RegisterFinish(results.KindSweep, finishSweep)
+	experiment.RegisterFinish(results.KindMap, finishMap)
+	experiment.RegisterFinish(results.KindTune, finishMergedTune)
+}
+
+// allDone marks every one of n units done: merged shards hold every unit.
+func allDone(n int) []bool {
+	done := make([]bool, n)
+	for u := range done {
+		done[u] = true
+	}
+	return done
+}
+
+// finishSweep writes a merged sweep's files, and its figures with o.Plot.
+func finishSweep(dir string, info experiment.ShardInfo, runs []results.Summary, o experiment.FinishOptions) error {
+	if err := writeSweep(dir, info.Header, info.Context, info.Expect, info.Points, runs, allDone(len(runs)), info.Replications, o.Stdout, o.Stderr); err != nil {
+		return err
+	}
+	if o.Plot {
+		return writeFigures(dir, o.Stderr)
+	}
+	return nil
+}
+
+// finishMap writes a merged map's files: each unit's outcome under the map's trigger.
+func finishMap(dir string, info experiment.ShardInfo, runs []results.Summary, o experiment.FinishOptions) error {
+	outcomes := make([]mapOutcome, len(runs))
+	for u := range runs {
+		out, err := outcomeOf(info.Points[u/info.Replications], &runs[u], info.Trigger)
+		if err != nil {
+			return fmt.Errorf("%s: %w", info.UnitName(u), err)
+		}
+		outcomes[u] = out
+	}
+	m := buildMap(info.Header, info.Trigger, info.Axes, info.Points, outcomes, allDone(len(runs)), info.Replications)
+	return writeMap(dir, m, o.Plot, o.Stdout, o.Stderr)
+}
+
+// finishMergedTune searches a merged tuning's coarse grid and writes what it found.
+func finishMergedTune(dir string, info experiment.ShardInfo, runs []results.Summary, o experiment.FinishOptions) error {
+	ts := info.Tune
+	t := tune.New(info.Header, ts.Params, ts.Objective, ts.Constraints, info.Replications, 0)
+	return finishTune(t, tuneexp.Search(t, tuneexp.Merged(info, runs)), dir, o.Created, o.Plot, "text", o.Stdout, o.Stderr)
 }
 
 // inside reports whether path is folder or lies inside it, once every symbolic link in either

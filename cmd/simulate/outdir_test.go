@@ -7,6 +7,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/overloadsim/overloadsim/experiment"
 	"github.com/overloadsim/overloadsim/results"
 )
 
@@ -83,7 +84,7 @@ func TestMergeOutThroughLink(t *testing.T) {
 	if s != exitUsage || !strings.Contains(errb, "inside shard 0/2") {
 		t.Errorf("merge --out a link to shard 0's folder: exit %d, %q; want it refused as inside the shard", s, errb)
 	}
-	if _, err := results.ReadShard(dirs[0]); err != nil {
+	if _, err := experiment.ReadShard(dirs[0]); err != nil {
 		t.Errorf("shard 0 after the refused merge: %v", err)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/overloadsim/overloadsim/experiment"
 	"github.com/overloadsim/overloadsim/results"
 )
 
@@ -230,7 +231,7 @@ func TestMergeRefuses(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(doubled, "units", "00000001.gob"), src, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var hdr results.ShardInfo
+	var hdr experiment.ShardInfo
 	if b, err := os.ReadFile(filepath.Join(doubled, results.ShardFile)); err != nil || json.Unmarshal(b, &hdr) != nil {
 		t.Fatal(err)
 	}

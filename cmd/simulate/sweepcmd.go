@@ -121,7 +121,7 @@ Examples:
 				if err != nil {
 					return err
 				}
-				info := shardInfo(results.KindSweep, sweepHeader(sc, base), *shard, points, sc.Sweep.Replications)
+				info := experiment.NewShardInfo(results.KindSweep, sweepHeader(sc, base), *shard, points, sc.Sweep.Replications)
 				ctx := sc.SweepLoadContext(points, *slo)
 				info.Context, info.Expect = &ctx, judged(sc, len(*sets) > 0 || len(*vary) > 0, stderr)
 				return runShard(lim, info, points, base, *workers, dir, nil, stderr)
@@ -143,7 +143,7 @@ Examples:
 }
 
 // runSweep runs the sweep and writes it into dir. Every replication that finishes is kept in
-// dir's units (results.Units) at once, and replications kept there by an earlier run of the same
+// dir's units (experiment.Units) at once, and replications kept there by an earlier run of the same
 // sweep are not run again, so a sweep stopped in any way resumes where it stopped. Interrupted
 // (SIGINT or SIGTERM), it finishes the runs in progress, writes the points whose replications
 // all finished, marked partial, and reports the interruption.
@@ -155,7 +155,7 @@ func runSweep(lim *limits, sc *scenarios.Scenario, exps []results.Expectation, s
 	reps := sc.Sweep.Replications
 	n := len(points) * reps
 	hdr := sweepHeader(sc, seed)
-	units, kept, err := results.OpenUnits(dir, results.UnitsKey(hdr, reps))
+	units, kept, err := experiment.OpenUnits(dir, experiment.UnitsKey(hdr, reps))
 	if err != nil {
 		return err
 	}

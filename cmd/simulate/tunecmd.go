@@ -155,7 +155,7 @@ Examples:
 				if err := prepareOut(dir); err != nil {
 					return err
 				}
-				info := shardInfo(results.KindTune, t.Header, *shard, points, t.Replications)
+				info := experiment.NewShardInfo(results.KindTune, t.Header, *shard, points, t.Replications)
 				info.Tune = &results.TuneShard{Params: t.Params, Objective: t.Objective, Constraints: t.Constraints}
 				return runShard(lim, info, points, base, *workers, dir, tuneexp.Expectations(t), stderr)
 			}

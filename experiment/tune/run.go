@@ -98,7 +98,7 @@ func (r *Runner) Eval(ctx context.Context, t *tune.Tuning) Eval {
 
 // Merged is the Eval of a merged tuning: the coarse grid's measures, read from the units'
 // summaries (runs, in unit order), for the one round a sharded tuning runs.
-func Merged(info results.ShardInfo, runs []results.Summary) Eval {
+func Merged(info experiment.ShardInfo, runs []results.Summary) Eval {
 	return func(round Round) ([][][]float64, []bool, error) {
 		cands := round.Candidates
 		reps := info.Replications

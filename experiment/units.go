@@ -1,4 +1,4 @@
-package results
+package experiment
 
 import (
 	"bytes"
@@ -11,16 +11,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/overloadsim/overloadsim/results"
 )
-
-// UnitsDir is the folder, inside a sweep's output folder, where the sweep keeps the summary of
-// every replication that finished until the whole sweep has: re-running the same sweep into the
-// same folder (after an interrupt, a crash or a kill) skips them. A result of another kind
-// written into the folder removes it.
-const UnitsDir = "units"
-
-// unitsKeyFile holds the key of the sweep whose units the folder keeps.
-const unitsKeyFile = "KEY"
 
 // Units keeps the finished replications (units) of one sweep on disk, one file per unit written
 // atomically, so that whatever was killed leaves only whole units. The key names the sweep: the
@@ -42,12 +35,12 @@ type Units struct {
 type unitRecord struct {
 	Key     string
 	Index   int
-	Summary Summary
+	Summary results.Summary
 }
 
 // UnitsKey returns the key of a sweep: the digest of everything its units depend on.
-func UnitsKey(hdr Header, replications int) string {
-	return ScenarioDigest(strings.Join([]string{hdr.Tool, hdr.Version, hdr.Canonical,
+func UnitsKey(hdr results.Header, replications int) string {
+	return results.ScenarioDigest(strings.Join([]string{hdr.Tool, hdr.Version, hdr.Canonical,
 		strconv.FormatUint(hdr.Seed, 10), strconv.Itoa(replications)}, "\x00"))
 }
 
@@ -55,11 +48,11 @@ func UnitsKey(hdr Header, replications int) string {
 // returns those already finished by index. Units of another sweep are removed first; a unit
 // file that cannot be read, or that names another key or index than its own, is not returned
 // (its unit runs again) and is listed in Units.Discarded.
-func OpenUnits(dir, key string) (*Units, map[int]Summary, error) {
-	u := &Units{dir: filepath.Join(dir, UnitsDir), key: key}
-	done := map[int]Summary{}
-	keyPath := filepath.Join(u.dir, unitsKeyFile)
-	old, err := readBounded(keyPath, MaxSmallJSONBytes, "a units "+unitsKeyFile)
+func OpenUnits(dir, key string) (*Units, map[int]results.Summary, error) {
+	u := &Units{dir: filepath.Join(dir, results.UnitsDir), key: key}
+	done := map[int]results.Summary{}
+	keyPath := filepath.Join(u.dir, results.UnitsKeyFile)
+	old, err := results.ReadBounded(keyPath, results.MaxSmallJSONBytes, "a units "+results.UnitsKeyFile)
 	if err == nil && string(old) == key {
 		entries, err := os.ReadDir(u.dir)
 		if err != nil {
@@ -87,7 +80,7 @@ func OpenUnits(dir, key string) (*Units, map[int]Summary, error) {
 	if err := os.MkdirAll(u.dir, 0o755); err != nil {
 		return nil, nil, fmt.Errorf("results: %w", err)
 	}
-	if err := WriteFileAtomic(keyPath, func(w io.Writer) error {
+	if err := results.WriteFileAtomic(keyPath, func(w io.Writer) error {
 		_, err := io.WriteString(w, key)
 		return err
 	}); err != nil {
@@ -99,12 +92,12 @@ func OpenUnits(dir, key string) (*Units, map[int]Summary, error) {
 // Put keeps unit i's summary, with the units' key and i. The summary is stored exactly (gob:
 // every float's bits), so a resumed sweep aggregates to the same bytes as one that never
 // stopped.
-func (u *Units) Put(i int, s Summary) error {
+func (u *Units) Put(i int, s results.Summary) error {
 	var b bytes.Buffer
 	if err := gob.NewEncoder(&b).Encode(unitRecord{Key: u.key, Index: i, Summary: s}); err != nil {
 		return fmt.Errorf("results: unit %d: %w", i, err)
 	}
-	return WriteFileAtomic(filepath.Join(u.dir, unitFile(i)), func(w io.Writer) error {
+	return results.WriteFileAtomic(filepath.Join(u.dir, unitFile(i)), func(w io.Writer) error {
 		_, err := w.Write(b.Bytes())
 		return err
 	})
@@ -119,22 +112,22 @@ func (u *Units) Remove() error {
 }
 
 // readUnit reads the unit file at path, which must be unit index of the work with key: a file
-// that is not a regular file of at most MaxUnitBytes, does not decode, or names another key or
+// that is not a regular file of at most results.MaxUnitBytes, does not decode, or names another key or
 // index is an error naming path.
-func readUnit(path, key string, index int) (Summary, error) {
-	data, err := readBounded(path, MaxUnitBytes, "a kept unit")
+func readUnit(path, key string, index int) (results.Summary, error) {
+	data, err := results.ReadBounded(path, results.MaxUnitBytes, "a kept unit")
 	if err != nil {
-		return Summary{}, err
+		return results.Summary{}, err
 	}
 	var r unitRecord
 	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&r); err != nil {
-		return Summary{}, fmt.Errorf("%s: cannot be decoded as a kept unit: %v", path, err)
+		return results.Summary{}, fmt.Errorf("%s: cannot be decoded as a kept unit: %v", path, err)
 	}
 	switch {
 	case r.Key != key:
-		return Summary{}, fmt.Errorf("%s: belongs to other work: its key is %.12s…, this work's is %.12s…", path, r.Key, key)
+		return results.Summary{}, fmt.Errorf("%s: belongs to other work: its key is %.12s…, this work's is %.12s…", path, r.Key, key)
 	case r.Index != index:
-		return Summary{}, fmt.Errorf("%s: holds unit %d, not unit %d (copied over another unit's file?)", path, r.Index, index)
+		return results.Summary{}, fmt.Errorf("%s: holds unit %d, not unit %d (copied over another unit's file?)", path, r.Index, index)
 	}
 	return r.Summary, nil
 }

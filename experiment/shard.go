@@ -1,4 +1,4 @@
-package results
+package experiment
 
 import (
 	"bytes"
@@ -11,25 +11,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/overloadsim/overloadsim/results"
 )
-
-// KindShard is the kind of an output folder holding one shard of a sweep or a map: the
-// summaries of the units (runs) the shard owns, to be merged with the other shards' (Merge).
-const KindShard = "shard"
-
-// ShardFile names a shard folder's description (ShardInfo). It is written when the shard starts,
-// so an unfinished shard can still be named; the manifest, written when every unit the shard owns
-// has finished, lists it with every unit file.
-const ShardFile = "shard.json"
-
-// MergeHint returns, for a folder of kind, what to do instead of reading it as a result: for a
-// shard, merge it with its siblings first; "" for any other kind.
-func MergeHint(kind string) string {
-	if kind == KindShard {
-		return "; merge it with the other shards first (simulate merge)"
-	}
-	return ""
-}
 
 // Shard is shard Index of Count of a result made of many runs. The runs are its units, numbered
 // u = point × replications + replication in the order the unsharded command runs them; shard i of
@@ -84,24 +68,24 @@ func (s Shard) Units(total int) []int {
 // Merge needs to write the work's files without the scenario: the header, the points'
 // parameters and, for a map, its trigger and axes.
 type ShardInfo struct {
-	Header Header `json:"header"`
-	// Work is the kind of result the shards merge into: KindSweep or KindMap.
+	Header results.Header `json:"header"`
+	// Work is the kind of result the shards merge into: results.KindSweep or results.KindMap.
 	Work         string `json:"work"`
 	Index        int    `json:"index"`
 	Count        int    `json:"count"`
 	Replications int    `json:"replications"`
 	// Units counts the units of the whole work: len(Points) × Replications.
-	Units   int       `json:"units"`
-	Points  [][]Param `json:"points"`
-	Trigger string    `json:"trigger,omitempty"`
-	Axes    []Axis    `json:"axes,omitempty"`
+	Units   int               `json:"units"`
+	Points  [][]results.Param `json:"points"`
+	Trigger string            `json:"trigger,omitempty"`
+	Axes    []results.Axis    `json:"axes,omitempty"`
 	// Context is a sweep's load context (WriteSweepDir), taken from the scenario.
-	Context *LoadContext `json:"context,omitempty"`
+	Context *results.LoadContext `json:"context,omitempty"`
 	// Expect is the scenario's expectations, judged when the shards are merged.
-	Expect []Expectation `json:"expect,omitempty"`
-	// Tune is a tuning's search, for Work KindTune: its units are the coarse grid's runs, each
+	Expect []results.Expectation `json:"expect,omitempty"`
+	// Tune is a tuning's search, for Work results.KindTune: its units are the coarse grid's runs, each
 	// keeping the tuning's measures in its summary's Expected.
-	Tune *TuneShard `json:"tune,omitempty"`
+	Tune *results.TuneShard `json:"tune,omitempty"`
 }
 
 // Shard returns the shard the info describes.
@@ -113,25 +97,16 @@ func (si *ShardInfo) UnitName(u int) string {
 	p := u / reps
 	at := ""
 	if p < len(si.Points) && len(si.Points[p]) > 0 {
-		at = ": " + ParamsText(si.Points[p])
+		at = ": " + results.ParamsText(si.Points[p])
 	}
 	return fmt.Sprintf("unit %d (point %d%s, replication %d)", u, p, at, u%reps)
-}
-
-// ParamsText says a point's parameters: "path=value, path=value", in their order.
-func ParamsText(ps []Param) string {
-	parts := make([]string, len(ps))
-	for i, p := range ps {
-		parts[i] = p.Path + "=" + p.Value
-	}
-	return strings.Join(parts, ", ")
 }
 
 // unitsKey is the key of the units a shard keeps: the work's, the shard's place in it, and the
 // work's kind, trigger and, for a tuning, what its units measure.
 func (si *ShardInfo) unitsKey() string {
-	return ScenarioDigest(strings.Join([]string{UnitsKey(si.Header, si.Replications), si.Work, si.Trigger,
-		si.Shard().String(), si.Tune.key()}, "\x00"))
+	return results.ScenarioDigest(strings.Join([]string{UnitsKey(si.Header, si.Replications), si.Work, si.Trigger,
+		si.Shard().String(), si.Tune.Key()}, "\x00"))
 }
 
 // unitFile names unit u's file inside a units folder.
@@ -141,8 +116,8 @@ func unitFile(u int) string { return fmt.Sprintf("%08d.gob", u) }
 // an earlier run of the same shard finished: the folder's manifest goes first (it reads as
 // unfinished until FinishShard), then any other result in it, and units of another work or shard
 // (OpenUnits); then shard.json is written.
-func OpenShard(dir string, info ShardInfo) (*Units, map[int]Summary, error) {
-	if err := claimDir(dir, true, ShardFile, ManifestFile); err != nil {
+func OpenShard(dir string, info ShardInfo) (*Units, map[int]results.Summary, error) {
+	if err := results.ClaimDir(dir, true, results.ShardFile, results.ManifestFile); err != nil {
 		return nil, nil, err
 	}
 	units, kept, err := OpenUnits(dir, info.unitsKey())
@@ -155,7 +130,7 @@ func OpenShard(dir string, info ShardInfo) (*Units, map[int]Summary, error) {
 			delete(kept, u) // cannot happen under the key; never reuse a unit not ours
 		}
 	}
-	if err := WriteFileAtomic(filepath.Join(dir, ShardFile), func(w io.Writer) error { return writeJSON(w, info) }); err != nil {
+	if err := results.WriteFileAtomic(filepath.Join(dir, results.ShardFile), func(w io.Writer) error { return results.WriteJSON(w, info) }); err != nil {
 		return nil, nil, err
 	}
 	return units, kept, nil
@@ -165,31 +140,31 @@ func OpenShard(dir string, info ShardInfo) (*Units, map[int]Summary, error) {
 // the units' key and every unit file with its digest, so that Merge takes no unfinished,
 // truncated or altered shard for a finished one.
 func FinishShard(dir string, info ShardInfo) error {
-	m := newManifest(KindShard, info.Header)
+	m := results.NewManifest(results.KindShard, info.Header)
 	m.Shard = info.Shard().String()
-	names := []string{ShardFile, filepath.Join(UnitsDir, unitsKeyFile)}
+	names := []string{results.ShardFile, filepath.Join(results.UnitsDir, results.UnitsKeyFile)}
 	for _, u := range info.Shard().Units(info.Units) {
-		names = append(names, filepath.Join(UnitsDir, unitFile(u)))
+		names = append(names, filepath.Join(results.UnitsDir, unitFile(u)))
 	}
 	for _, name := range names {
-		d, err := digestFile(dir, name)
+		d, err := results.DigestFile(dir, name)
 		if err != nil {
 			return fmt.Errorf("results: shard %s: %w", info.Shard(), err)
 		}
 		d.Name = filepath.ToSlash(name)
 		m.Files = append(m.Files, d)
 	}
-	if err := WriteFileAtomic(filepath.Join(dir, ManifestFile), func(w io.Writer) error { return writeJSON(w, m) }); err != nil {
+	if err := results.WriteFileAtomic(filepath.Join(dir, results.ManifestFile), func(w io.Writer) error { return results.WriteJSON(w, m) }); err != nil {
 		return err
 	}
-	return removeClaim(dir)
+	return results.RemoveClaim(dir)
 }
 
 // ShardResult is one finished shard read back: its description and its units' summaries.
 type ShardResult struct {
 	Dir   string
 	Info  ShardInfo
-	Units map[int]Summary
+	Units map[int]results.Summary
 }
 
 // ReadShard reads a finished shard folder. The error names the folder, the shard and, for a
@@ -198,28 +173,28 @@ type ShardResult struct {
 // finished.
 func ReadShard(dir string) (ShardResult, error) {
 	var info ShardInfo
-	if err := readJSON(filepath.Join(dir, ShardFile), &info); err != nil {
-		var m Manifest
-		if readJSON(filepath.Join(dir, ManifestFile), &m) == nil && m.Kind == KindShard {
-			return ShardResult{}, fmt.Errorf("shard %s (%s): %s cannot be read (%v); run the shard again", m.Shard, dir, ShardFile, pathlessError(errors.Unwrap(err)))
+	if err := results.ReadJSON(filepath.Join(dir, results.ShardFile), &info); err != nil {
+		var m results.Manifest
+		if results.ReadJSON(filepath.Join(dir, results.ManifestFile), &m) == nil && m.Kind == results.KindShard {
+			return ShardResult{}, fmt.Errorf("shard %s (%s): %s cannot be read (%v); run the shard again", m.Shard, dir, results.ShardFile, results.PathlessError(errors.Unwrap(err)))
 		}
 		return ShardResult{}, fmt.Errorf("%s is not a shard folder: %w", dir, err)
 	}
 	if info.Count > MaxShards {
-		return ShardResult{}, fmt.Errorf("%s: %s says count %d: there may be at most %d shards", dir, ShardFile, info.Count, MaxShards)
+		return ShardResult{}, fmt.Errorf("%s: %s says count %d: there may be at most %d shards", dir, results.ShardFile, info.Count, MaxShards)
 	}
 	if info.Count < 1 || info.Index < 0 || info.Index >= info.Count || info.Replications < 1 ||
-		info.Units != len(info.Points)*info.Replications || (info.Work != KindSweep && info.Work != KindMap && info.Work != KindTune) ||
-		(info.Work == KindTune) != (info.Tune != nil) {
-		return ShardResult{}, fmt.Errorf("%s: %s describes no valid shard (shard %d/%d of a %q of %d units)", dir, ShardFile, info.Index, info.Count, info.Work, info.Units)
+		info.Units != len(info.Points)*info.Replications || (info.Work != results.KindSweep && info.Work != results.KindMap && info.Work != results.KindTune) ||
+		(info.Work == results.KindTune) != (info.Tune != nil) {
+		return ShardResult{}, fmt.Errorf("%s: %s describes no valid shard (shard %d/%d of a %q of %d units)", dir, results.ShardFile, info.Index, info.Count, info.Work, info.Units)
 	}
 	sh := info.Shard()
 	name := fmt.Sprintf("shard %s (%s)", sh, dir)
-	var m Manifest
-	if err := readJSON(filepath.Join(dir, ManifestFile), &m); err != nil {
+	var m results.Manifest
+	if err := results.ReadJSON(filepath.Join(dir, results.ManifestFile), &m); err != nil {
 		done := 0
 		for _, u := range sh.Units(info.Units) {
-			if _, err := os.Stat(filepath.Join(dir, UnitsDir, unitFile(u))); err == nil {
+			if _, err := os.Stat(filepath.Join(dir, results.UnitsDir, unitFile(u))); err == nil {
 				done++
 			}
 		}
@@ -228,8 +203,8 @@ func ReadShard(dir string) (ShardResult, error) {
 		}
 		return ShardResult{}, fmt.Errorf("%s: %w", name, err)
 	}
-	if m.Kind != KindShard || m.Digest != ScenarioDigest(info.Header.Canonical) {
-		return ShardResult{}, fmt.Errorf("%s: its %s is not this shard's (kind %q)", name, ManifestFile, m.Kind)
+	if m.Kind != results.KindShard || m.Digest != results.ScenarioDigest(info.Header.Canonical) {
+		return ShardResult{}, fmt.Errorf("%s: its %s is not this shard's (kind %q)", name, results.ManifestFile, m.Kind)
 	}
 	listed := map[int]bool{}
 	for _, f := range m.Files {
@@ -248,21 +223,21 @@ func ReadShard(dir string) (ShardResult, error) {
 			}
 			listed[u] = true
 		}
-		got, err := digestFile(dir, filepath.FromSlash(f.Name))
+		got, err := results.DigestFile(dir, filepath.FromSlash(f.Name))
 		if err != nil {
-			return ShardResult{}, fmt.Errorf("%s: %s (%s) cannot be read: %v", name, what, f.Name, pathlessError(err))
+			return ShardResult{}, fmt.Errorf("%s: %s (%s) cannot be read: %v", name, what, f.Name, results.PathlessError(err))
 		}
 		got.Name = f.Name
 		if got != f {
 			return ShardResult{}, fmt.Errorf("%s: %s (%s) changed after the shard finished: %d bytes, the manifest says %d (truncated, or written by something else); run the shard again", name, what, f.Name, got.Bytes, f.Bytes)
 		}
 	}
-	r := ShardResult{Dir: dir, Info: info, Units: map[int]Summary{}}
+	r := ShardResult{Dir: dir, Info: info, Units: map[int]results.Summary{}}
 	for _, u := range sh.Units(info.Units) {
 		if !listed[u] {
 			return ShardResult{}, fmt.Errorf("%s lacks %s", name, info.UnitName(u))
 		}
-		s, err := readUnit(filepath.Join(dir, UnitsDir, unitFile(u)), info.unitsKey(), u)
+		s, err := readUnit(filepath.Join(dir, results.UnitsDir, unitFile(u)), info.unitsKey(), u)
 		if err != nil {
 			return ShardResult{}, fmt.Errorf("%s: %s cannot be used: %v; run the shard again", name, info.UnitName(u), err)
 		}
@@ -289,10 +264,11 @@ func optionsDiffer(a, b *ShardInfo) (what, x, y string) {
 		{"load context (today's load, ceiling, --slo)", a.Context, b.Context},
 		{"expectations", a.Expect, b.Expect},
 	} {
-		jx, errx := marshalJSON(f.x)
-		jy, erry := marshalJSON(f.y)
-		if errx != nil || erry != nil || !bytes.Equal(jx, jy) {
-			return f.what, "digest " + ScenarioDigest(string(jx))[:12], "digest " + ScenarioDigest(string(jy))[:12]
+		var jx, jy bytes.Buffer
+		errx := results.WriteJSON(&jx, f.x)
+		erry := results.WriteJSON(&jy, f.y)
+		if errx != nil || erry != nil || !bytes.Equal(jx.Bytes(), jy.Bytes()) {
+			return f.what, "digest " + results.ScenarioDigest(jx.String())[:12], "digest " + results.ScenarioDigest(jy.String())[:12]
 		}
 	}
 	return "", "", ""
@@ -303,14 +279,14 @@ func sloText(slo float64) string {
 	if slo <= 0 {
 		return "none (2 × the p99 at the lowest load)"
 	}
-	return fmtSeconds(slo)
+	return results.FormatDuration(slo)
 }
 
 // unitOfFile returns the unit a manifest entry "units/00000012.gob" holds.
 func unitOfFile(name string) (int, bool) {
 	dir, base := filepath.Split(filepath.FromSlash(name))
 	stem, ok := strings.CutSuffix(base, ".gob")
-	if !ok || filepath.Clean(dir) != UnitsDir {
+	if !ok || filepath.Clean(dir) != results.UnitsDir {
 		return 0, false
 	}
 	u, err := strconv.Atoi(stem)
@@ -327,7 +303,7 @@ const maxNamed = 10
 // number. The error
 // names the shards that differ with both values, a shard given twice, and the missing shards
 // with the units they should have held (the first maxNamed of them; the rest are counted).
-func Merge(shards []ShardResult) (ShardInfo, []Summary, error) {
+func Merge(shards []ShardResult) (ShardInfo, []results.Summary, error) {
 	if len(shards) == 0 {
 		return ShardInfo{}, nil, errors.New("no shard folders given")
 	}
@@ -343,16 +319,16 @@ func Merge(shards []ShardResult) (ShardInfo, []Summary, error) {
 		case a.Header.Version != b.Header.Version:
 			return ShardInfo{}, nil, differ("simulator version", a.Header.Version, b.Header.Version)
 		case a.Header.Canonical != b.Header.Canonical:
-			return ShardInfo{}, nil, differ("scenario digest", ScenarioDigest(a.Header.Canonical)[:12], ScenarioDigest(b.Header.Canonical)[:12])
+			return ShardInfo{}, nil, differ("scenario digest", results.ScenarioDigest(a.Header.Canonical)[:12], results.ScenarioDigest(b.Header.Canonical)[:12])
 		case a.Header.Seed != b.Header.Seed:
 			return ShardInfo{}, nil, differ("seed", strconv.FormatUint(a.Header.Seed, 10), strconv.FormatUint(b.Header.Seed, 10))
 		case a.Work != b.Work:
 			return ShardInfo{}, nil, differ("kind", a.Work, b.Work)
 		case a.Trigger != b.Trigger:
 			return ShardInfo{}, nil, differ("trigger", a.Trigger, b.Trigger)
-		case a.Tune.key() != b.Tune.key():
+		case a.Tune.Key() != b.Tune.Key():
 			return ShardInfo{}, nil, differ("tuning (its parameters, objective or constraints)",
-				ScenarioDigest(a.Tune.key())[:12], ScenarioDigest(b.Tune.key())[:12])
+				results.ScenarioDigest(a.Tune.Key())[:12], results.ScenarioDigest(b.Tune.Key())[:12])
 		case a.Replications != b.Replications:
 			return ShardInfo{}, nil, differ("replications", strconv.Itoa(a.Replications), strconv.Itoa(b.Replications))
 		case a.Count != b.Count:
@@ -395,7 +371,7 @@ func Merge(shards []ShardResult) (ShardInfo, []Summary, error) {
 		}
 		return ShardInfo{}, nil, fmt.Errorf("%d of %d shards missing: %s", nMissing, info.Count, strings.Join(missing, "; "))
 	}
-	out := make([]Summary, info.Units)
+	out := make([]results.Summary, info.Units)
 	for u := range out {
 		s := byIndex[u%info.Count]
 		sum, ok := s.Units[u]

@@ -1,4 +1,4 @@
-package results
+package experiment
 
 import (
 	"fmt"
@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/overloadsim/overloadsim/results"
 )
 
 // TestMergeRefusesOtherOptions pins that shards must agree on every option that changes the
@@ -20,19 +22,19 @@ func TestMergeRefusesOtherOptions(t *testing.T) {
 		want   []string
 	}{
 		{"slo", func(s []ShardResult) {
-			s[0].Info.Context, s[1].Info.Context, s[2].Info.Context = &LoadContext{SLO: 0.05}, &LoadContext{SLO: 0.02}, &LoadContext{SLO: 0.05}
+			s[0].Info.Context, s[1].Info.Context, s[2].Info.Context = &results.LoadContext{SLO: 0.05}, &results.LoadContext{SLO: 0.02}, &results.LoadContext{SLO: 0.05}
 		}, []string{"latency objective (--slo)", "50ms", "20ms"}},
 		{"slo given to one only", func(s []ShardResult) {
-			s[0].Info.Context, s[1].Info.Context, s[2].Info.Context = &LoadContext{}, &LoadContext{SLO: 0.02}, &LoadContext{}
+			s[0].Info.Context, s[1].Info.Context, s[2].Info.Context = &results.LoadContext{}, &results.LoadContext{SLO: 0.02}, &results.LoadContext{}
 		}, []string{"latency objective (--slo)", "none", "20ms"}},
 		{"today's load", func(s []ShardResult) {
-			s[0].Info.Context, s[1].Info.Context, s[2].Info.Context = &LoadContext{Today: 100}, &LoadContext{Today: 200}, &LoadContext{Today: 100}
+			s[0].Info.Context, s[1].Info.Context, s[2].Info.Context = &results.LoadContext{Today: 100}, &results.LoadContext{Today: 200}, &results.LoadContext{Today: 100}
 		}, []string{"load context"}},
 		{"points", func(s []ShardResult) {
-			s[1].Info.Points = [][]Param{{{Path: "rate", Value: "1/s"}}, {{Path: "rate", Value: "3/s"}}}
+			s[1].Info.Points = [][]results.Param{{{Path: "rate", Value: "1/s"}}, {{Path: "rate", Value: "3/s"}}}
 		}, []string{"different work: points"}},
 		{"expectations", func(s []ShardResult) {
-			s[1].Info.Expect = []Expectation{{Metric: "total.goodput"}}
+			s[1].Info.Expect = []results.Expectation{{Metric: "total.goodput"}}
 		}, []string{"different work: expectations"}},
 	} {
 		for _, reverse := range []bool{false, true} {
@@ -63,7 +65,7 @@ func TestShardCountBounded(t *testing.T) {
 	}
 	dir := t.TempDir()
 	info := shpInfo(0, 1_000_000_000, 4)
-	if err := WriteFileAtomic(filepath.Join(dir, ShardFile), func(w io.Writer) error { return writeJSON(w, info) }); err != nil {
+	if err := results.WriteFileAtomic(filepath.Join(dir, results.ShardFile), func(w io.Writer) error { return results.WriteJSON(w, info) }); err != nil {
 		t.Fatal(err)
 	}
 	err := withinSeconds(t, "ReadShard of a shard 0/1000000000", 5*time.Second, func() error { _, err := ReadShard(dir); return err })

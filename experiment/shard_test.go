@@ -1,9 +1,11 @@
-package results
+package experiment
 
 import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/overloadsim/overloadsim/results"
 )
 
 func TestParseShard(t *testing.T) {
@@ -75,16 +77,16 @@ func TestShardUnits(t *testing.T) {
 
 // testShards returns n shards of a 2-point × 2-replication work, holding their units.
 func testShards(n int) []ShardResult {
-	info := ShardInfo{Header: Header{Tool: "simulate", Version: "v1", Scenario: "s", Canonical: "name: s\n", Seed: 1},
-		Work: KindSweep, Count: n, Replications: 2, Units: 4,
-		Points: [][]Param{{{Path: "rate", Value: "1/s"}}, {{Path: "rate", Value: "2/s"}}}}
+	info := ShardInfo{Header: results.Header{Tool: "simulate", Version: "v1", Scenario: "s", Canonical: "name: s\n", Seed: 1},
+		Work: results.KindSweep, Count: n, Replications: 2, Units: 4,
+		Points: [][]results.Param{{{Path: "rate", Value: "1/s"}}, {{Path: "rate", Value: "2/s"}}}}
 	var out []ShardResult
 	for i := range n {
 		si := info
 		si.Index = i
-		r := ShardResult{Dir: "d" + string(rune('0'+i)), Info: si, Units: map[int]Summary{}}
+		r := ShardResult{Dir: "d" + string(rune('0'+i)), Info: si, Units: map[int]results.Summary{}}
 		for _, u := range si.Shard().Units(4) {
-			var s Summary
+			var s results.Summary
 			s.Total.Issued = uint64(u)
 			r.Units[u] = s
 		}
@@ -119,7 +121,7 @@ func TestMerge(t *testing.T) {
 		{"trigger", func(s []ShardResult) []ShardResult { s[1].Info.Trigger = "cut"; return s }, "different work: trigger"},
 		{"missing", func(s []ShardResult) []ShardResult { return s[:2] }, "1 of 3 shards missing: shard 2/3 (its 1 units: unit 2 (point 1: rate=2/s, replication 0))"},
 		{"lacks a unit", func(s []ShardResult) []ShardResult { delete(s[0].Units, 3); return s }, "shard 0/3 (d0) lacks unit 3 (point 1: rate=2/s, replication 1)"},
-		{"a foreign unit", func(s []ShardResult) []ShardResult { s[0].Units[1] = Summary{}; return s }, "shard 0/3 (d0) holds unit 1 (point 0: rate=1/s, replication 1), which belongs to shard 1/3"},
+		{"a foreign unit", func(s []ShardResult) []ShardResult { s[0].Units[1] = results.Summary{}; return s }, "shard 0/3 (d0) holds unit 1 (point 0: rate=1/s, replication 1), which belongs to shard 1/3"},
 	} {
 		_, _, err := Merge(tc.damage(testShards(3)))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/overloadsim/overloadsim/experiment"
 	"github.com/overloadsim/overloadsim/results"
 )
 
@@ -256,7 +257,7 @@ func TestSweepResumeSkipsKept(t *testing.T) {
 		t.Fatal(err)
 	}
 	plant := func(seed uint64) {
-		u, _, err := results.OpenUnits(dir, results.UnitsKey(sweepHeader(sc, seed), 2))
+		u, _, err := results.OpenUnits(dir, results.UnitsKey(experiment.Header(sc, seed, label()), 2))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/overloadsim/overloadsim/experiment"
 	"github.com/overloadsim/overloadsim/results"
 )
 
@@ -97,7 +98,7 @@ func TestSweepResumeSaysDiscarded(t *testing.T) {
 	if err := sc.Set("sweep.replications", "2"); err != nil {
 		t.Fatal(err)
 	}
-	u, _, err := results.OpenUnits(dir, results.UnitsKey(sweepHeader(sc, sc.Seed), 2))
+	u, _, err := results.OpenUnits(dir, results.UnitsKey(experiment.Header(sc, sc.Seed, label()), 2))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,8 @@ import (
 
 	"github.com/spf13/pflag"
 
+	mapexp "github.com/overloadsim/overloadsim/experiment/phasemap"
+	"github.com/overloadsim/overloadsim/experiment/sweep"
 	tuneexp "github.com/overloadsim/overloadsim/experiment/tune"
 	"github.com/overloadsim/overloadsim/results"
 	"github.com/overloadsim/overloadsim/results/tune"
@@ -72,7 +74,8 @@ Examples:
 			}
 			switch info.Work {
 			case results.KindSweep:
-				if err := writeSweep(dir, info.Header, info.Context, info.Expect, info.Points, runs, done, info.Replications, stdout, stderr); err != nil {
+				r := sweep.Aggregate(info.Points, runs, done, info.Replications, info.Expect)
+				if err := writeSweep(dir, info.Header, info.Context, info.Expect, r, info.Replications, stdout, stderr); err != nil {
 					return err
 				}
 				if *plotToo {
@@ -80,15 +83,10 @@ Examples:
 				}
 				return nil
 			case results.KindMap:
-				outcomes := make([]mapOutcome, len(runs))
-				for u := range runs {
-					o, err := outcomeOf(info.Points[u/info.Replications], &runs[u], info.Trigger)
-					if err != nil {
-						return fmt.Errorf("%s: %w", info.UnitName(u), err)
-					}
-					outcomes[u] = o
+				m, err := mapexp.Merge(info, runs)
+				if err != nil {
+					return err
 				}
-				m := buildMap(info.Header, info.Trigger, info.Axes, info.Points, outcomes, done, info.Replications)
 				return writeMap(dir, m, *plotToo, stdout, stderr)
 			case results.KindTune:
 				ts := info.Tune

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/overloadsim/overloadsim/bench"
@@ -56,4 +57,15 @@ func Recovery(s *results.Summary, trigger string) (results.Recovery, bool) {
 		}
 	}
 	return results.Recovery{}, false
+}
+
+// WholeNumbers reports whether the plain-number field at path of sc takes only whole numbers
+// over [lo, hi], both whole: it refuses the fraction lo+0.5, written by text as the study
+// writes its values. A tipping-point search and a tuning then try whole numbers only.
+func WholeNumbers(sc *scenarios.Scenario, path string, lo, hi float64, text func(float64) string) bool {
+	if lo != math.Trunc(lo) || hi != math.Trunc(hi) {
+		return false
+	}
+	_, err := sc.With(path, text(lo+0.5))
+	return err != nil
 }

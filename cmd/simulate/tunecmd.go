@@ -254,13 +254,7 @@ func parseTuneSpec(sc *scenarios.Scenario, tunes []string, maximize, minimize st
 				return spec, usageErrorf("--tune %q: %v", s, tuneexp.ProblemText(err))
 			}
 		}
-		// A plain-number field that refuses a fraction between two whole ends takes integers
-		// (as tip's search finds them).
-		if p.Unit == "" && p.Lo == math.Trunc(p.Lo) && p.Hi == math.Trunc(p.Hi) {
-			if _, err := sc.With(p.Path, p.Text(p.Lo+0.5)); err != nil {
-				p.Integer = true
-			}
-		}
+		p.Integer = p.Unit == "" && experiment.WholeNumbers(sc, p.Path, p.Lo, p.Hi, p.Text)
 		spec.params = append(spec.params, p)
 	}
 	flag, text := "--maximize", maximize

@@ -39,11 +39,9 @@ func NewRange(sc *scenarios.Scenario, path string, kind results.ValueKind, lo, h
 			return Range{}, err
 		}
 	}
-	if kind == results.ValueNumber && lo == math.Trunc(lo) && hi == math.Trunc(hi) {
-		if _, err := sc.With(path, r.Text(lo+0.5)); err != nil {
-			r.Integer = true
-			r.Precision = math.Max(1, math.Round(precision))
-		}
+	if kind == results.ValueNumber && experiment.WholeNumbers(sc, path, lo, hi, r.Text) {
+		r.Integer = true
+		r.Precision = math.Max(1, math.Round(precision))
 	}
 	return r, nil
 }

@@ -98,7 +98,7 @@ Examples:
 				if err := prepareOut(dir); err != nil {
 					return err
 				}
-				points, err := mapexp.Points(sc, axes)
+				points, err := sc.Grid(axes)
 				if err != nil {
 					return err
 				}

@@ -29,20 +29,11 @@ type Options struct {
 	Hooks        experiment.Hooks
 }
 
-// Points returns the map's cells, the first axis varying slowest.
-func Points(sc *scenarios.Scenario, axes []results.Axis) ([]scenarios.SweepPoint, error) {
-	paths := make([]string, len(axes))
-	for i, a := range axes {
-		paths[i] = a.Path
-	}
-	return sc.PointsIn(paths)
-}
-
 // Run runs every cell's replications and counts their outcomes after the trigger. Once ctx is
 // cancelled no new run starts: the cells whose replications all finished are kept, the others
 // have none, and the map is marked partial.
 func Run(ctx context.Context, o Options) (phasemap.Map, error) {
-	points, err := Points(o.Scenario, o.Axes)
+	points, err := o.Scenario.Grid(o.Axes)
 	if err != nil {
 		return phasemap.Map{}, err
 	}

@@ -1,12 +1,17 @@
 // Package experiment is how studies are produced: the machinery every study shares, under the
-// engines of the sweep, the map, the tipping-point search and the rare-event estimate.
+// engines of the sweep, the map, the tipping-point search, the tuning and the rare-event
+// estimate (experiment/sweep, experiment/phasemap, experiment/tip, experiment/tune,
+// experiment/rare), each an Options struct and one call.
 //
 // A study is many independent runs of one scenario. RunIndexed runs them on a pool of workers
 // and keeps each result at its index, never in completion order, so that the output does not
 // depend on the number of workers (docs/conventions.md §5). Before any of them starts, the
 // work is refused when it is too large: RefuseRuns against a cap on the number of runs, and
 // Limits against the wall time and memory the scenario's cost estimate implies. A refusal is an
-// error that matches ErrRefused, so that the command can tell it from a failure.
+// error that matches ErrRefused, so that the command can tell it from a failure. While the
+// runs go, the command watches them through Hooks (what is told, progress, the runs in
+// progress), which never change a result; Header, Trigger and Recovery are what the engines
+// share about a study's scenario and its runs.
 //
 // A sweep keeps each finished run (unit) in its folder (Units, OpenUnits) under a key naming the
 // work (UnitsKey), so that the same sweep run again resumes instead of starting over. Work

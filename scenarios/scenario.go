@@ -460,6 +460,15 @@ func (sw *Sweep) Paths() []string {
 	return out
 }
 
+// Axes returns the parameters as the axes of a grid, in their order (Paths).
+func (sw *Sweep) Axes() []results.Axis {
+	axes := make([]results.Axis, 0, len(sw.Parameters))
+	for _, p := range sw.Paths() {
+		axes = append(axes, results.Axis{Path: p, Values: sw.Parameters[p].Values})
+	}
+	return axes
+}
+
 // encodeYAML writes the sweep with its parameters in their order (Paths), not sorted as
 // mappings otherwise are.
 func (sw Sweep) encodeYAML() *yamlstrict.Node {

@@ -15,23 +15,24 @@ type SweepPoint struct {
 }
 
 // Points returns the points of the scenario's sweep: every combination of the parameters'
-// values, the parameters in the order given (Sweep.Paths), the first varying slowest. A scenario without
-// sweep parameters has one point, itself without parameters. Each point's scenario is
+// values, the parameters in the order given (Sweep.Axes), the first varying slowest. A scenario
+// without sweep parameters has one point, itself without parameters. Each point's scenario is
 // independent of s and of the other points.
 func (s *Scenario) Points() ([]SweepPoint, error) {
-	return s.PointsIn(s.Sweep.Paths())
+	return s.Grid(s.Sweep.Axes())
 }
 
-// PointsIn is Points with the parameters in the order given, the first varying slowest: a
-// metastability map's axes keep the order the user named them in. Every path must be one of the
-// sweep's parameters, once.
-func (s *Scenario) PointsIn(paths []string) ([]SweepPoint, error) {
+// Grid returns the points of a grid of axes: every combination of their values, the first
+// axis varying slowest, each point's scenario s with those values set and without the sweep's
+// parameters. A metastability map's axes keep the order the user named them in. Each path must
+// be given once.
+func (s *Scenario) Grid(axes []results.Axis) ([]SweepPoint, error) {
 	seen := map[string]bool{}
-	for _, p := range paths {
-		if _, ok := s.Sweep.Parameters[p]; !ok || seen[p] {
-			return nil, fmt.Errorf("scenarios: %s: %q is not a sweep parameter, or is named twice", s.Name, p)
+	for _, a := range axes {
+		if seen[a.Path] {
+			return nil, fmt.Errorf("scenarios: %s: %q is an axis twice", s.Name, a.Path)
 		}
-		seen[p] = true
+		seen[a.Path] = true
 	}
 	base := s.clone()
 	if len(s.Sweep.Parameters) > 0 {
@@ -40,15 +41,15 @@ func (s *Scenario) PointsIn(paths []string) ([]SweepPoint, error) {
 		}
 	}
 	points := []SweepPoint{{Scenario: base}}
-	for _, path := range paths {
+	for _, a := range axes {
 		var next []SweepPoint
 		for _, p := range points {
-			for _, value := range s.Sweep.Parameters[path].Values {
+			for _, value := range a.Values {
 				c := p.Scenario.clone()
-				if err := c.Set(path, value); err != nil {
+				if err := c.Set(a.Path, value); err != nil {
 					return nil, err
 				}
-				params := append(append([]results.Param(nil), p.Params...), results.Param{Path: path, Value: value})
+				params := append(append([]results.Param(nil), p.Params...), results.Param{Path: a.Path, Value: value})
 				next = append(next, SweepPoint{Params: params, Scenario: c})
 			}
 		}

@@ -3,12 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"runtime"
 	"testing"
 
 	"github.com/overloadsim/overloadsim/bench"
 	"github.com/overloadsim/overloadsim/experiment"
+	mapexp "github.com/overloadsim/overloadsim/experiment/phasemap"
 	"github.com/overloadsim/overloadsim/record"
 	"github.com/overloadsim/overloadsim/results"
 	"github.com/overloadsim/overloadsim/scenarios"
@@ -85,7 +85,7 @@ func BenchmarkMap(b *testing.B) {
 		b.Fatal(err)
 	}
 	for i := 0; i < b.N; i++ {
-		m, err := runMap(context.Background(), sc, axes, "cpu-cut", sc.Seed, 5, 2, io.Discard)
+		m, err := mapexp.Run(context.Background(), mapexp.Options{Scenario: sc, Axes: axes, Trigger: "cpu-cut", Seed: sc.Seed, Replications: 5, Workers: 2, Run: runOptions()})
 		if err != nil {
 			b.Fatal(err)
 		}

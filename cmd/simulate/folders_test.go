@@ -257,7 +257,7 @@ func TestSweepResumeSkipsKept(t *testing.T) {
 		t.Fatal(err)
 	}
 	plant := func(seed uint64) {
-		u, _, err := experiment.OpenUnits(dir, experiment.UnitsKey(sweepHeader(sc, seed), 2))
+		u, _, err := experiment.OpenUnits(dir, experiment.UnitsKey(experiment.Header(sc, seed, label()), 2))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -98,7 +98,7 @@ func TestSweepResumeSaysDiscarded(t *testing.T) {
 	if err := sc.Set("sweep.replications", "2"); err != nil {
 		t.Fatal(err)
 	}
-	u, _, err := experiment.OpenUnits(dir, experiment.UnitsKey(sweepHeader(sc, sc.Seed), 2))
+	u, _, err := experiment.OpenUnits(dir, experiment.UnitsKey(experiment.Header(sc, sc.Seed, label()), 2))
 	if err != nil {
 		t.Fatal(err)
 	}

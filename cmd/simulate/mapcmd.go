@@ -1,7 +1,7 @@
 package main
 
 import (
-	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -11,8 +11,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/overloadsim/overloadsim/bench"
 	"github.com/overloadsim/overloadsim/experiment"
+	mapexp "github.com/overloadsim/overloadsim/experiment/phasemap"
 	"github.com/overloadsim/overloadsim/results"
 	"github.com/overloadsim/overloadsim/results/phasemap"
 	"github.com/overloadsim/overloadsim/scenarios"
@@ -72,7 +72,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			name, err := triggerName(sc, *trigger)
+			name, err := studyTrigger(sc, *trigger)
 			if err != nil {
 				return err
 			}
@@ -98,11 +98,11 @@ Examples:
 				if err := prepareOut(dir); err != nil {
 					return err
 				}
-				points, err := mapPoints(sc, axes)
+				points, err := sc.Grid(axes)
 				if err != nil {
 					return err
 				}
-				info := experiment.NewShardInfo(results.KindMap, sweepHeader(sc, base), *shard, points, *reps)
+				info := experiment.NewShardInfo(results.KindMap, experiment.Header(sc, base, label()), *shard, points, *reps)
 				info.Trigger, info.Axes = name, axes
 				return runShard(lim, info, points, base, *workers, dir, nil, stderr)
 			}
@@ -111,7 +111,9 @@ Examples:
 			}
 			ctx, stop := lim.guard(stderr, func() string { return "the runs in progress" }, "")
 			defer stop()
-			m, err := runMap(ctx, sc, axes, name, base, *reps, *workers, stderr)
+			m, err := mapexp.Run(ctx, mapexp.Options{Scenario: sc, Header: experiment.Header(sc, base, label()), Axes: axes,
+				Trigger: name, Replications: *reps, Seed: base, Workers: *workers, Run: runOptions(),
+				Hooks: experiment.Hooks{Bar: progressBars(stderr)}})
 			if err != nil {
 				return err
 			}
@@ -160,92 +162,18 @@ func mapAxes(sc *scenarios.Scenario, vary []string) ([]results.Axis, error) {
 	return axes, nil
 }
 
-// triggerName returns the trigger to judge: the one named, or the scenario's first.
-func triggerName(sc *scenarios.Scenario, want string) (string, error) {
-	var names []string
-	for _, w := range sc.FaultWindows() {
-		if w.Name == want {
-			return want, nil
-		}
-		names = append(names, w.Name)
-	}
+// studyTrigger returns the trigger a map or a tipping-point search judges (experiment.Trigger),
+// a missing one a usage error in the command's words.
+func studyTrigger(sc *scenarios.Scenario, want string) (string, error) {
+	name, err := experiment.Trigger(sc, want)
+	var te *experiment.TriggerError
 	switch {
-	case len(names) == 0:
+	case !errors.As(err, &te):
+		return name, err
+	case len(te.Names) == 0:
 		return "", usageErrorf("scenario %s has no trigger (a fault, or a spike, step or ramp in a group's rate): nothing to recover from", sc.Name)
-	case want == "":
-		return names[0], nil
 	}
-	return "", usageErrorf("--trigger %q: the scenario's triggers are %s", want, strings.Join(names, ", "))
-}
-
-// mapPoints returns the map's cells, the first axis varying slowest.
-func mapPoints(sc *scenarios.Scenario, axes []results.Axis) ([]scenarios.SweepPoint, error) {
-	paths := make([]string, len(axes))
-	for i, a := range axes {
-		paths[i] = a.Path
-	}
-	return sc.PointsIn(paths)
-}
-
-// runMap runs every cell's replications on workers and counts their outcomes after the trigger.
-// Interrupted, it keeps the cells whose replications all finished and marks the map partial.
-func runMap(ctx context.Context, sc *scenarios.Scenario, axes []results.Axis, trigger string, seed uint64, reps, workers int, stderr io.Writer) (phasemap.Map, error) {
-	points, err := mapPoints(sc, axes)
-	if err != nil {
-		return phasemap.Map{}, err
-	}
-	params := make([][]results.Param, len(points))
-	for p := range points {
-		params[p] = points[p].Params
-	}
-	bar := newProgressBar(stderr, "map")
-	runs, done, err := experiment.RunIndexed(ctx, len(points)*reps, workers, func(i int) (mapOutcome, error) {
-		r, err := bench.RunWith(points[i/reps].Scenario, seed, i%reps, runOptions())
-		if err != nil {
-			return mapOutcome{}, err
-		}
-		return outcomeOf(params[i/reps], &r.Summary, trigger)
-	}, bar.update)
-	if err != nil {
-		return phasemap.Map{}, err
-	}
-	return buildMap(sweepHeader(sc, seed), trigger, axes, params, runs, done, reps), nil
-}
-
-// mapOutcome is how one run of a map's cell came out after the map's trigger.
-type mapOutcome struct {
-	o       results.RecoveryOutcome
-	seconds float64
-}
-
-// outcomeOf returns the outcome of the run with summary s, at the cell with params.
-func outcomeOf(params []results.Param, s *results.Summary, trigger string) (mapOutcome, error) {
-	rec, ok := recoveryOf(s, trigger)
-	if !ok {
-		return mapOutcome{}, fmt.Errorf("%s: no trigger %q in this cell's run", results.ParamsText(params), trigger)
-	}
-	return mapOutcome{rec.Outcome, rec.Seconds}, nil
-}
-
-// buildMap counts the cells' outcomes (run u is cell u/reps's replication u%reps; done says
-// which finished): a cell with an unfinished replication has none, and the map is then partial.
-func buildMap(hdr results.Header, trigger string, axes []results.Axis, params [][]results.Param, runs []mapOutcome, done []bool, reps int) phasemap.Map {
-	m := phasemap.Map{Header: hdr, Trigger: trigger, Axes: axes}
-	for p := range params {
-		var os []results.RecoveryOutcome
-		var secs []float64
-		complete := true
-		for r := 0; r < reps; r++ {
-			complete = complete && done[p*reps+r]
-			os = append(os, runs[p*reps+r].o)
-			secs = append(secs, runs[p*reps+r].seconds)
-		}
-		if !complete {
-			os, secs, m.Partial = nil, nil, true
-		}
-		m.Cells = append(m.Cells, phasemap.NewCell(params[p], os, secs))
-	}
-	return m
+	return "", usageErrorf("--trigger %q: the scenario's triggers are %s", want, strings.Join(te.Names, ", "))
 }
 
 // writeMap writes the map into dir, draws its heat map when plot is set, and prints it.
@@ -264,23 +192,6 @@ func writeMap(dir string, m phasemap.Map, plot bool, stdout, stderr io.Writer) e
 		return fmt.Errorf("%w: the map is partial (cells with 0 replications were not run)", errInterrupted)
 	}
 	return nil
-}
-
-// recoveryOf returns the recovery after the named trigger (the first of that name).
-func recoveryOf(s *results.Summary, trigger string) (results.Recovery, bool) {
-	for _, r := range s.Recoveries {
-		if r.Fault == trigger {
-			return r, true
-		}
-	}
-	return results.Recovery{}, false
-}
-
-// sweepHeader is the header of a result made of many runs of sc from base seed seed.
-func sweepHeader(sc *scenarios.Scenario, seed uint64) results.Header {
-	return results.Header{Tool: label().Tool, Version: label().Version, Scenario: sc.Name,
-		Description: sc.Description, Claim: sc.Claim, Canonical: sc.String(), Seed: seed,
-		Duration: sc.Duration, Interval: sc.Interval, Warmup: sc.Warmup.Fixed, WarmupAuto: sc.Warmup.Auto}
 }
 
 // printMap prints the map's summary paragraph and a table of its cells.

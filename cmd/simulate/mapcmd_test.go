@@ -3,12 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	mapexp "github.com/overloadsim/overloadsim/experiment/phasemap"
 )
 
 const tinyCut = "testdata/tiny-cut.yaml"
@@ -129,7 +130,7 @@ func TestMapInterrupted(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	m, err := runMap(ctx, sc, axes, "cpu-cut", 1, 2, 1, io.Discard)
+	m, err := mapexp.Run(ctx, mapexp.Options{Scenario: sc, Axes: axes, Trigger: "cpu-cut", Seed: 1, Replications: 2, Workers: 1, Run: runOptions()})
 	if err != nil {
 		t.Fatal(err)
 	}

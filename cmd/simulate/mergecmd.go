@@ -10,6 +10,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/overloadsim/overloadsim/experiment"
+	mapexp "github.com/overloadsim/overloadsim/experiment/phasemap"
+	"github.com/overloadsim/overloadsim/experiment/sweep"
 	tuneexp "github.com/overloadsim/overloadsim/experiment/tune"
 	"github.com/overloadsim/overloadsim/results"
 	"github.com/overloadsim/overloadsim/results/tune"
@@ -92,7 +94,8 @@ func allDone(n int) []bool {
 
 // finishSweep writes a merged sweep's files, and its figures with o.Plot.
 func finishSweep(dir string, info experiment.ShardInfo, runs []results.Summary, o experiment.FinishOptions) error {
-	if err := writeSweep(dir, info.Header, info.Context, info.Expect, info.Points, runs, allDone(len(runs)), info.Replications, o.Stdout, o.Stderr); err != nil {
+	r := sweep.Aggregate(info.Points, runs, allDone(len(runs)), info.Replications, info.Expect)
+	if err := writeSweep(dir, info.Header, info.Context, info.Expect, r, info.Replications, o.Stdout, o.Stderr); err != nil {
 		return err
 	}
 	if o.Plot {
@@ -103,15 +106,10 @@ func finishSweep(dir string, info experiment.ShardInfo, runs []results.Summary, 
 
 // finishMap writes a merged map's files: each unit's outcome under the map's trigger.
 func finishMap(dir string, info experiment.ShardInfo, runs []results.Summary, o experiment.FinishOptions) error {
-	outcomes := make([]mapOutcome, len(runs))
-	for u := range runs {
-		out, err := outcomeOf(info.Points[u/info.Replications], &runs[u], info.Trigger)
-		if err != nil {
-			return fmt.Errorf("%s: %w", info.UnitName(u), err)
-		}
-		outcomes[u] = out
+	m, err := mapexp.Merge(info, runs)
+	if err != nil {
+		return err
 	}
-	m := buildMap(info.Header, info.Trigger, info.Axes, info.Points, outcomes, allDone(len(runs)), info.Replications)
 	return writeMap(dir, m, o.Plot, o.Stdout, o.Stderr)
 }
 

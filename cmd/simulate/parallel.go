@@ -99,3 +99,9 @@ func checkWritable(path string, dir bool) error {
 	f.Close()
 	return os.Remove(f.Name())
 }
+
+// progressBars returns what draws a progress bar on w for each batch of runs an engine labels
+// (experiment.Hooks.Bar).
+func progressBars(w io.Writer) func(label string) func(done, total int) {
+	return func(label string) func(done, total int) { return newProgressBar(w, label).update }
+}

@@ -92,7 +92,7 @@ Examples:
 				return err
 			}
 			opts := rareengine.Options{Scenario: sc, Score: score, From: start, Step: *step, Levels: levels,
-				Pilot: *pilot, N: *n, Repetitions: *reps, BruteForce: *brute, Workers: *workers, Log: stderr}
+				Pilot: *pilot, N: *n, Repetitions: *reps, BruteForce: *brute, Workers: *workers, Hooks: experiment.Hooks{Log: stderr}}
 			// Each trajectory is recorded at --step: a finer one costs a row per checkpoint.
 			if err := lim.CheckCost(sc, rareengine.TrajectoryCost(opts), float64(stages)*float64(*n)*float64(*reps), *workers, what); err != nil {
 				return err
@@ -103,7 +103,7 @@ Examples:
 			}
 			ctx, stop := lim.guard(stderr, func() string { return "the runs in progress" }, "")
 			defer stop()
-			opts.Header, opts.Seed = sweepHeader(sc, base), base
+			opts.Header, opts.Seed = experiment.Header(sc, base, label()), base
 			r, err := rareengine.Run(ctx, opts)
 			if err != nil {
 				return err

@@ -6,13 +6,12 @@ import (
 	"io"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
 
-	"github.com/overloadsim/overloadsim/bench"
 	"github.com/overloadsim/overloadsim/experiment"
+	"github.com/overloadsim/overloadsim/experiment/sweep"
 	"github.com/overloadsim/overloadsim/results"
 	"github.com/overloadsim/overloadsim/scenarios"
 
@@ -121,7 +120,7 @@ Examples:
 				if err != nil {
 					return err
 				}
-				info := experiment.NewShardInfo(results.KindSweep, sweepHeader(sc, base), *shard, points, sc.Sweep.Replications)
+				info := experiment.NewShardInfo(results.KindSweep, experiment.Header(sc, base, label()), *shard, points, sc.Sweep.Replications)
 				ctx := sc.SweepLoadContext(points, *slo)
 				info.Context, info.Expect = &ctx, judged(sc, len(*sets) > 0 || len(*vary) > 0, stderr)
 				return runShard(lim, info, points, base, *workers, dir, nil, stderr)
@@ -142,19 +141,18 @@ Examples:
 	},
 }
 
-// runSweep runs the sweep and writes it into dir. Every replication that finishes is kept in
-// dir's units (experiment.Units) at once, and replications kept there by an earlier run of the same
-// sweep are not run again, so a sweep stopped in any way resumes where it stopped. Interrupted
-// (SIGINT or SIGTERM), it finishes the runs in progress, writes the points whose replications
-// all finished, marked partial, and reports the interruption.
+// runSweep runs the sweep (experiment/sweep) and writes it into dir. Every replication that
+// finishes is kept in dir's units (experiment.Units) at once, and replications kept there by an
+// earlier run of the same sweep are not run again, so a sweep stopped in any way resumes where it
+// stopped. Interrupted (SIGINT or SIGTERM), it finishes the runs in progress, writes the points
+// whose replications all finished, marked partial, and reports the interruption.
 func runSweep(lim *limits, sc *scenarios.Scenario, exps []results.Expectation, seed uint64, workers int, slo time.Duration, dir string, stdout, stderr io.Writer) error {
 	points, err := sc.Points()
 	if err != nil {
 		return err
 	}
 	reps := sc.Sweep.Replications
-	n := len(points) * reps
-	hdr := sweepHeader(sc, seed)
+	hdr := experiment.Header(sc, seed, label())
 	units, kept, err := experiment.OpenUnits(dir, experiment.UnitsKey(hdr, reps))
 	if err != nil {
 		return err
@@ -163,38 +161,24 @@ func runSweep(lim *limits, sc *scenarios.Scenario, exps []results.Expectation, s
 		fmt.Fprintf(stderr, "not resuming from %s\n", d)
 	}
 	if len(kept) > 0 {
-		fmt.Fprintf(stderr, "resuming: %d of %d runs kept in %s from an earlier run of this sweep\n", len(kept), n, filepath.Join(dir, results.UnitsDir))
+		fmt.Fprintf(stderr, "resuming: %d of %d runs kept in %s from an earlier run of this sweep\n", len(kept), len(points)*reps, filepath.Join(dir, results.UnitsDir))
 	}
 	var running atomic.Int64
 	ctx, stop := lim.guard(stderr, func() string { return fmt.Sprintf("%d runs in progress", running.Load()) },
 		fmt.Sprintf("; the runs that finished are kept in %s and the same command resumes the sweep", filepath.Join(dir, results.UnitsDir)))
 	defer stop()
-	bar := newProgressBar(stderr, "sweep")
-	runs, done, err := experiment.RunIndexed(ctx, n, workers, func(i int) (results.Summary, error) {
-		if s, ok := kept[i]; ok {
-			return s, nil
-		}
-		running.Add(1)
-		defer running.Add(-1)
-		r, err := bench.RunWith(points[i/reps].Scenario, seed, i%reps, runOptions())
-		if err != nil {
-			return results.Summary{}, err
-		}
-		return r.Summary, units.Put(i, r.Summary)
-	}, bar.update)
+	r, err := sweep.Run(ctx, sweep.Options{Points: points, Replications: reps, Seed: seed, Workers: workers,
+		Run: runOptions(), Expect: exps, Kept: kept, Keep: units.Put,
+		Hooks: experiment.Hooks{Bar: progressBars(stderr), Running: &running}})
 	if err != nil {
 		return err
 	}
-	params := make([][]results.Param, len(points))
-	for p := range points {
-		params[p] = points[p].Params
-	}
 	load := sc.SweepLoadContext(points, slo)
-	err = writeSweep(dir, hdr, &load, exps, params, runs, done, reps, stdout, stderr)
+	err = writeSweep(dir, hdr, &load, exps, r, reps, stdout, stderr)
 	if err != nil && !errors.Is(err, errExpectation) {
 		return err
 	}
-	if !slices.Contains(done, false) { // written whole, whatever its verdict
+	if r.Finished == r.Runs { // written whole, whatever its verdict
 		if rerr := units.Remove(); rerr != nil {
 			return rerr
 		}
@@ -202,53 +186,24 @@ func runSweep(lim *limits, sc *scenarios.Scenario, exps []results.Expectation, s
 	return err
 }
 
-// writeSweep aggregates a sweep's runs (run u is point u/reps's replication u%reps; done says
-// which finished) into dir, with the answers of a load sweep judged against ctx, and prints its
-// table and answers: the points whose replications all finished, the sweep marked partial when
-// some did not, which is then also the error returned.
-func writeSweep(dir string, hdr results.Header, ctx *results.LoadContext, exps []results.Expectation, params [][]results.Param, runs []results.Summary, done []bool, reps int, stdout, stderr io.Writer) error {
-	n := len(params) * reps
-	var complete []results.PointResult
-	for p := range params {
-		pr := results.PointResult{Params: params[p]}
-		ok := true
-		for r := 0; r < reps; r++ {
-			ok = ok && done[p*reps+r]
-			pr.Replications = append(pr.Replications, runs[p*reps+r])
-		}
-		if ok {
-			complete = append(complete, pr)
-		}
-	}
+// writeSweep writes the sweep r into dir, with the answers of a load sweep judged against ctx,
+// and prints its table and answers: the points whose replications all finished, the sweep
+// marked partial when some did not, which is then also the error returned.
+func writeSweep(dir string, hdr results.Header, ctx *results.LoadContext, exps []results.Expectation, r sweep.Result, reps int, stdout, stderr io.Writer) error {
 	partial := ""
-	if len(complete) < len(params) {
-		finished := 0
-		for _, d := range done {
-			if d {
-				finished++
-			}
-		}
+	if r.Partial() {
 		partial = fmt.Sprintf("%s: %d of %d points complete (%d of %d runs); run the same sweep into the same folder to finish it",
-			stopCause(), len(complete), len(params), finished, n)
+			stopCause(), len(r.Stats), r.Points, r.Finished, r.Runs)
 	}
-	stats := results.Aggregate(complete)
-	var verdicts []results.Verdict
-	for _, pr := range complete {
-		var measured [][]results.Measured
-		for _, r := range pr.Replications {
-			measured = append(measured, r.Expected)
-		}
-		verdicts = append(verdicts, results.Judge(exps, pr.Params, measured)...)
-	}
-	if err := results.WriteSweepDir(dir, hdr, stats, partial, ctx, verdicts...); err != nil {
+	if err := results.WriteSweepDir(dir, hdr, r.Stats, partial, ctx, r.Verdicts...); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "wrote %s: %d of %d points, %d replications each\n", dir, len(complete), len(params), reps)
-	printSweep(stdout, stats)
+	fmt.Fprintf(stderr, "wrote %s: %d of %d points, %d replications each\n", dir, len(r.Stats), r.Points, reps)
+	printSweep(stdout, r.Stats)
 	if ctx != nil {
-		printAnswers(stdout, results.SweepAnswers(stats, *ctx), *ctx)
+		printAnswers(stdout, results.SweepAnswers(r.Stats, *ctx), *ctx)
 	}
-	verr := printVerdicts(stdout, exps, verdicts, len(complete), nil)
+	verr := printVerdicts(stdout, exps, r.Verdicts, len(r.Stats), nil)
 	if partial != "" {
 		return fmt.Errorf("%w: the sweep is partial (%s)", errInterrupted, partial)
 	}

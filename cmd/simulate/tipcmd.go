@@ -4,17 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"runtime"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/overloadsim/overloadsim/analysis/tipping"
-	"github.com/overloadsim/overloadsim/bench"
 	"github.com/overloadsim/overloadsim/experiment"
+	tipexp "github.com/overloadsim/overloadsim/experiment/tip"
 	"github.com/overloadsim/overloadsim/field"
 	"github.com/overloadsim/overloadsim/results"
 	"github.com/overloadsim/overloadsim/results/tip"
@@ -69,17 +66,15 @@ Examples:
 			if err != nil {
 				return err
 			}
-			axis, err := newTipAxis(sc, *param, *span, *precision)
+			axis, err := tipRange(sc, *param, *span, *precision)
 			if err != nil {
 				return err
 			}
-			name, err := triggerName(sc, *trigger)
+			name, err := studyTrigger(sc, *trigger)
 			if err != nil {
 				return err
 			}
-			cfg := tipping.Config{Lo: axis.lo, Hi: axis.hi, Increasing: *sticks == "above", Precision: axis.precision,
-				Batch: *batch, MaxReps: *maxReps, Workers: *workers, Integer: axis.integer, Confidence: *confidence}
-			probes := 2 + int(math.Ceil(math.Log2(math.Max(1, (axis.hi-axis.lo)/axis.precision))))
+			probes := axis.MaxProbes()
 			what := fmt.Sprintf("up to %d probes × %d replications", probes, *maxReps)
 			if err := experiment.RefuseRuns(sc, float64(probes)*float64(*maxReps), what, *workers, *maxRuns); err != nil {
 				return err
@@ -93,38 +88,17 @@ Examples:
 			}
 			ctx, stop := lim.guard(stderr, func() string { return "the runs in progress" }, "")
 			defer stop()
-			fmt.Fprintf(stderr, "searching %s in [%s, %s] to %s: probes of %d replications at a time, at most %d\n",
-				axis.path, axis.text(axis.lo), axis.text(axis.hi), axis.text(axis.precision), *batch, *maxReps)
-			res, err := tipping.Search(ctx, cfg, func(x float64, rep int) (tipping.Outcome, error) {
-				at, err := sc.With(axis.path, axis.text(x))
-				if err != nil {
-					return tipping.Undecided, err
-				}
-				r, err := bench.RunWith(at, base, rep, runOptions())
-				if err != nil {
-					return tipping.Undecided, err
-				}
-				rec, ok := recoveryOf(&r.Summary, name)
-				if !ok {
-					return tipping.Undecided, fmt.Errorf("%s=%s: no trigger %q in the run", axis.path, axis.text(x), name)
-				}
-				switch rec.Outcome {
-				case results.Recovered:
-					return tipping.Recovered, nil
-				case results.Stuck:
-					return tipping.Stuck, nil
-				}
-				return tipping.Undecided, nil
-			})
+			t, err := tipexp.Run(ctx, tipexp.Options{Scenario: sc, Header: experiment.Header(sc, base, label()), Range: axis,
+				Trigger: name, Sticks: *sticks, Batch: *batch, MaxReps: *maxReps, Confidence: *confidence,
+				Seed: base, Workers: *workers, Run: runOptions(), Hooks: experiment.Hooks{Log: stderr}})
 			var cfgErr *field.Error
 			var ends *tipping.EndsError
 			switch {
 			case errors.As(err, &cfgErr):
 				return usageErrorf("%s", tipConfigText(err))
 			case errors.As(err, &ends):
-				return errors.New(axis.endsText(ends, *sticks))
+				return errors.New(endsText(&axis, ends, *sticks))
 			}
-			t := axis.result(sweepHeader(sc, base), name, *sticks, res, err != nil)
 			if werr := tip.Write(dir, t); werr != nil {
 				return werr
 			}
@@ -138,68 +112,33 @@ Examples:
 	},
 }
 
-// tipAxis is the searched parameter: its path, its kind of value and how to write one.
-type tipAxis struct {
-	path              string
-	kind              results.ValueKind
-	lo, hi, precision float64 // in the kind's base unit: seconds, operations/s, or the number
-	integer           bool
-}
-
-// newTipAxis checks the parameter and its range: both ends numbers of one kind, valid values
+// tipRange reads --param, --range and --precision: both ends numbers of one kind, valid values
 // of the field, lo < hi, and a precision of the same kind narrower than the range.
-func newTipAxis(sc *scenarios.Scenario, path, span, precision string) (*tipAxis, error) {
+func tipRange(sc *scenarios.Scenario, path, span, precision string) (tipexp.Range, error) {
 	from, to, ok := strings.Cut(span, ":")
 	if !ok {
-		return nil, usageErrorf("--range %q: want FROM:TO", span)
+		return tipexp.Range{}, usageErrorf("--range %q: want FROM:TO", span)
 	}
 	lo, k1, ok1 := results.ParseValue(strings.TrimSpace(from))
 	hi, k2, ok2 := results.ParseValue(strings.TrimSpace(to))
 	if !ok1 || !ok2 || k1 != k2 {
-		return nil, usageErrorf("--range %q: the ends must be numbers of one kind (plain, rates such as 2000/s, or durations such as 5s)", span)
+		return tipexp.Range{}, usageErrorf("--range %q: the ends must be numbers of one kind (plain, rates such as 2000/s, or durations such as 5s)", span)
 	}
 	if !(lo < hi) {
-		return nil, usageErrorf("--range %q: FROM must be below TO", span)
+		return tipexp.Range{}, usageErrorf("--range %q: FROM must be below TO", span)
 	}
 	p, k3, ok3 := results.ParseValue(strings.TrimSpace(precision))
 	if !ok3 || k3 != k1 {
-		return nil, usageErrorf("--precision %q: must be of the same kind as the range (%s)", precision, span)
+		return tipexp.Range{}, usageErrorf("--precision %q: must be of the same kind as the range (%s)", precision, span)
 	}
 	if !(p > 0) || p >= hi-lo {
-		return nil, usageErrorf("--precision %q: must be > 0 and narrower than the range", precision)
+		return tipexp.Range{}, usageErrorf("--precision %q: must be > 0 and narrower than the range", precision)
 	}
-	a := &tipAxis{path: path, kind: k1, lo: lo, hi: hi, precision: p}
-	for _, x := range []float64{lo, hi} {
-		if _, err := sc.With(path, a.text(x)); err != nil {
-			return nil, err
-		}
-	}
-	// A plain-number field that refuses a fraction between two whole ends takes integers.
-	if k1 == results.ValueNumber && lo == math.Trunc(lo) && hi == math.Trunc(hi) {
-		if _, err := sc.With(path, a.text(lo+0.5)); err != nil {
-			a.integer = true
-			a.precision = math.Max(1, math.Round(p))
-		}
-	}
-	return a, nil
+	return tipexp.NewRange(sc, path, k1, lo, hi, p)
 }
 
-// text writes x as a value of the axis's kind, as a scenario field takes it.
-func (a *tipAxis) text(x float64) string {
-	switch a.kind {
-	case results.ValueDuration:
-		return time.Duration(math.Round(x * 1e9)).String()
-	case results.ValueRate:
-		return strconv.FormatFloat(x, 'g', 6, 64) + "/s"
-	}
-	if a.integer {
-		return strconv.FormatFloat(math.Round(x), 'f', 0, 64)
-	}
-	return strconv.FormatFloat(x, 'g', 6, 64)
-}
-
-// endsText says why the search could not start, in the axis's units and the flags' words.
-func (a *tipAxis) endsText(e *tipping.EndsError, sticks string) string {
+// endsText says why the search of a could not start, in a's units and the flags' words.
+func endsText(a *tipexp.Range, e *tipping.EndsError, sticks string) string {
 	tally := func(p tipping.ProbeResult) string {
 		s := fmt.Sprintf("%d/%d stuck", p.Stuck, p.Stuck+p.Recovered)
 		if p.Undecided > 0 {
@@ -208,7 +147,7 @@ func (a *tipAxis) endsText(e *tipping.EndsError, sticks string) string {
 		return s
 	}
 	lo, hi := e.Lo, e.Hi
-	at := fmt.Sprintf("%s=%s (%s) and %s (%s)", a.path, a.text(lo.X), tally(lo), a.text(hi.X), tally(hi))
+	at := fmt.Sprintf("%s=%s (%s) and %s (%s)", a.Path, a.Text(lo.X), tally(lo), a.Text(hi.X), tally(hi))
 	switch {
 	case lo.Verdict == tipping.Tie || hi.Verdict == tipping.Tie:
 		return "no verdict at an end of the range: P(stuck) is 1/2 within the noise at " + at +
@@ -240,36 +179,6 @@ func tipConfigText(err error) string {
 		lines = append(lines, fmt.Sprintf("%s %s: %s", flag, e.Value, e.Rule))
 	}
 	return strings.Join(lines, "\n")
-}
-
-// result turns a search into its record, in the axis's units.
-func (a *tipAxis) result(hdr results.Header, trigger, sticks string, r tipping.Result, partial bool) tip.Result {
-	unit := map[results.ValueKind]string{results.ValueDuration: "s", results.ValueRate: "/s"}[a.kind]
-	t := tip.Result{Header: hdr, Trigger: trigger, Param: a.path, Unit: unit, Sticks: sticks,
-		Boundary: r.Boundary, Lo: r.Lo, Hi: r.Hi, Confidence: r.Confidence, Converged: r.Converged,
-		Replications: r.Replications, Warnings: r.Warnings, Partial: partial,
-		FitX50: math.NaN(), FitLo: math.NaN(), FitHi: math.NaN()}
-	if r.Fit != nil {
-		t.FitX50, t.FitLo, t.FitHi = r.Fit.X50, r.Fit.Lo, r.Fit.Hi
-	}
-	for _, p := range r.Probes {
-		t.Probes = append(t.Probes, tip.Probe{Value: a.text(p.X), X: p.X, Replications: p.Replications,
-			Stuck: p.Stuck, Recovered: p.Recovered, Undecided: p.Undecided, Verdict: verdictName(p.Verdict),
-			PLo: p.PLo, PHi: p.PHi})
-	}
-	return t
-}
-
-func verdictName(v tipping.Verdict) string {
-	switch v {
-	case tipping.RecoveredSide:
-		return "recovered"
-	case tipping.StuckSide:
-		return "stuck"
-	case tipping.Tie:
-		return "tie"
-	}
-	return "open"
 }
 
 // printTip prints the boundary, its interval and the evidence.

@@ -93,15 +93,15 @@ func TestTipIntegerParam(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := newTipAxis(sc, "clients[0].appRetry.attempts", "1:5", "1")
+	a, err := tipRange(sc, "clients[0].appRetry.attempts", "1:5", "1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !a.integer || a.text(2.5) != "3" {
-		t.Errorf("attempts: integer %v, 2.5 written %q; want an integer axis writing 3", a.integer, a.text(2.5))
+	if !a.Integer || a.Text(2.5) != "3" {
+		t.Errorf("attempts: integer %v, 2.5 written %q; want an integer axis writing 3", a.Integer, a.Text(2.5))
 	}
-	b, err := newTipAxis(sc, "faults[0].speed", "0:1", "0.1")
-	if err == nil && b.integer {
+	b, err := tipRange(sc, "faults[0].speed", "0:1", "0.1")
+	if err == nil && b.Integer {
 		t.Errorf("speed read as an integer field")
 	}
 }

@@ -140,7 +140,7 @@ Examples:
 				*refine = 0
 			}
 			base := seedOf(fs, *seed, sc)
-			t := tune.New(sweepHeader(sc, base), spec.params, spec.objective, spec.constraints,
+			t := tune.New(experiment.Header(sc, base, label()), spec.params, spec.objective, spec.constraints,
 				sc.Sweep.Replications, *refine)
 			if err := refuseTuning(sc, t, *workers, *maxRuns, *maxCands, lim); err != nil {
 				return err
@@ -170,9 +170,8 @@ Examples:
 			defer stop()
 			fmt.Fprintf(stderr, "tuning %s: %d candidates on the coarse grid × %d replications, then up to %d refinement round%s\n",
 				paramPaths(t), len(grid), t.Replications, t.Refine, plural(t.Refine))
-			runner := &tuneexp.Runner{Scenario: sc, Seed: base, Workers: *workers, Options: runOptions(), Running: &running,
-				Progress: stderr, Bar: func(label string) func(done, total int) { return newProgressBar(stderr, label).update },
-				Interrupted: errInterrupted}
+			runner := &tuneexp.Runner{Scenario: sc, Seed: base, Workers: *workers, Options: runOptions(),
+				Hooks: experiment.Hooks{Log: stderr, Bar: progressBars(stderr), Running: &running}, Interrupted: errInterrupted}
 			return finishTune(t, tuneexp.Search(t, runner.Eval(ctx, t)), dir, created, *plotToo, *format, stdout, stderr)
 		}
 	},
@@ -255,13 +254,7 @@ func parseTuneSpec(sc *scenarios.Scenario, tunes []string, maximize, minimize st
 				return spec, usageErrorf("--tune %q: %v", s, tuneexp.ProblemText(err))
 			}
 		}
-		// A plain-number field that refuses a fraction between two whole ends takes integers
-		// (as tip's search finds them).
-		if p.Unit == "" && p.Lo == math.Trunc(p.Lo) && p.Hi == math.Trunc(p.Hi) {
-			if _, err := sc.With(p.Path, p.Text(p.Lo+0.5)); err != nil {
-				p.Integer = true
-			}
-		}
+		p.Integer = p.Unit == "" && experiment.WholeNumbers(sc, p.Path, p.Lo, p.Hi, p.Text)
 		spec.params = append(spec.params, p)
 	}
 	flag, text := "--maximize", maximize

@@ -8,12 +8,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
 	"github.com/overloadsim/overloadsim/analysis/splitting"
 	"github.com/overloadsim/overloadsim/bench"
+	"github.com/overloadsim/overloadsim/experiment"
 	"github.com/overloadsim/overloadsim/field"
 	"github.com/overloadsim/overloadsim/results"
 	"github.com/overloadsim/overloadsim/results/rare"
@@ -37,7 +37,7 @@ type Options struct {
 	BruteForce  bool // also estimate by plain replication at about the same cost
 	Seed        uint64
 	Workers     int
-	Log         io.Writer // where the stages of the work are told as they start
+	Hooks       experiment.Hooks // Log is where the stages of the work are told as they start
 }
 
 // model is the scenario as a splitting model, observed as o says.
@@ -60,7 +60,7 @@ func Run(ctx context.Context, o Options) (rare.Result, error) {
 	}
 	levels := o.Levels
 	if o.Pilot != 0 {
-		fmt.Fprintf(o.Log, "pilot: choosing levels toward %s ≥ %g\n", o.Score, o.Pilot)
+		o.Hooks.Logf("pilot: choosing levels toward %s ≥ %g\n", o.Score, o.Pilot)
 		pr, err := splitting.Pilot(ctx, splitting.PilotConfig{Target: o.Pilot, N: o.N, P0: 0.2, Seed: o.Seed ^ 0x5eed, Workers: o.Workers}, m)
 		if err != nil {
 			return rare.Result{}, configText("PilotConfig", err)
@@ -68,7 +68,7 @@ func Run(ctx context.Context, o Options) (rare.Result, error) {
 		levels, r.PilotCost = pr.Levels, pr.Cost
 	}
 	r.Levels = levels
-	fmt.Fprintf(o.Log, "splitting: %d levels, %d trajectories per stage, %d repetitions\n", len(levels), o.N, o.Repetitions)
+	o.Hooks.Logf("splitting: %d levels, %d trajectories per stage, %d repetitions\n", len(levels), o.N, o.Repetitions)
 	est, err := splitting.Estimate(ctx, splitting.Config{Levels: levels, N: o.N, Repetitions: o.Repetitions, Seed: o.Seed, Workers: o.Workers}, m)
 	if err != nil {
 		return rare.Result{}, configText("Config", err)
@@ -81,7 +81,7 @@ func Run(ctx context.Context, o Options) (rare.Result, error) {
 			return rare.Result{}, err
 		}
 		runs := max(1, int(est.Cost/(probe.Cost/8)))
-		fmt.Fprintf(o.Log, "brute force: %d plain runs at the same cost\n", runs)
+		o.Hooks.Logf("brute force: %d plain runs at the same cost\n", runs)
 		bf, err := splitting.BruteForce(ctx, runs, levels[len(levels)-1], o.Seed^0xb0b, o.Workers, m)
 		if err != nil {
 			return rare.Result{}, err

@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
-	"sync/atomic"
 
 	"github.com/overloadsim/overloadsim/bench"
 	"github.com/overloadsim/overloadsim/experiment"
@@ -21,12 +19,9 @@ type Runner struct {
 	Seed     uint64              // the base seed: replication r of every candidate runs with its r-th run seed
 	Workers  int
 	Options  bench.RunOptions
-	// Running counts the runs in progress, for what a watchdog says while it waits.
-	Running *atomic.Int64
-	// Progress is where each refinement round is announced.
-	Progress io.Writer
-	// Bar returns the progress callback of a round labelled label.
-	Bar func(label string) func(done, total int)
+	// Hooks: Log is where each refinement round is announced, Bar the progress of each round,
+	// Running the runs in progress.
+	Hooks experiment.Hooks
 	// Interrupted is the error of a round some of whose runs did not finish without an error.
 	Interrupted error
 }
@@ -55,11 +50,10 @@ func (r *Runner) Eval(ctx context.Context, t *tune.Tuning) Eval {
 			if len(cands) == 1 {
 				s = ""
 			}
-			fmt.Fprintf(r.Progress, "refinement %d: %d new candidate%s around %s\n", round.N, len(cands), s, round.Around)
+			r.Hooks.Logf("refinement %d: %d new candidate%s around %s\n", round.N, len(cands), s, round.Around)
 		}
 		runs, done, err := experiment.RunIndexed(ctx, len(cands)*reps, r.Workers, func(u int) ([]float64, error) {
-			r.Running.Add(1)
-			defer r.Running.Add(-1)
+			defer r.Hooks.Start()()
 			run, err := bench.RunWith(scs[u/reps], r.Seed, u%reps, r.Options)
 			if err != nil {
 				return nil, fmt.Errorf("%s, replication %d: %w", cands[u/reps].Label(), u%reps, err)
@@ -70,7 +64,7 @@ func (r *Runner) Eval(ctx context.Context, t *tune.Tuning) Eval {
 				vs[i] = m.Value // NaN when the run has no value (or cannot measure it)
 			}
 			return vs, nil
-		}, r.Bar(label))
+		}, r.Hooks.Progress(label))
 		values := make([][][]float64, len(cands))
 		complete := make([]bool, len(cands))
 		all := true

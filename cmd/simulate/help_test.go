@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -111,5 +113,19 @@ func TestShowPrintsLibraryFile(t *testing.T) {
 	}
 	if shown.String() != lib.String() {
 		t.Errorf("show spike reads back to another scenario:\n%s\n---\n%s", shown.String(), lib.String())
+	}
+}
+
+// TestHelpGoDocPathsExist checks that every 'go doc ./PATH' a command's help points to names a
+// package folder of the module, so that help does not send a reader to a package that moved.
+func TestHelpGoDocPathsExist(t *testing.T) {
+	re := regexp.MustCompile(`go doc \./([A-Za-z0-9_/]+)`)
+	for name, cmd := range commands {
+		for _, m := range re.FindAllStringSubmatch(cmd.usage, -1) {
+			dir := filepath.Join("..", "..", filepath.FromSlash(m[1]))
+			if files, _ := filepath.Glob(filepath.Join(dir, "*.go")); len(files) == 0 {
+				t.Errorf("simulate %s's help points to 'go doc ./%s', which is no package of the module", name, m[1])
+			}
+		}
 	}
 }

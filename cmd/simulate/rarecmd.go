@@ -27,7 +27,7 @@ amplification high enough to mean a stuck run — where it is too rare for plain
 fixed-effort multilevel splitting: runs that reach a level are branched into fresh
 continuations (the run is replayed to that instant, then every random stream is re-derived),
 so each stage estimates a moderate conditional probability and their product the rare one
-(method: 'go doc ./splitting'). It reports the estimate with its 95 % interval and
+(method: 'go doc ./analysis/splitting'). It reports the estimate with its 95 % interval and
 relative error over --repetitions independent repetitions, the cost in loop events, and, with
 --brute-force, plain replication at the same cost for comparison. --pilot TOP chooses the
 levels from a pilot run first. Writes rare.json into --out.

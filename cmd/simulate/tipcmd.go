@@ -25,7 +25,7 @@ var tipCommand = command{
 Searches FROM..TO for the value of PATH at which P(stuck) after the trigger crosses 1/2, by
 noisy bisection: at each probe it runs replications in batches until an exact binomial test
 says which side of 1/2 the probe is on, then halves the bracket, until it is at most
---precision wide (the method and its guarantee: 'go doc ./tipping'). It reports the
+--precision wide (the method and its guarantee: 'go doc ./analysis/tipping'). It reports the
 boundary with its confidence interval and every probe, and writes tip.json into --out. The
 values are numbers, rates (2000/s) or durations (5s); --sticks says on which side runs stick.
 

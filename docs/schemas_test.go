@@ -16,6 +16,7 @@ import (
 	"github.com/overloadsim/overloadsim/results"
 	"github.com/overloadsim/overloadsim/results/compare"
 	"github.com/overloadsim/overloadsim/results/phasemap"
+	"github.com/overloadsim/overloadsim/results/sweep"
 	"github.com/overloadsim/overloadsim/results/tune"
 	"github.com/overloadsim/overloadsim/scenarios"
 )
@@ -100,10 +101,10 @@ func TestSchemas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var prs []results.PointResult
+	var prs []sweep.PointResult
 	var verdicts []results.Verdict
 	for _, p := range points {
-		pr := results.PointResult{Params: p.Params}
+		pr := sweep.PointResult{Params: p.Params}
 		var measured [][]results.Measured
 		for r := range 2 {
 			run, err := bench.Run(p.Scenario, 1, r)
@@ -120,7 +121,7 @@ func TestSchemas(t *testing.T) {
 		Duration: sw.Duration, Interval: sw.Interval}
 	ctx := sw.SweepLoadContext(points, 0)
 	sweepDir := filepath.Join(base, "sweep")
-	if err := results.WriteSweepDir(sweepDir, hdr, results.Aggregate(prs), "", &ctx, verdicts...); err != nil {
+	if err := sweep.WriteSweepDir(sweepDir, hdr, sweep.Aggregate(prs), "", &ctx, verdicts...); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(filepath.Join(sweepDir, results.SweepFile))
@@ -155,7 +156,7 @@ func TestSchemas(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		pts, err := results.ReadPoints(dir)
+		pts, err := sweep.ReadPoints(dir)
 		if err != nil {
 			t.Fatal(err)
 		}

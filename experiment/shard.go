@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/results/sweep"
 )
 
 // Shard is shard Index of Count of a result made of many runs. The runs are its units, numbered
@@ -80,7 +81,7 @@ type ShardInfo struct {
 	Trigger string            `json:"trigger,omitempty"`
 	Axes    []results.Axis    `json:"axes,omitempty"`
 	// Context is a sweep's load context (WriteSweepDir), taken from the scenario.
-	Context *results.LoadContext `json:"context,omitempty"`
+	Context *sweep.LoadContext `json:"context,omitempty"`
 	// Expect is the scenario's expectations, judged when the shards are merged.
 	Expect []results.Expectation `json:"expect,omitempty"`
 	// Tune is a tuning's search, for Work results.KindTune: its units are the coarse grid's runs, each
@@ -279,7 +280,7 @@ func sloText(slo float64) string {
 	if slo <= 0 {
 		return "none (2 × the p99 at the lowest load)"
 	}
-	return results.FormatDuration(slo)
+	return sweep.FormatDuration(slo)
 }
 
 // unitOfFile returns the unit a manifest entry "units/00000012.gob" holds.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/results/sweep"
 )
 
 // TestMergeRefusesOtherOptions pins that shards must agree on every option that changes the
@@ -22,13 +23,13 @@ func TestMergeRefusesOtherOptions(t *testing.T) {
 		want   []string
 	}{
 		{"slo", func(s []ShardResult) {
-			s[0].Info.Context, s[1].Info.Context, s[2].Info.Context = &results.LoadContext{SLO: 0.05}, &results.LoadContext{SLO: 0.02}, &results.LoadContext{SLO: 0.05}
+			s[0].Info.Context, s[1].Info.Context, s[2].Info.Context = &sweep.LoadContext{SLO: 0.05}, &sweep.LoadContext{SLO: 0.02}, &sweep.LoadContext{SLO: 0.05}
 		}, []string{"latency objective (--slo)", "50ms", "20ms"}},
 		{"slo given to one only", func(s []ShardResult) {
-			s[0].Info.Context, s[1].Info.Context, s[2].Info.Context = &results.LoadContext{}, &results.LoadContext{SLO: 0.02}, &results.LoadContext{}
+			s[0].Info.Context, s[1].Info.Context, s[2].Info.Context = &sweep.LoadContext{}, &sweep.LoadContext{SLO: 0.02}, &sweep.LoadContext{}
 		}, []string{"latency objective (--slo)", "none", "20ms"}},
 		{"today's load", func(s []ShardResult) {
-			s[0].Info.Context, s[1].Info.Context, s[2].Info.Context = &results.LoadContext{Today: 100}, &results.LoadContext{Today: 200}, &results.LoadContext{Today: 100}
+			s[0].Info.Context, s[1].Info.Context, s[2].Info.Context = &sweep.LoadContext{Today: 100}, &sweep.LoadContext{Today: 200}, &sweep.LoadContext{Today: 100}
 		}, []string{"load context"}},
 		{"points", func(s []ShardResult) {
 			s[1].Info.Points = [][]results.Param{{{Path: "rate", Value: "1/s"}}, {{Path: "rate", Value: "3/s"}}}

@@ -1,5 +1,5 @@
-// Package results records what a run measured, summarises it, writes it to files, aggregates
-// sweeps over replications and checks results against baselines. It holds records, not the
+// Package results records what a run measured, summarises it, writes it to files, and holds
+// what every result shares (the manifest, the folder rules, the metric catalogue). It holds records, not the
 // model: a run's records are plain interval records (GroupInterval, ServerInterval,
 // ShardInterval) in a Series, error classes and retry reasons travel as names, and package
 // record is what reads a built model into them (record.Recorder).
@@ -122,7 +122,7 @@
 // lists; a nested path it lists (a shard's units/…) is never removed, and a name that leaves
 // the folder is ignored. A shard's folder (KindShard) is a result like any other here; what it
 // holds and the rules of merging shards are package experiment's (experiment.ReadShard,
-// experiment.Merge). A command reads only files the manifest lists (ReadChecked, ReadPoints): an
+// experiment.Merge). A command reads only files the manifest lists (Manifest.RequireListed): an
 // unlisted file is not verified, and may be another result's. Figures
 // and reports are added to the manifest (AddFiles) when drawn, and a report includes only the
 // figures its manifest lists. Floats have six significant digits
@@ -162,19 +162,9 @@
 //     backlog, wastedShare, rejectShare, retryTokens, sustainedBy), and shards (ShardSummary, runs with mongos nodes only).
 //   - manifest.json — last.
 //
-// A sweep folder (WriteSweepDir):
+// A sweep folder (results/sweep: its points.csv, sweep.json and answers) also holds, while the
+// sweep is unfinished:
 //
-//   - points.csv — one row per point: a column per swept parameter path, replications, then
-//     NAME_mean, NAME_ci95 and NAME_n for every metric of Summary.Metrics (the mean over
-//     replications, the half-width of its Student-t 95 % confidence interval,
-//     internal/stats.MeanCI, and the number of replications where the metric has a value). A
-//     numeric parameter is a number with its unit in the column's name: PATH_per_s (a rate),
-//     PATH_s, PATH_ms or PATH_us (a duration), PATH (a plain number); any other is its text.
-//   - sweep.json — {"header", "partial", "context", "answers", "expectations", "points":
-//     [{"params": [{"path", "value"}], "replications", "metrics": [{"name", "mean", "ci95",
-//     "n"}]}]}, which is also the baseline format (docs/schemas/sweep.schema.json); a parameter's
-//     value there is its text, as the scenario writes it. partial (absent when whole) says why an interrupted sweep holds only the points
-//     that finished; points.csv then starts with a "# partial: …" line.
 //   - units/ — while the sweep is unfinished: each finished replication's summary
 //     (experiment.Units), so that the same sweep run again into the folder resumes instead of
 //     starting over. Each unit's file carries the sweep's key (experiment.UnitsKey) and its own
@@ -182,9 +172,6 @@
 //     copied over another unit) is not adopted: it is named on stderr and its unit runs again.
 //   - manifest.json — last.
 //
-// # Check
-//
-// Check compares a run (SinglePoint) or a sweep with a Baseline and lists every regression:
-// goodput below the baseline's confidence band, amplification or success p99 latency above it,
-// each beyond a relative Tolerance (DefaultTolerance), and baseline points that are missing.
+// A sweep's record, its files, its load answers and the baseline check a run or sweep is held to
+// are package results/sweep's.
 package results

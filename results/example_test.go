@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/results/sweep"
 	"github.com/overloadsim/overloadsim/sim"
 )
 
@@ -36,8 +37,8 @@ func series(goodput ...uint64) *results.Series {
 // 100 ± 3·√100 (the Poisson floor), so 70/s is back within it, and a hold of two intervals is
 // enough here.
 func ExampleCheck() {
-	base := results.NewBaseline(results.Header{Scenario: "example"},
-		results.SinglePoint(results.Summarize(series(100, 100, 100, 100, 100, 100), 0)))
+	base := sweep.NewBaseline(results.Header{Scenario: "example"},
+		sweep.SinglePoint(results.Summarize(series(100, 100, 100, 100, 100, 100), 0)))
 
 	s := series(100, 100, 40, 70, 99, 100)
 	s.Faults = []results.FaultWindow{{Name: "spike", Start: sim.Time(2 * time.Second), End: sim.Time(3 * time.Second)}}
@@ -45,7 +46,7 @@ func ExampleCheck() {
 	sum := results.Summarize(s, 0)
 	r := sum.Recoveries[0]
 	fmt.Printf("%s: %s\n", r.Fault, r.Describe())
-	for _, reg := range results.Check(base, results.SinglePoint(sum), results.DefaultTolerance) {
+	for _, reg := range sweep.Check(base, sweep.SinglePoint(sum), sweep.DefaultTolerance) {
 		fmt.Println(reg)
 	}
 	// Output:

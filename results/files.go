@@ -404,6 +404,3 @@ func WriteTimeseries(w io.Writer, s *Series) error {
 	cw.Flush()
 	return cw.Error()
 }
-
-// itoa formats an integer cell.
-func itoa(n int) string { return strconv.Itoa(n) }

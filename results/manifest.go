@@ -391,3 +391,15 @@ func StaleFigures(dir string, m *Manifest) ([]string, error) {
 	}
 	return stale, nil
 }
+
+// RequireListed refuses a folder whose manifest leaves out a file that is about to be read:
+// unlisted, the file is not verified, and may be another result's.
+func (m *Manifest) RequireListed(dir string, names ...string) error {
+	for _, name := range names {
+		if !m.Has(name) {
+			return fmt.Errorf("%s: %w: its %s (a %s) does not list %s, which is read from it: the folder mixes results or was edited; write the result again",
+				dir, ErrNoResult, ManifestFile, m.Kind, name)
+		}
+	}
+	return nil
+}

@@ -53,7 +53,7 @@ func TestReadManifestChecksDigests(t *testing.T) {
 	write := map[string]func(dir string) error{
 		KindRun: func(dir string) error { return WriteRunDir(dir, NewRun(fixtureHeader(), fixtureSeries())) },
 		KindSweep: func(dir string) error {
-			return WriteSweepDir(dir, fixtureHeader(), Aggregate(fixturePoints()), "", nil)
+			return writeSweepFixture(dir)
 		},
 	}
 	for _, c := range []struct{ kind, file string }{

@@ -47,7 +47,7 @@ func TestForeignFolderRefused(t *testing.T) {
 	}{
 		{"run", func(dir string) error { return WriteRunDir(dir, NewRun(fixtureHeader(), fixtureSeries())) }},
 		{"sweep", func(dir string) error {
-			return WriteSweepDir(dir, fixtureHeader(), Aggregate(fixturePoints()), "", nil)
+			return writeSweepFixture(dir)
 		}},
 	} {
 		t.Run(c.gloss, func(t *testing.T) {
@@ -75,14 +75,14 @@ func TestForeignFolderRefused(t *testing.T) {
 		if err := CheckOutDir(dir); !errors.Is(err, ErrForeign) || !strings.Contains(err.Error(), PointsFile) || strings.Contains(err.Error(), "notes.txt") {
 			t.Errorf("CheckOutDir(a run with the user's points.csv and notes.txt) = %v; want ErrForeign naming points.csv only", err)
 		}
-		err := WriteSweepDir(dir, fixtureHeader(), Aggregate(fixturePoints()), "", nil)
+		err := writeSweepFixture(dir)
 		if !errors.Is(err, ErrForeign) || !strings.Contains(err.Error(), PointsFile) {
 			t.Errorf("a sweep over the user's points.csv: %v; want ErrForeign naming it", err)
 		}
 		checkFiles(t, dir, mine)
 		delete(mine, PointsFile)
 		os.Remove(filepath.Join(dir, PointsFile))
-		if err := WriteSweepDir(dir, fixtureHeader(), Aggregate(fixturePoints()), "", nil); err != nil {
+		if err := writeSweepFixture(dir); err != nil {
 			t.Fatalf("a sweep over a run, with the user's notes beside it: %v", err)
 		}
 		checkFiles(t, dir, mine)

@@ -85,7 +85,7 @@ func TestDisabledLimiterCeiling(t *testing.T) {
 }
 
 // TestSweepThreeParameters shows that a sweep of three parameters, and so a load sweep with two
-// others (results.SweepAnswers splits it by the last of them), is reachable although the CLI's
+// others (sweep.SweepAnswers splits it by the last of them), is reachable although the CLI's
 // --vary takes at most two: a scenario's sweep block takes any number, and Vary (--vary) adds
 // its parameter after the block's (package doc, sweep).
 func TestSweepThreeParameters(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/overloadsim/overloadsim/client/workload"
-	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/results/sweep"
 	"github.com/overloadsim/overloadsim/wire"
 )
 
@@ -55,15 +55,15 @@ func (s *Scenario) offered(faults bool) float64 {
 	return ops
 }
 
-// LoadContext returns what a load sweep of s is judged against (results.LoadContext): the load
+// LoadContext returns what a load sweep of s is judged against (sweep.LoadContext): the load
 // s offers as configured, and its configured ceiling. The ceiling counts the nodes that take the
 // clients' commands: every standalone, and the primary of a replica set or of each shard; each
 // gives the lesser of its ingress request limiter's rate (when enabled) and its workers ÷ mean
 // service time. Secondaries, which serve only reads that ask for them, and mongos routers,
 // which pass commands on, are left out; a scenario whose clients read from secondaries may serve
 // more than the ceiling. slo is the latency objective (0: none).
-func (s *Scenario) LoadContext(slo time.Duration) results.LoadContext {
-	ctx := results.LoadContext{SLO: slo.Seconds()}
+func (s *Scenario) LoadContext(slo time.Duration) sweep.LoadContext {
+	ctx := sweep.LoadContext{SLO: slo.Seconds()}
 	if s.Duration > 0 {
 		ctx.Today = s.OfferedOperations() / s.Duration.Seconds()
 	}
@@ -83,7 +83,7 @@ func (s *Scenario) LoadContext(slo time.Duration) results.LoadContext {
 			why = fmt.Sprintf("ingress request limiter %s/s on %s", strconv.FormatFloat(rate, 'f', -1, 64), n.Name)
 		}
 		if math.IsInf(rate, 1) {
-			return results.LoadContext{Today: ctx.Today, SLO: ctx.SLO} // unknown: no ceiling at all
+			return sweep.LoadContext{Today: ctx.Today, SLO: ctx.SLO} // unknown: no ceiling at all
 		}
 		ctx.Ceiling += rate
 		parts = append(parts, why)
@@ -99,13 +99,13 @@ func (s *Scenario) LoadContext(slo time.Duration) results.LoadContext {
 
 // SweepLoadContext is LoadContext for a sweep of s over points: when a point's ceiling differs
 // from the scenario's (the sweep varies a limiter's rate, say), every point's is recorded.
-func (s *Scenario) SweepLoadContext(points []SweepPoint, slo time.Duration) results.LoadContext {
+func (s *Scenario) SweepLoadContext(points []SweepPoint, slo time.Duration) sweep.LoadContext {
 	ctx := s.LoadContext(slo)
-	var ceilings []results.PointCeiling
+	var ceilings []sweep.PointCeiling
 	varies := false
 	for _, p := range points {
 		c := p.Scenario.LoadContext(slo).Ceiling
-		ceilings = append(ceilings, results.PointCeiling{Point: (&results.PointStats{Params: p.Params}).Key(), Ceiling: c})
+		ceilings = append(ceilings, sweep.PointCeiling{Point: (&sweep.PointStats{Params: p.Params}).Key(), Ceiling: c})
 		varies = varies || c != ctx.Ceiling
 	}
 	if varies {

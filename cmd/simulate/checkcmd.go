@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/results/sweep"
 
 	"github.com/spf13/pflag"
 )
@@ -51,14 +52,14 @@ Examples:
 				if partial != "" {
 					return fmt.Errorf("%s is a partial sweep (%s): it is no baseline", dir, partial)
 				}
-				b := results.NewBaseline(hdr, got)
+				b := sweep.NewBaseline(hdr, got)
 				if err := b.Validate(); err != nil {
 					return fmt.Errorf("%s: %w", dir, err)
 				}
 				if err := os.MkdirAll(filepath.Dir(*write), 0o755); err != nil {
 					return fmt.Errorf("writing %s: %w", *write, err)
 				}
-				if err := results.WriteBaseline(*write, b); err != nil {
+				if err := sweep.WriteBaseline(*write, b); err != nil {
 					return err
 				}
 				fmt.Fprintf(stdout, "wrote baseline %s (%d points)\n", *write, len(got))
@@ -68,7 +69,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			b, err := results.LoadBaseline(*baseline)
+			b, err := sweep.LoadBaseline(*baseline)
 			if err != nil {
 				return err
 			}
@@ -81,7 +82,7 @@ Examples:
 			if d := b.ConfigDiff(hdr); d != "" && *format == "text" {
 				fmt.Fprintf(stdout, "note: %s\n", d)
 			}
-			regs := results.Check(b, got, t)
+			regs := sweep.Check(b, got, t)
 			if *format == "json" {
 				if err := printCheckJSON(stdout, dir, *baseline, b.ConfigDiff(hdr), partial, regs); err != nil {
 					return err
@@ -107,14 +108,14 @@ Examples:
 }
 
 // readResult reads a run folder (one point, one replication) or a sweep folder, whichever its
-// manifest says it holds, and only from files the manifest lists (results.ReadChecked); partial
+// manifest says it holds, and only from files the manifest lists (sweep.ReadChecked); partial
 // says why a sweep is incomplete.
-func readResult(dir string) (hdr results.Header, partial string, points []results.PointStats, err error) {
-	return results.ReadChecked(dir)
+func readResult(dir string) (hdr results.Header, partial string, points []sweep.PointStats, err error) {
+	return sweep.ReadChecked(dir)
 }
 
-func parseTolerance(m map[string]string) (results.Tolerance, error) {
-	t := results.DefaultTolerance
+func parseTolerance(m map[string]string) (sweep.Tolerance, error) {
+	t := sweep.DefaultTolerance
 	for k, v := range m {
 		x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 		if err != nil || x < 0 || math.IsNaN(x) || math.IsInf(x, 0) {
@@ -137,7 +138,7 @@ func parseTolerance(m map[string]string) (results.Tolerance, error) {
 // printCheckJSON prints check's outcome as JSON: the folder, the baseline, whether it passed, the
 // configuration note and partial-sweep note (when any) and every regression (a missing value is
 // null).
-func printCheckJSON(w io.Writer, dir, baseline, note, partial string, regs []results.Regression) error {
+func printCheckJSON(w io.Writer, dir, baseline, note, partial string, regs []sweep.Regression) error {
 	type regression struct {
 		Point    string   `json:"point"`
 		Metric   string   `json:"metric"`

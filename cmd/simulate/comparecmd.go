@@ -13,6 +13,7 @@ import (
 	"github.com/overloadsim/overloadsim/results/compare"
 	"github.com/overloadsim/overloadsim/results/plot"
 	"github.com/overloadsim/overloadsim/results/report"
+	"github.com/overloadsim/overloadsim/results/sweep"
 )
 
 var compareCommand = command{
@@ -52,7 +53,7 @@ Examples:
 				if m.Kind != results.KindRun && m.Kind != results.KindSweep {
 					return fmt.Errorf("%s holds a %s: compare takes runs and sweeps%s", dir, m.Kind, results.MergeHint(m.Kind))
 				}
-				pts, err := results.ReadPoints(dir)
+				pts, err := sweep.ReadPoints(dir)
 				if err != nil {
 					return err
 				}
@@ -113,7 +114,7 @@ Examples:
 // readHeaderOf reads the header of a run or sweep folder.
 func readHeaderOf(dir, kind string) (results.Header, error) {
 	if kind == results.KindSweep {
-		hdr, _, err := results.ReadSweep(dir)
+		hdr, _, err := sweep.ReadSweep(dir)
 		return hdr, err
 	}
 	return results.ReadHeader(dir)

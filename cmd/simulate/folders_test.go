@@ -16,6 +16,7 @@ import (
 
 	"github.com/overloadsim/overloadsim/experiment"
 	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/results/sweep"
 )
 
 // TestMain lets a test run the command in a child process (runChild): the kill and interrupt
@@ -268,7 +269,7 @@ func TestSweepResumeSkipsKept(t *testing.T) {
 		}
 	}
 	firstGoodput := func() float64 {
-		_, pts, err := results.ReadSweep(dir)
+		_, pts, err := sweep.ReadSweep(dir)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/overloadsim/overloadsim/experiment"
 	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/results/sweep"
 )
 
 // TestShardCountRefused: --shard n is at most experiment.MaxShards, a usage error naming the flag
@@ -119,7 +120,7 @@ func TestSweepResumeSaysDiscarded(t *testing.T) {
 	if !strings.Contains(errb, "not resuming from "+unit(5)+": holds unit 0, not unit 5") {
 		t.Errorf("the resumed sweep does not name the unit file it set aside:\n%s", errb)
 	}
-	_, pts, err := results.ReadSweep(dir)
+	_, pts, err := sweep.ReadSweep(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

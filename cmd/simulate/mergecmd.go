@@ -11,7 +11,7 @@ import (
 
 	"github.com/overloadsim/overloadsim/experiment"
 	mapexp "github.com/overloadsim/overloadsim/experiment/phasemap"
-	"github.com/overloadsim/overloadsim/experiment/sweep"
+	sweepexp "github.com/overloadsim/overloadsim/experiment/sweep"
 	tuneexp "github.com/overloadsim/overloadsim/experiment/tune"
 	"github.com/overloadsim/overloadsim/results"
 	"github.com/overloadsim/overloadsim/results/tune"
@@ -94,7 +94,7 @@ func allDone(n int) []bool {
 
 // finishSweep writes a merged sweep's files, and its figures with o.Plot.
 func finishSweep(dir string, info experiment.ShardInfo, runs []results.Summary, o experiment.FinishOptions) error {
-	r := sweep.Aggregate(info.Points, runs, allDone(len(runs)), info.Replications, info.Expect)
+	r := sweepexp.Aggregate(info.Points, runs, allDone(len(runs)), info.Replications, info.Expect)
 	if err := writeSweep(dir, info.Header, info.Context, info.Expect, r, info.Replications, o.Stdout, o.Stderr); err != nil {
 		return err
 	}

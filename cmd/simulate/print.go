@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/results/sweep"
 	"github.com/overloadsim/overloadsim/scenarios"
 )
 
@@ -134,7 +135,7 @@ func failures(fs []results.ClassFailures) string {
 // printSweep writes one line per point: its parameters and the headline metrics, each the mean
 // over the replications with its 95 % confidence half-width. A point of one replication has no
 // interval: its line gives the values alone and says so.
-func printSweep(w io.Writer, points []results.PointStats) {
+func printSweep(w io.Writer, points []sweep.PointStats) {
 	fmt.Fprintln(w, "each value: the mean over the replications ± its 95 % confidence half-width")
 	for _, p := range points {
 		var params []string
@@ -161,8 +162,8 @@ func printSweep(w io.Writer, points []results.PointStats) {
 	}
 }
 
-// printAnswers prints a load sweep's answers (results.SweepAnswers), a paragraph per line.
-func printAnswers(w io.Writer, answers []results.LoadAnswers, ctx results.LoadContext) {
+// printAnswers prints a load sweep's answers (sweep.SweepAnswers), a paragraph per line.
+func printAnswers(w io.Writer, answers []sweep.LoadAnswers, ctx sweep.LoadContext) {
 	if len(answers) == 0 {
 		return
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/results/sweep"
 )
 
 // TestPrintSummaryExplainsServerColumns: the server table's rejShare and wasted columns are
@@ -52,9 +53,9 @@ func TestPrintSummaryExplainsServerColumns(t *testing.T) {
 
 // point is a sweep point of one parameter with the three headline metrics: goodput (per
 // second), amplification and success p99 (seconds, as in the results), each with its half-width.
-func point(value string, reps int, goodput, amp, p99 results.MetricStats) results.PointStats {
+func point(value string, reps int, goodput, amp, p99 results.MetricStats) sweep.PointStats {
 	goodput.Name, amp.Name, p99.Name = "total.goodput", "total.amplification", "total.latency_ok_p99"
-	return results.PointStats{
+	return sweep.PointStats{
 		Params:       []results.Param{{Path: "clients[0].workload.rate", Value: value}},
 		Replications: reps,
 		Metrics:      []results.MetricStats{goodput, amp, p99},
@@ -63,7 +64,7 @@ func point(value string, reps int, goodput, amp, p99 results.MetricStats) result
 
 // TestPrintSweepUnits: p99 is printed in milliseconds, with its unit, and so is its half-width.
 func TestPrintSweepUnits(t *testing.T) {
-	pts := []results.PointStats{point("500/s", 5,
+	pts := []sweep.PointStats{point("500/s", 5,
 		results.MetricStats{Mean: 502.3, CI95: 8.5, N: 5},
 		results.MetricStats{Mean: 1.25, CI95: 0.01, N: 5},
 		results.MetricStats{Mean: 0.02424, CI95: 0.00053, N: 5})}
@@ -90,7 +91,7 @@ func TestPrintSweepUnits(t *testing.T) {
 // line gives the means alone, says why, and never prints NaN.
 func TestPrintSweepOneReplication(t *testing.T) {
 	nan := math.NaN()
-	pts := []results.PointStats{
+	pts := []sweep.PointStats{
 		point("500/s", 1,
 			results.MetricStats{Mean: 494.6, CI95: nan, N: 1},
 			results.MetricStats{Mean: 1, CI95: nan, N: 1},

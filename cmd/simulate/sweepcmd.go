@@ -11,8 +11,9 @@ import (
 	"time"
 
 	"github.com/overloadsim/overloadsim/experiment"
-	"github.com/overloadsim/overloadsim/experiment/sweep"
+	sweepexp "github.com/overloadsim/overloadsim/experiment/sweep"
 	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/results/sweep"
 	"github.com/overloadsim/overloadsim/scenarios"
 
 	"github.com/spf13/pflag"
@@ -167,7 +168,7 @@ func runSweep(lim *limits, sc *scenarios.Scenario, exps []results.Expectation, s
 	ctx, stop := lim.guard(stderr, func() string { return fmt.Sprintf("%d runs in progress", running.Load()) },
 		fmt.Sprintf("; the runs that finished are kept in %s and the same command resumes the sweep", filepath.Join(dir, results.UnitsDir)))
 	defer stop()
-	r, err := sweep.Run(ctx, sweep.Options{Points: points, Replications: reps, Seed: seed, Workers: workers,
+	r, err := sweepexp.Run(ctx, sweepexp.Options{Points: points, Replications: reps, Seed: seed, Workers: workers,
 		Run: runOptions(), Expect: exps, Kept: kept, Keep: units.Put,
 		Hooks: experiment.Hooks{Bar: progressBars(stderr), Running: &running}})
 	if err != nil {
@@ -189,19 +190,19 @@ func runSweep(lim *limits, sc *scenarios.Scenario, exps []results.Expectation, s
 // writeSweep writes the sweep r into dir, with the answers of a load sweep judged against ctx,
 // and prints its table and answers: the points whose replications all finished, the sweep
 // marked partial when some did not, which is then also the error returned.
-func writeSweep(dir string, hdr results.Header, ctx *results.LoadContext, exps []results.Expectation, r sweep.Result, reps int, stdout, stderr io.Writer) error {
+func writeSweep(dir string, hdr results.Header, ctx *sweep.LoadContext, exps []results.Expectation, r sweepexp.Result, reps int, stdout, stderr io.Writer) error {
 	partial := ""
 	if r.Partial() {
 		partial = fmt.Sprintf("%s: %d of %d points complete (%d of %d runs); run the same sweep into the same folder to finish it",
 			stopCause(), len(r.Stats), r.Points, r.Finished, r.Runs)
 	}
-	if err := results.WriteSweepDir(dir, hdr, r.Stats, partial, ctx, r.Verdicts...); err != nil {
+	if err := sweep.WriteSweepDir(dir, hdr, r.Stats, partial, ctx, r.Verdicts...); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "wrote %s: %d of %d points, %d replications each\n", dir, len(r.Stats), r.Points, reps)
 	printSweep(stdout, r.Stats)
 	if ctx != nil {
-		printAnswers(stdout, results.SweepAnswers(r.Stats, *ctx), *ctx)
+		printAnswers(stdout, sweep.SweepAnswers(r.Stats, *ctx), *ctx)
 	}
 	verr := printVerdicts(stdout, exps, r.Verdicts, len(r.Stats), nil)
 	if partial != "" {

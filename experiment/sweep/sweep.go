@@ -1,7 +1,7 @@
 // Package sweep is the engine of a sweep: every point's replications run through bench on a
 // pool of workers (experiment.RunIndexed), and the points whose replications all finished are
 // aggregated into their statistics and judged against the scenario's expectations, as
-// results.WriteSweepDir records them.
+// sweep.WriteSweepDir records them.
 package sweep
 
 import (
@@ -10,6 +10,7 @@ import (
 	"github.com/overloadsim/overloadsim/bench"
 	"github.com/overloadsim/overloadsim/experiment"
 	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/results/sweep"
 	"github.com/overloadsim/overloadsim/scenarios"
 )
 
@@ -32,11 +33,11 @@ type Options struct {
 
 // Result is a sweep aggregated: the points whose replications all finished.
 type Result struct {
-	Stats    []results.PointStats // each complete point's statistics, in the points' order
-	Verdicts []results.Verdict    // the expectations judged at every complete point
-	Points   int                  // the points of the sweep, complete or not
-	Runs     int                  // its units
-	Finished int                  // the units that finished
+	Stats    []sweep.PointStats // each complete point's statistics, in the points' order
+	Verdicts []results.Verdict  // the expectations judged at every complete point
+	Points   int                // the points of the sweep, complete or not
+	Runs     int                // its units
+	Finished int                // the units that finished
 }
 
 // Partial reports whether some point has a replication that did not finish.
@@ -75,9 +76,9 @@ func Run(ctx context.Context, o Options) (Result, error) {
 // finished, each judged against exps.
 func Aggregate(params [][]results.Param, runs []results.Summary, done []bool, reps int, exps []results.Expectation) Result {
 	r := Result{Points: len(params), Runs: len(params) * reps}
-	var complete []results.PointResult
+	var complete []sweep.PointResult
 	for p := range params {
-		pr := results.PointResult{Params: params[p]}
+		pr := sweep.PointResult{Params: params[p]}
 		ok := true
 		for k := 0; k < reps; k++ {
 			ok = ok && done[p*reps+k]
@@ -92,7 +93,7 @@ func Aggregate(params [][]results.Param, runs []results.Summary, done []bool, re
 			r.Finished++
 		}
 	}
-	r.Stats = results.Aggregate(complete)
+	r.Stats = sweep.Aggregate(complete)
 	for _, pr := range complete {
 		var measured [][]results.Measured
 		for _, s := range pr.Replications {

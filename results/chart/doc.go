@@ -39,10 +39,10 @@
 // ReadSweep arranges a sweep's points into lines over its x axis (the first numeric parameter,
 // or SweepOptions.X): one line per value of the other parameter or, with one parameter, all
 // groups together and each group. Knees gives each line's knee, to ring on the goodput figure:
-// for a load sweep the knee the sweep already answered (results.SweepAnswers, recorded in
+// for a load sweep the knee the sweep already answered (sweep.SweepAnswers, recorded in
 // sweep.json), never found again; for a line the answers do not cover (another parameter on x,
 // a sweep without answers), the first point in x order whose mean goodput is more than
-// results.KneeShortfall below its mean offered load, the answers' rule.
+// sweep.KneeShortfall below its mean offered load, the answers' rule.
 //
 // # Scales and labels
 //

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/results/sweep"
 )
 
 // SweepOptions choose how a sweep is drawn.
@@ -88,7 +89,7 @@ func (a *XAxis) IsLoad() bool {
 type SweepLine struct {
 	Name   string
 	Prefix string // metric prefix: "total." or "group.NAME."
-	Points []*results.PointStats
+	Points []*sweep.PointStats
 	X      []float64
 }
 
@@ -114,15 +115,15 @@ func (l *SweepLine) Metric(name string) (mean, lo, hi []float64) {
 // sweep's context and answers.
 type Sweep struct {
 	Header  results.Header
-	Context *results.LoadContext  // a load sweep's context, nil otherwise
-	Answers []results.LoadAnswers // a load sweep's answers, by line
-	Points  []results.PointStats
+	Context *sweep.LoadContext  // a load sweep's context, nil otherwise
+	Answers []sweep.LoadAnswers // a load sweep's answers, by line
+	Points  []sweep.PointStats
 	X       *XAxis
 	By      string // the second parameter's path, "" if none
 	Lines   []*SweepLine
 }
 
-func param(p *results.PointStats, path string) string {
+func param(p *sweep.PointStats, path string) string {
 	for _, pr := range p.Params {
 		if pr.Path == path {
 			return pr.Value
@@ -131,10 +132,10 @@ func param(p *results.PointStats, path string) string {
 	return ""
 }
 
-// ReadSweep reads the sweep in dir (sweep.json, as results.WriteSweepDir writes it) and
+// ReadSweep reads the sweep in dir (sweep.json, as sweep.WriteSweepDir writes it) and
 // arranges it into lines over the x axis.
 func ReadSweep(dir string, opts SweepOptions) (*Sweep, error) {
-	b, err := results.LoadBaseline(filepath.Join(dir, results.SweepFile))
+	b, err := sweep.LoadBaseline(filepath.Join(dir, results.SweepFile))
 	if err != nil {
 		return nil, fmt.Errorf("plot: %w", err)
 	}
@@ -185,14 +186,14 @@ func ReadSweep(dir string, opts SweepOptions) (*Sweep, error) {
 	}
 	s.X = NewXAxis(xPath, valuesOf(xPath))
 
-	newLine := func(name, prefix string, keep func(*results.PointStats) bool) *SweepLine {
+	newLine := func(name, prefix string, keep func(*sweep.PointStats) bool) *SweepLine {
 		l := &SweepLine{Name: name, Prefix: prefix}
 		for i := range pts {
 			if keep(&pts[i]) {
 				l.Points = append(l.Points, &pts[i])
 			}
 		}
-		slices.SortStableFunc(l.Points, func(a, b *results.PointStats) int {
+		slices.SortStableFunc(l.Points, func(a, b *sweep.PointStats) int {
 			return cmp.Compare(s.X.Pos[param(a, xPath)], s.X.Pos[param(b, xPath)])
 		})
 		for _, p := range l.Points {
@@ -208,11 +209,11 @@ func ReadSweep(dir string, opts SweepOptions) (*Sweep, error) {
 			}
 		}
 		for _, v := range values {
-			s.Lines = append(s.Lines, newLine(v, "total.", func(p *results.PointStats) bool { return param(p, s.By) == v }))
+			s.Lines = append(s.Lines, newLine(v, "total.", func(p *sweep.PointStats) bool { return param(p, s.By) == v }))
 		}
 		return s, nil
 	}
-	all := func(*results.PointStats) bool { return true }
+	all := func(*sweep.PointStats) bool { return true }
 	groups := s.groups()
 	if len(groups) <= 1 {
 		s.Lines = []*SweepLine{newLine("all groups", "total.", all)}
@@ -313,7 +314,7 @@ func (s *Sweep) OneLoadLine() bool {
 }
 
 // Knee is the knee of one line of a sweep: the point where its goodput first falls more than
-// results.KneeShortfall short of its offered load.
+// sweep.KneeShortfall short of its offered load.
 type Knee struct {
 	Line int     // the line's index
 	X, Y float64 // the point's x position (dodged over categories) and its mean goodput
@@ -321,9 +322,9 @@ type Knee struct {
 
 // Knees returns each line's knee, for the goodput figure to ring on its line; none for a
 // sweep of one load line (OneLoadLine). A load sweep's lines are
-// answered (results.SweepAnswers): their knees are the answers', never found again. Any other
+// answered (sweep.SweepAnswers): their knees are the answers', never found again. Any other
 // sweep's lines (another parameter on x, or a sweep.json without answers) have none in the
-// answers, and their knee is the first point in x order that the rule of results.KneeShortfall
+// answers, and their knee is the first point in x order that the rule of sweep.KneeShortfall
 // picks.
 func (s *Sweep) Knees() []Knee {
 	if s.OneLoadLine() {
@@ -340,7 +341,7 @@ func (s *Sweep) Knees() []Knee {
 			}
 		} else {
 			for k := range good {
-				if good[k] < (1-results.KneeShortfall)*offered[k] {
+				if good[k] < (1-sweep.KneeShortfall)*offered[k] {
 					j = k
 					break
 				}
@@ -359,25 +360,25 @@ func (s *Sweep) Knees() []Knee {
 }
 
 // answer returns the answers of line l: a line of a load sweep drawn over the offered load,
-// one per value of the other parameter (results.SweepAnswers). When both parameters are
+// one per value of the other parameter (sweep.SweepAnswers). When both parameters are
 // workloads' rates the answers may be by either, so no line is taken for answered.
-func (s *Sweep) answer(l *SweepLine) (results.LoadAnswers, bool) {
+func (s *Sweep) answer(l *SweepLine) (sweep.LoadAnswers, bool) {
 	if s.Context == nil || s.By == "" || !s.X.IsLoad() {
-		return results.LoadAnswers{}, false
+		return sweep.LoadAnswers{}, false
 	}
 	var byValues []string
 	for _, line := range s.Lines {
 		byValues = append(byValues, line.Name)
 	}
-	if results.IsLoadPath(s.By, byValues) {
-		return results.LoadAnswers{}, false
+	if sweep.IsLoadPath(s.By, byValues) {
+		return sweep.LoadAnswers{}, false
 	}
 	for _, a := range s.Answers {
 		if a.Line == l.Name {
 			return a, true
 		}
 	}
-	return results.LoadAnswers{}, false
+	return sweep.LoadAnswers{}, false
 }
 
 // LineName is line i's name in the keys: for a load sweep of several lines, with its knee and
@@ -546,7 +547,7 @@ func (s *Sweep) LoadMarks() []Mark {
 }
 
 // LatencyThreshold is the p99 latency (seconds) above which a load sweep of one line has its
-// latency knee: the SLO, else results.DefaultLatencyFactor × the p99 at the lowest load. The
+// latency knee: the SLO, else sweep.DefaultLatencyFactor × the p99 at the lowest load. The
 // answers give the rule in words only, so the threshold is taken again by the same rule.
 func (s *Sweep) LatencyThreshold() (float64, bool) {
 	if s.Context == nil || len(s.Answers) != 1 || !s.X.IsLoad() {
@@ -555,7 +556,7 @@ func (s *Sweep) LatencyThreshold() (float64, bool) {
 	limit := s.Context.SLO
 	if limit <= 0 {
 		if l, ok := s.LowestLoadP99(); ok {
-			limit = results.DefaultLatencyFactor * l
+			limit = sweep.DefaultLatencyFactor * l
 		}
 	}
 	return limit, limit > 0

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/results/sweep"
 )
 
 func TestParseValue(t *testing.T) {
@@ -56,14 +57,14 @@ func TestXAxis(t *testing.T) {
 
 // kneeSweep is a load sweep of two lines by policy, each offered 100, 200, 300, 400/s with
 // goodput falling short of offered from 300/s on.
-func kneeSweep(ctx *results.LoadContext, answers []results.LoadAnswers) *Sweep {
+func kneeSweep(ctx *sweep.LoadContext, answers []sweep.LoadAnswers) *Sweep {
 	const rate, policy = "clients[0].workload.rate", "clients[0].driver.retryPolicy"
 	s := &Sweep{Context: ctx, Answers: answers, By: policy,
 		X: NewXAxis(rate, []string{"100/s", "200/s", "300/s", "400/s"})}
 	for _, name := range []string{"none", "legacy"} {
 		l := &SweepLine{Name: name, Prefix: "total."}
 		for i, offered := range []float64{100, 200, 300, 400} {
-			l.Points = append(l.Points, &results.PointStats{
+			l.Points = append(l.Points, &sweep.PointStats{
 				Params: []results.Param{{Path: rate, Value: s.X.Values[i]}, {Path: policy, Value: name}}, Replications: 1,
 				Metrics: []results.MetricStats{{Name: "total.offered", Mean: offered, N: 1}, {Name: "total.goodput", Mean: min(offered, 250), N: 1}}})
 			l.X = append(l.X, offered)
@@ -76,10 +77,10 @@ func kneeSweep(ctx *results.LoadContext, answers []results.LoadAnswers) *Sweep {
 // TestKneesFromAnswers: a load sweep's knees are read from its answers, never found again;
 // a sweep without answers has them by the answers' rule, the first point short of offered.
 func TestKneesFromAnswers(t *testing.T) {
-	ctx := &results.LoadContext{}
+	ctx := &sweep.LoadContext{}
 	// The answers put the first line's knee at 400/s (as if the sweep had answered so): the
 	// ring is there, not at 300/s where the rule would put it; the second line has none.
-	got := kneeSweep(ctx, []results.LoadAnswers{{Line: "none", Knee: 400, KneeFound: true}, {Line: "legacy"}}).Knees()
+	got := kneeSweep(ctx, []sweep.LoadAnswers{{Line: "none", Knee: 400, KneeFound: true}, {Line: "legacy"}}).Knees()
 	if len(got) != 1 || got[0] != (Knee{Line: 0, X: 400, Y: 250}) {
 		t.Errorf("knees %+v, want the answers' knee of the first line at 400/s only", got)
 	}

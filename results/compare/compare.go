@@ -12,6 +12,7 @@ import (
 
 	"github.com/overloadsim/overloadsim/internal/stats"
 	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/results/sweep"
 )
 
 // Input is one result to compare: a run (one point without parameters) or a sweep.
@@ -20,7 +21,7 @@ type Input struct {
 	Kind   string // results.KindRun or results.KindSweep
 	Digest string // its scenario digest
 	Header results.Header
-	Points []results.PointStats
+	Points []sweep.PointStats
 }
 
 // Compared is one compared result, as the comparison records it.
@@ -66,16 +67,16 @@ type Value struct {
 var Metrics = []string{"total.offered", "total.goodput", "total.amplification", "total.latency_ok_p99", "total.failures"}
 
 // Compare puts the inputs side by side, the first being the reference. Points are matched by
-// their parameters (results.PointStats.Key), in order of first appearance; a point or metric a result
+// their parameters (sweep.PointStats.Key), in order of first appearance; a point or metric a result
 // lacks has no value there.
 func Compare(in []Input) Comparison {
 	var c Comparison
 	var keys []string
 	metrics := slices.Clone(Metrics)
-	byKey := make([]map[string]*results.PointStats, len(in))
+	byKey := make([]map[string]*sweep.PointStats, len(in))
 	for i, r := range in {
 		c.Results = append(c.Results, Compared{Label: r.Label, Kind: r.Kind, Scenario: r.Header.Scenario, Digest: r.Digest, Seed: r.Header.Seed})
-		byKey[i] = map[string]*results.PointStats{}
+		byKey[i] = map[string]*sweep.PointStats{}
 		for j := range r.Points {
 			p := &r.Points[j]
 			byKey[i][p.Key()] = p

@@ -6,15 +6,16 @@ import (
 	"testing"
 
 	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/results/sweep"
 )
 
 func TestCompare(t *testing.T) {
-	point := func(value string, goodput, ci float64, n int) results.PointStats {
-		return results.PointStats{Params: []results.Param{{Path: "rate", Value: value}}, Replications: n,
+	point := func(value string, goodput, ci float64, n int) sweep.PointStats {
+		return sweep.PointStats{Params: []results.Param{{Path: "rate", Value: value}}, Replications: n,
 			Metrics: []results.MetricStats{{Name: "total.goodput", Mean: goodput, CI95: ci, N: n}, {Name: "fault.cut.stuck", Mean: 0.5, CI95: 0.2, N: n}}}
 	}
-	a := Input{Label: "a", Kind: results.KindSweep, Points: []results.PointStats{point("1/s", 100, 1, 5), point("2/s", 200, 1, 5)}}
-	b := Input{Label: "b", Kind: results.KindSweep, Points: []results.PointStats{point("2/s", 210, 1, 5), point("3/s", 250, 1, 5)}}
+	a := Input{Label: "a", Kind: results.KindSweep, Points: []sweep.PointStats{point("1/s", 100, 1, 5), point("2/s", 200, 1, 5)}}
+	b := Input{Label: "b", Kind: results.KindSweep, Points: []sweep.PointStats{point("2/s", 210, 1, 5), point("3/s", 250, 1, 5)}}
 	c := Compare([]Input{a, b})
 	if len(c.Results) != 2 || c.Results[1].Label != "b" {
 		t.Fatalf("results %+v", c.Results)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/overloadsim/overloadsim/internal/stats"
 	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/results/sweep"
 )
 
 // Tests that pin rules of the comparison, each failing when its rule is broken
@@ -17,7 +18,7 @@ func ansCompareRow(t *testing.T, ref, other results.MetricStats) Value {
 	t.Helper()
 	in := func(label string, m results.MetricStats) Input {
 		m.Name = "total.goodput"
-		return Input{Label: label, Kind: results.KindRun, Points: []results.PointStats{{Replications: m.N, Metrics: []results.MetricStats{m}}}}
+		return Input{Label: label, Kind: results.KindRun, Points: []sweep.PointStats{{Replications: m.N, Metrics: []results.MetricStats{m}}}}
 	}
 	c := Compare([]Input{in("ref", ref), in("other", other)})
 	for _, r := range c.Rows {

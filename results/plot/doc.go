@@ -41,13 +41,13 @@
 // (a policy name, a driver block) as one position per value, in the order of the sweep. Each
 // line is one value of the second swept parameter, or, with one parameter, all groups together
 // and each group (with more than one). A line is the mean over the replications with its 95 %
-// confidence band (Student t, results.Aggregate); over categories, points with bars side by
+// confidence band (Student t, sweep.Aggregate); over categories, points with bars side by
 // side. A point where a metric has no value (no operation succeeded, so no p99) is marked with
 // a cross along the bottom.
 //
 // sweep-goodput adds the ideal goodput min(offered, capacity), offered being the mean total
 // offered load at each x, and rings each line's knee (chart.Sweep.Knees): for a load sweep the
-// knee its answers hold, the first point whose mean goodput is more than results.KneeShortfall
+// knee its answers hold, the first point whose mean goodput is more than sweep.KneeShortfall
 // (5 %) below its mean offered load; for any other sweep the first such point in x order. A
 // load sweep of one line has its knee as a vertical line instead. The capacity is the
 // plateau the sweep reached: the highest mean total goodput at any point. It is measured rather

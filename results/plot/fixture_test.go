@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/results/sweep"
 	"github.com/overloadsim/overloadsim/sim"
 )
 
@@ -141,8 +142,8 @@ func runFixtures(t *testing.T) []struct{ name, dir string } {
 
 // point is one hand-built sweep point: parameter values, then metric means (ci95 is
 // ciShare × mean, NaN with one replication).
-func point(params []results.Param, reps int, ciShare float64, metrics map[string]float64, order []string) results.PointStats {
-	p := results.PointStats{Params: params, Replications: reps}
+func point(params []results.Param, reps int, ciShare float64, metrics map[string]float64, order []string) sweep.PointStats {
+	p := sweep.PointStats{Params: params, Replications: reps}
 	for _, name := range order {
 		m := metrics[name]
 		ci := math.NaN()
@@ -171,11 +172,11 @@ func loadMetrics(prefix string, x, capacity float64, m map[string]float64, order
 }
 
 // loadContext is the load fixtures' context: today 200/s against a configured 700/s.
-var loadContext = &results.LoadContext{Today: 200, Ceiling: 700, CeilingSource: "ingress request limiter 700/s on db"}
+var loadContext = &sweep.LoadContext{Today: 200, Ceiling: 700, CeilingSource: "ingress request limiter 700/s on db"}
 
 // writeSweep writes a sweep folder of points into a temporary folder and returns it; a load
 // sweep is written with loadContext, so that it has answers.
-func writeSweep(t *testing.T, name string, points []results.PointStats) string {
+func writeSweep(t *testing.T, name string, points []sweep.PointStats) string {
 	t.Helper()
 	dir := t.TempDir()
 	hdr := results.Header{Tool: "overloadsim", Version: "test", Scenario: name, Seed: 7, Duration: 30 * time.Second, Interval: time.Second}
@@ -185,11 +186,11 @@ func writeSweep(t *testing.T, name string, points []results.PointStats) string {
 		for _, p := range points[i].Params {
 			if strings.Contains(p.Path, "AdmissionRatePerSec") {
 				v, _, _ := results.ParseValue(p.Value)
-				ctx.Ceilings = append(ctx.Ceilings, results.PointCeiling{Point: points[i].Key(), Ceiling: v})
+				ctx.Ceilings = append(ctx.Ceilings, sweep.PointCeiling{Point: points[i].Key(), Ceiling: v})
 			}
 		}
 	}
-	if err := results.WriteSweepDir(dir, hdr, points, "", &ctx); err != nil {
+	if err := sweep.WriteSweepDir(dir, hdr, points, "", &ctx); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -200,7 +201,7 @@ func writeSweep(t *testing.T, name string, points []results.PointStats) string {
 // parameter, one replication, a point without successes).
 func sweepFixtures(t *testing.T) []struct{ name, dir string } {
 	const rate = "clients[0].workload.rate"
-	var load, grid, policies []results.PointStats
+	var load, grid, policies []sweep.PointStats
 	for _, x := range []float64{100, 200, 300, 400, 500, 600} {
 		value := formatRate(x)
 		m, order := map[string]float64{}, []string{}
@@ -225,7 +226,7 @@ func sweepFixtures(t *testing.T) []struct{ name, dir string } {
 	}
 	// The policy × load sweep a planner runs first: the policy named first, as --vary gave it,
 	// so it varies slowest; the rate, numeric, is still the x axis.
-	var policyLoad []results.PointStats
+	var policyLoad []sweep.PointStats
 	for i, policy := range []string{"none", "mongodb-legacy", "mongodb-2026-03", "mongodb-2026-07"} {
 		for _, x := range []float64{500, 750, 1000, 1250, 1500, 1750, 2000, 2250, 2500, 2750, 3000} {
 			m, order := map[string]float64{}, []string{}

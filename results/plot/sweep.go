@@ -19,7 +19,7 @@ import (
 var SweepFigures = chart.Names(results.KindSweep)
 
 // WriteSweepFigures draws the figures of the sweep in dir (sweep.json, as
-// results.WriteSweepDir writes it) and writes each as NAME.svg and NAME.png into dir. It
+// sweep.WriteSweepDir writes it) and writes each as NAME.svg and NAME.png into dir. It
 // returns the base names written, in the order of SweepFigures.
 func WriteSweepFigures(dir string, opts chart.SweepOptions) ([]string, error) {
 	figs, err := sweepFigures(dir, opts)
@@ -61,20 +61,20 @@ func applyX(p *plot.Plot, a *chart.XAxis) {
 	}
 }
 
-// sweep is a sweep's figures' data, drawn with gonum.
-type sweep struct{ *chart.Sweep }
+// sweepData is a sweep's figures' data, drawn with gonum.
+type sweepData struct{ *chart.Sweep }
 
 // readSweep reads the sweep in dir as chart.ReadSweep arranges it.
-func readSweep(dir string, opts chart.SweepOptions) (*sweep, error) {
+func readSweep(dir string, opts chart.SweepOptions) (*sweepData, error) {
 	cs, err := chart.ReadSweep(dir, opts)
 	if err != nil {
 		return nil, err
 	}
-	return &sweep{cs}, nil
+	return &sweepData{cs}, nil
 }
 
 // lineColour is line i's line style and its band's fill, in its colour (chart.Sweep.LineColour).
-func (s *sweep) lineColour(i int) (sty draw.LineStyle, fill draw.LineStyle) {
+func (s *sweepData) lineColour(i int) (sty draw.LineStyle, fill draw.LineStyle) {
 	col, fc := s.LineColour(i)
 	return lineStyle(col, medium, nil), lineStyle(fc, 0, nil)
 }
@@ -82,7 +82,7 @@ func (s *sweep) lineColour(i int) (sty draw.LineStyle, fill draw.LineStyle) {
 // addLines draws every line's mean of metric, scaled by k (and as log10 on a log axis), with
 // its confidence band: a line and a band over a numeric x, glyphs with whiskers, side by side,
 // over categories. The x positions where a line has no value are marked along the bottom.
-func (s *sweep) addLines(pn *panel, metric string, k float64, logY bool, absentText string) {
+func (s *sweepData) addLines(pn *panel, metric string, k float64, logY bool, absentText string) {
 	var absent []float64
 	for i, l := range s.Lines {
 		sty, fill := s.lineColour(i)
@@ -125,7 +125,7 @@ func (s *sweep) addLines(pn *panel, metric string, k float64, logY bool, absentT
 }
 
 // glyph is line i's point marker (chart.Sweep.Glyph) in colour c.
-func (s *sweep) glyph(i int, c color.NRGBA) draw.GlyphStyle {
+func (s *sweepData) glyph(i int, c color.NRGBA) draw.GlyphStyle {
 	g := s.Glyph(i)
 	return *glyph(&g, c)
 }
@@ -149,7 +149,7 @@ func sweepFigures(dir string, opts chart.SweepOptions) ([]*figure, error) {
 
 // goodputFigure: goodput against the first parameter, with the ideal min(offered, capacity)
 // and each line's knee.
-func (s *sweep) goodputFigure() *figure {
+func (s *sweepData) goodputFigure() *figure {
 	f := &figure{name: chart.SweepGoodput, title: "Goodput vs " + s.Versus(), subtitle: s.Subtitle()}
 	label, _ := chart.MetricAxis("goodput", nil, false)
 	pn := newPanel(s.PanelTitle(), "", label)
@@ -198,7 +198,7 @@ func (s *sweep) goodputFigure() *figure {
 // offered load: vertical lines in the marks' colours, today's dotted, the knees dashed. latency
 // also draws the latency knee's threshold, on the p99 panel (latencies scaled by k, as log10
 // when logY).
-func (s *sweep) loadMarks(pn *panel, latency, logY bool, k float64) {
+func (s *sweepData) loadMarks(pn *panel, latency, logY bool, k float64) {
 	v := &vlines{}
 	for _, m := range s.LoadMarks() {
 		dashes := dashed
@@ -234,7 +234,7 @@ func unitOf(label string) string {
 }
 
 // amplificationFigure: retry amplification against the first parameter.
-func (s *sweep) amplificationFigure() *figure {
+func (s *sweepData) amplificationFigure() *figure {
 	f := &figure{name: chart.SweepAmplification, title: "Retry amplification vs " + s.Versus(), subtitle: s.Subtitle()}
 	label, _ := chart.MetricAxis("amplification", nil, false)
 	pn := newPanel(s.PanelTitle(), "", label)
@@ -249,7 +249,7 @@ func (s *sweep) amplificationFigure() *figure {
 }
 
 // p99Figure: the p99 latency of successful operations against the first parameter.
-func (s *sweep) p99Figure() *figure {
+func (s *sweepData) p99Figure() *figure {
 	f := &figure{name: chart.SweepP99, title: "p99 latency of successful operations vs " + s.Versus(), subtitle: s.Subtitle()}
 	var all [][]float64
 	for _, l := range s.Lines {

@@ -25,6 +25,7 @@ import (
 	"github.com/overloadsim/overloadsim/results"
 	"github.com/overloadsim/overloadsim/results/compare"
 	"github.com/overloadsim/overloadsim/results/plot"
+	"github.com/overloadsim/overloadsim/results/sweep"
 	"github.com/overloadsim/overloadsim/scenarios"
 )
 
@@ -676,7 +677,7 @@ func TestCompareChromium(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		pts, err := results.ReadPoints(dir)
+		pts, err := sweep.ReadPoints(dir)
 		if err != nil {
 			t.Fatal(err)
 		}

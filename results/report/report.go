@@ -19,6 +19,7 @@ import (
 
 	"github.com/overloadsim/overloadsim/results"
 	"github.com/overloadsim/overloadsim/results/chart"
+	"github.com/overloadsim/overloadsim/results/sweep"
 	"github.com/overloadsim/overloadsim/sim"
 )
 
@@ -186,7 +187,7 @@ type sweepView struct {
 	Params  []string
 	Metrics []string
 	Rows    []sweepRow
-	// Context and Answers say a load sweep's answers in words (results.SweepAnswers).
+	// Context and Answers say a load sweep's answers in words (sweep.SweepAnswers).
 	Context string
 	Answers []answerView
 }
@@ -221,7 +222,7 @@ func load(dir string) (*view, error) {
 	case results.KindMap:
 		return loadMap(dir, &m)
 	case results.KindSweep:
-		b, err := results.LoadBaseline(filepath.Join(dir, results.SweepFile))
+		b, err := sweep.LoadBaseline(filepath.Join(dir, results.SweepFile))
 		if err != nil {
 			return nil, fmt.Errorf("report: %w", err)
 		}
@@ -395,7 +396,7 @@ var headlines = []headline{
 	{"total.failures", "failed/s", fixedPair(1)},
 }
 
-func sweepPage(h results.Header, points []results.PointStats) *view {
+func sweepPage(h results.Header, points []sweep.PointStats) *view {
 	v := commonPage(h, "sweep")
 	seed := strconv.FormatUint(h.Seed, 10)
 	reps := "–"

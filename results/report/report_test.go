@@ -16,6 +16,7 @@ import (
 
 	"github.com/overloadsim/overloadsim/results"
 	"github.com/overloadsim/overloadsim/results/phasemap"
+	"github.com/overloadsim/overloadsim/results/sweep"
 )
 
 // copyFolder copies the fixed result folder testdata/name into a fresh temporary folder, so
@@ -66,7 +67,7 @@ func stamp(t *testing.T, dir string) {
 		}
 		kind, hdr = results.KindMap, m.Header
 	case slices.Contains(names, results.SweepFile):
-		if hdr, _, err = results.ReadSweep(dir); err != nil {
+		if hdr, _, err = sweep.ReadSweep(dir); err != nil {
 			t.Fatal(err)
 		}
 		kind = results.KindSweep
@@ -289,12 +290,12 @@ func TestEscaping(t *testing.T) {
 		Description: `a <b>bold</b> & "quoted" claim`, Claim: `x < y`,
 		Canonical: "name: a\ndescription: </pre><script>alert(2)</script>\n",
 	}
-	pts := []results.PointStats{{
+	pts := []sweep.PointStats{{
 		Params:       []results.Param{{Path: `clients[0].name`, Value: `<i>v</i>`}},
 		Replications: 1,
 		Metrics:      []results.MetricStats{{Name: "total.goodput", Mean: 10, CI95: math.NaN(), N: 1}},
 	}}
-	if err := results.WriteSweepDir(dir, hdr, pts, "", nil); err != nil {
+	if err := sweep.WriteSweepDir(dir, hdr, pts, "", nil); err != nil {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
@@ -443,17 +444,17 @@ func TestShardsTable(t *testing.T) {
 func TestSweepAnswers(t *testing.T) {
 	dir := t.TempDir()
 	hdr := results.Header{Tool: "overloadsim", Version: "dev", Scenario: "load"}
-	var pts []results.PointStats
+	var pts []sweep.PointStats
 	for _, x := range []float64{500, 1000, 1500} {
-		pts = append(pts, results.PointStats{
+		pts = append(pts, sweep.PointStats{
 			Params:       []results.Param{{Path: "clients[0].workload.rate", Value: strconv.FormatFloat(x, 'f', 0, 64) + "/s"}},
 			Replications: 2,
 			Metrics: []results.MetricStats{{Name: "total.offered", Mean: x, N: 2}, {Name: "total.goodput", Mean: math.Min(x, 1000), N: 2},
 				{Name: "total.latency_ok_p99", Mean: 0.02 * x / 500, N: 2}},
 		})
 	}
-	ctx := &results.LoadContext{Today: 400, Ceiling: 1000, CeilingSource: "ingress request limiter 1000/s on db"}
-	if err := results.WriteSweepDir(dir, hdr, pts, "", ctx); err != nil {
+	ctx := &sweep.LoadContext{Today: 400, Ceiling: 1000, CeilingSource: "ingress request limiter 1000/s on db"}
+	if err := sweep.WriteSweepDir(dir, hdr, pts, "", ctx); err != nil {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer

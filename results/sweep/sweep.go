@@ -1,4 +1,4 @@
-package results
+package sweep
 
 import (
 	"encoding/csv"
@@ -7,51 +7,33 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/overloadsim/overloadsim/internal/stats"
+	"github.com/overloadsim/overloadsim/results"
 )
-
-// ConfidenceLevel is the level of every confidence interval the package reports.
-const ConfidenceLevel = 0.95
-
-// Param is one swept parameter's value at a point: the scenario field path and its value as
-// text.
-type Param struct {
-	Path  string `json:"path"`
-	Value string `json:"value"`
-}
 
 // PointResult is one sweep point: its parameter values and the summary of each replication, in
 // replication order.
 type PointResult struct {
-	Params       []Param
-	Replications []Summary
-}
-
-// MetricStats is one metric at one point across replications: the mean and the half-width of
-// its two-sided Student-t 95 % confidence interval (internal/stats.MeanCI) over the N
-// replications where the metric has a value. Mean is NaN when N is 0, CI95 when N < 2.
-type MetricStats struct {
-	Name string  `json:"name"`
-	Mean float64 `json:"mean"`
-	CI95 float64 `json:"ci95"`
-	N    int     `json:"n"`
+	Params       []results.Param
+	Replications []results.Summary
 }
 
 // PointStats is one sweep point aggregated over its replications. Metrics are named as in
 // Summary.Metrics.
 type PointStats struct {
-	Params       []Param       `json:"params"`
-	Replications int           `json:"replications"`
-	Metrics      []MetricStats `json:"metrics"`
+	Params       []results.Param       `json:"params"`
+	Replications int                   `json:"replications"`
+	Metrics      []results.MetricStats `json:"metrics"`
 }
 
 // Key names the point by its parameters, "path=value" joined by ", " in path order; "" for a
 // point without parameters (a single run).
 func (p *PointStats) Key() string { return paramsKey(p.Params) }
 
-func paramsKey(ps []Param) string {
+func paramsKey(ps []results.Param) string {
 	parts := make([]string, len(ps))
 	for i, p := range ps {
 		parts[i] = p.Path + "=" + p.Value
@@ -61,13 +43,13 @@ func paramsKey(ps []Param) string {
 }
 
 // Metric returns the named metric and whether the point has it.
-func (p *PointStats) Metric(name string) (MetricStats, bool) {
+func (p *PointStats) Metric(name string) (results.MetricStats, bool) {
 	for _, m := range p.Metrics {
 		if m.Name == name {
 			return m, true
 		}
 	}
-	return MetricStats{}, false
+	return results.MetricStats{}, false
 }
 
 // Aggregate reduces each point's replications to the mean and 95 % confidence half-width of
@@ -93,8 +75,8 @@ func Aggregate(points []PointResult) []PointStats {
 		ps := PointStats{Params: slices.Clone(pt.Params), Replications: len(pt.Replications)}
 		for _, n := range names {
 			vs := values[n]
-			mean, half := stats.MeanCI(vs, ConfidenceLevel)
-			ps.Metrics = append(ps.Metrics, MetricStats{Name: n, Mean: mean, CI95: half, N: len(vs)})
+			mean, half := stats.MeanCI(vs, results.ConfidenceLevel)
+			ps.Metrics = append(ps.Metrics, results.MetricStats{Name: n, Mean: mean, CI95: half, N: len(vs)})
 		}
 		out[i] = ps
 	}
@@ -103,8 +85,8 @@ func Aggregate(points []PointResult) []PointStats {
 
 // SinglePoint turns one run's summary into a sweep of one point with one replication, the shape
 // Check compares.
-func SinglePoint(s Summary) []PointStats {
-	return Aggregate([]PointResult{{Replications: []Summary{s}}})
+func SinglePoint(s results.Summary) []PointStats {
+	return Aggregate([]PointResult{{Replications: []results.Summary{s}}})
 }
 
 // WriteSweepDir writes points.csv and sweep.json into dir (created if needed), replacing the
@@ -114,9 +96,7 @@ func SinglePoint(s Summary) []PointStats {
 // is refused as a baseline. ctx, when given and the sweep varies a workload's rate, is
 // recorded with the sweep's answers (SweepAnswers), and verdicts, the judgements of the
 // scenario's expectations (Judge), as they are.
-func WriteSweepDir(dir string, hdr Header, points []PointStats, partial string, ctx *LoadContext, verdicts ...Verdict) error {
-	m := NewManifest(KindSweep, hdr)
-	m.Partial = partial
+func WriteSweepDir(dir string, hdr results.Header, points []PointStats, partial string, ctx *LoadContext, verdicts ...results.Verdict) error {
 	b := NewBaseline(hdr, points)
 	b.Partial = partial
 	b.Verdicts = verdicts
@@ -126,8 +106,8 @@ func WriteSweepDir(dir string, hdr Header, points []PointStats, partial string, 
 			b.Context, b.Answers = &c, answers
 		}
 	}
-	return writeResult(dir, m, []outputFile{
-		{PointsFile, func(w io.Writer) error {
+	return results.WriteResult(dir, results.KindSweep, hdr, partial, []results.OutputFile{
+		{Name: results.PointsFile, Write: func(w io.Writer) error {
 			if partial != "" {
 				if _, err := fmt.Fprintf(w, "# partial: %s\n", partial); err != nil {
 					return err
@@ -135,7 +115,7 @@ func WriteSweepDir(dir string, hdr Header, points []PointStats, partial string, 
 			}
 			return WritePoints(w, points)
 		}},
-		{SweepFile, func(w io.Writer) error { return writeJSON(w, b) }}})
+		{Name: results.SweepFile, Write: func(w io.Writer) error { return results.WriteJSON(w, b) }}})
 }
 
 // SweepAnswers answers a load sweep (one whose parameter IsLoadPath): one LoadAnswers for the
@@ -195,8 +175,8 @@ func SweepAnswers(points []PointStats, ctx LoadContext) []LoadAnswers {
 }
 
 // ReadSweep reads sweep.json from a sweep's folder.
-func ReadSweep(dir string) (Header, []PointStats, error) {
-	b, err := LoadBaseline(filepath.Join(dir, SweepFile))
+func ReadSweep(dir string) (results.Header, []PointStats, error) {
+	b, err := LoadBaseline(filepath.Join(dir, results.SweepFile))
 	return b.Header, b.Points, err
 }
 
@@ -204,28 +184,28 @@ func ReadSweep(dir string) (Header, []PointStats, error) {
 // as SinglePoint), whichever dir's manifest says it holds; a folder without an intact manifest,
 // or whose manifest does not list the file read, is an error (ReadManifest).
 func ReadPoints(dir string) ([]PointStats, error) {
-	m, err := ReadManifest(dir)
+	m, err := results.ReadManifest(dir)
 	if err != nil {
 		return nil, err
 	}
 	switch m.Kind {
-	case KindSweep:
-		if err := m.requireListed(dir, SweepFile); err != nil {
+	case results.KindSweep:
+		if err := m.RequireListed(dir, results.SweepFile); err != nil {
 			return nil, err
 		}
 		_, pts, err := ReadSweep(dir)
 		return pts, err
-	case KindRun:
-		if err := m.requireListed(dir, SummaryFile); err != nil {
+	case results.KindRun:
+		if err := m.RequireListed(dir, results.SummaryFile); err != nil {
 			return nil, err
 		}
-		s, err := ReadSummary(dir)
+		s, err := results.ReadSummary(dir)
 		if err != nil {
 			return nil, err
 		}
 		return SinglePoint(s), nil
 	}
-	return nil, fmt.Errorf("%s holds a %s, which has no points%s", dir, m.Kind, MergeHint(m.Kind))
+	return nil, fmt.Errorf("%s holds a %s, which has no points%s", dir, m.Kind, results.MergeHint(m.Kind))
 }
 
 // WritePoints writes points as CSV: one column per parameter path (in order of first
@@ -259,19 +239,19 @@ func WritePoints(w io.Writer, points []PointStats) error {
 	numeric := map[string]map[string]string{}
 	for i, path := range paths {
 		columns[i] = path
-		nums, kind, unit, ok := ParseValues(values[path])
+		nums, kind, unit, ok := results.ParseValues(values[path])
 		if !ok {
 			continue
 		}
 		switch kind {
-		case ValueRate:
+		case results.ValueRate:
 			columns[i] = path + "_per_s"
-		case ValueDuration:
+		case results.ValueDuration:
 			columns[i] = path + "_" + strings.ReplaceAll(unit, "µ", "u")
 		}
 		numeric[path] = map[string]string{}
 		for j, v := range values[path] {
-			numeric[path][v] = formatFloat(nums[j])
+			numeric[path][v] = results.FormatFloat(nums[j])
 		}
 	}
 	header := append(columns, "replications")
@@ -296,14 +276,14 @@ func WritePoints(w io.Writer, points []PointStats) error {
 			}
 			row = append(row, cell)
 		}
-		row = append(row, itoa(p.Replications))
+		row = append(row, strconv.Itoa(p.Replications))
 		for _, name := range metrics {
 			m, ok := p.Metric(name)
 			if !ok {
 				row = append(row, "", "", "")
 				continue
 			}
-			row = append(row, formatFloat(m.Mean), formatFloat(m.CI95), itoa(m.N))
+			row = append(row, results.FormatFloat(m.Mean), results.FormatFloat(m.CI95), strconv.Itoa(m.N))
 		}
 		if err := cw.Write(row); err != nil {
 			return err

@@ -1,10 +1,12 @@
-package results
+package sweep
 
 import (
 	"math"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/overloadsim/overloadsim/results"
 )
 
 // Tests that pin rules of the answers, the expectations and the comparison, each failing when
@@ -12,7 +14,7 @@ import (
 
 // ansLoadPoint is a load sweep's point at params whose goodput is the offered load capped at
 // ceiling.
-func ansLoadPoint(offered, ceiling float64, params ...Param) PointStats {
+func ansLoadPoint(offered, ceiling float64, params ...results.Param) PointStats {
 	p := loadPoint(offered, math.Min(offered, ceiling), 0.01)
 	p.Params = params
 	return *p
@@ -47,7 +49,7 @@ func TestSweepAnswersThreeParameters(t *testing.T) {
 		for _, a := range values[order[0]] {
 			for _, b := range values[order[1]] {
 				for _, c := range values[order[2]] {
-					ps := []Param{{order[0], a}, {order[1], b}, {order[2], c}}
+					ps := []results.Param{{Path: order[0], Value: a}, {Path: order[1], Value: b}, {Path: order[2], Value: c}}
 					at := func(path string) string {
 						for _, p := range ps {
 							if p.Path == path {
@@ -96,30 +98,30 @@ func TestSweepAnswersThreeParameters(t *testing.T) {
 // out of the verdict, and does not drop it: the others judge it (Judge). Only when no
 // replication can judge it is there no verdict ("the caller says why").
 func TestJudgeUnjudgeableReplication(t *testing.T) {
-	m := func(v float64) Measured { return Measured{Value: v, Of: math.NaN()} }
-	skip := Measured{Value: math.NaN(), Of: math.NaN(), Skip: "the run ends at 4s, before the window 10s–30s does"}
-	below := Expectation{Metric: "total.amplification", Below: f64(1.5)}
-	mean := Expectation{Metric: "total.amplification", Over: "mean", Below: f64(1.5)}
+	m := func(v float64) results.Measured { return results.Measured{Value: v, Of: math.NaN()} }
+	skip := results.Measured{Value: math.NaN(), Of: math.NaN(), Skip: "the run ends at 4s, before the window 10s–30s does"}
+	below := results.Expectation{Metric: "total.amplification", Below: f64(1.5)}
+	mean := results.Expectation{Metric: "total.amplification", Over: "mean", Below: f64(1.5)}
 	for _, tc := range []struct {
 		gloss string
-		e     Expectation
-		reps  [][]Measured
-		want  []Verdict // Index, Value and Pass compared
+		e     results.Expectation
+		reps  [][]results.Measured
+		want  []results.Verdict // Index, Value and Pass compared
 	}{
-		{"one skipped, the others pass", below, [][]Measured{{skip}, {m(1.2)}, {m(1.4)}}, []Verdict{{Value: 1.3, Pass: true}}},
-		{"one skipped, another fails", below, [][]Measured{{m(1.2)}, {skip}, {m(1.7)}}, []Verdict{{Value: 1.45, Pass: false}}},
-		{"one measured before the expectation existed", below, [][]Measured{{}, {m(1.2)}}, []Verdict{{Value: 1.2, Pass: true}}},
-		{"over the mean, one skipped", mean, [][]Measured{{m(1.2)}, {m(1.6)}, {skip}}, []Verdict{{Value: 1.4, Pass: true}}},
-		{"every replication skipped: no verdict", below, [][]Measured{{skip}, {skip}}, nil},
+		{"one skipped, the others pass", below, [][]results.Measured{{skip}, {m(1.2)}, {m(1.4)}}, []results.Verdict{{Value: 1.3, Pass: true}}},
+		{"one skipped, another fails", below, [][]results.Measured{{m(1.2)}, {skip}, {m(1.7)}}, []results.Verdict{{Value: 1.45, Pass: false}}},
+		{"one measured before the expectation existed", below, [][]results.Measured{{}, {m(1.2)}}, []results.Verdict{{Value: 1.2, Pass: true}}},
+		{"over the mean, one skipped", mean, [][]results.Measured{{m(1.2)}, {m(1.6)}, {skip}}, []results.Verdict{{Value: 1.4, Pass: true}}},
+		{"every replication skipped: no verdict", below, [][]results.Measured{{skip}, {skip}}, nil},
 	} {
-		got := Judge([]Expectation{tc.e}, nil, tc.reps)
+		got := results.Judge([]results.Expectation{tc.e}, nil, tc.reps)
 		if len(got) != len(tc.want) {
-			t.Errorf("%s: Judge(%s, %d replications) = %d verdicts %v, want %d", tc.gloss, tc.e.String(), len(tc.reps), len(got), got, len(tc.want))
+			t.Errorf("%s: results.Judge(%s, %d replications) = %d verdicts %v, want %d", tc.gloss, tc.e.String(), len(tc.reps), len(got), got, len(tc.want))
 			continue
 		}
 		for i, w := range tc.want {
 			if g := got[i]; g.Index != w.Index || math.Abs(g.Value-w.Value) > 1e-12 || g.Pass != w.Pass {
-				t.Errorf("%s: Judge(%s) = %v (value %v, pass %v), want value %v, pass %v over the judgeable replications",
+				t.Errorf("%s: results.Judge(%s) = %v (value %v, pass %v), want value %v, pass %v over the judgeable replications",
 					tc.gloss, tc.e.String(), g, g.Value, g.Pass, w.Value, w.Pass)
 			}
 		}
@@ -131,29 +133,29 @@ func TestJudgeUnjudgeableReplication(t *testing.T) {
 // "the mean over the replications must" meet the bound, a relative one included), over the
 // same replications (those with a value), not with one replication's reference nor with none.
 func TestJudgeOverMeanReference(t *testing.T) {
-	m := func(v, of float64) Measured { return Measured{Value: v, Of: of} }
-	within := Expectation{Metric: "total.goodput", Over: "mean", Within: f64(0.05), OfMetric: "total.offered"}
-	below := Expectation{Metric: "total.failures", Over: "mean", Below: f64(0.1), OfMetric: "total.offered"}
+	m := func(v, of float64) results.Measured { return results.Measured{Value: v, Of: of} }
+	within := results.Expectation{Metric: "total.goodput", Over: "mean", Within: f64(0.05), OfMetric: "total.offered"}
+	below := results.Expectation{Metric: "total.failures", Over: "mean", Below: f64(0.1), OfMetric: "total.offered"}
 	for _, tc := range []struct {
 		gloss string
-		e     Expectation
-		reps  [][]Measured
+		e     results.Expectation
+		reps  [][]results.Measured
 		value float64
 		pass  bool
 	}{
 		// 100 within 5 % of the mean reference 100, but 20 % from either replication's.
-		{"references either side of the mean", within, [][]Measured{{m(100, 80)}, {m(100, 120)}}, 100, true},
+		{"references either side of the mean", within, [][]results.Measured{{m(100, 80)}, {m(100, 120)}}, 100, true},
 		// 100 is its first replication's reference, but 33 % from the mean reference 150.
-		{"mean reference far from the first", within, [][]Measured{{m(100, 100)}, {m(100, 200)}}, 100, false},
+		{"mean reference far from the first", within, [][]results.Measured{{m(100, 100)}, {m(100, 200)}}, 100, false},
 		// A replication without a value leaves its reference out of the mean too (else 400).
-		{"a replication without a value", within, [][]Measured{{m(100, 80)}, {m(math.NaN(), 1000)}, {m(100, 120)}}, 100, true},
+		{"a replication without a value", within, [][]results.Measured{{m(100, 80)}, {m(math.NaN(), 1000)}, {m(100, 120)}}, 100, true},
 		// A relative bound: 12 < 0.1 × mean(100, 200) = 15, though not below 0.1 × 100.
-		{"relative bound", below, [][]Measured{{m(14, 100)}, {m(10, 200)}}, 12, true},
-		{"relative bound broken", below, [][]Measured{{m(20, 100)}, {m(16, 200)}}, 18, false},
+		{"relative bound", below, [][]results.Measured{{m(14, 100)}, {m(10, 200)}}, 12, true},
+		{"relative bound broken", below, [][]results.Measured{{m(20, 100)}, {m(16, 200)}}, 18, false},
 	} {
-		got := Judge([]Expectation{tc.e}, nil, tc.reps)
+		got := results.Judge([]results.Expectation{tc.e}, nil, tc.reps)
 		if len(got) != 1 || got[0].Value != tc.value || got[0].Pass != tc.pass {
-			t.Errorf("%s: Judge(%s) = %v, want value %v, pass %v against the mean reference", tc.gloss, tc.e.String(), got, tc.value, tc.pass)
+			t.Errorf("%s: results.Judge(%s) = %v, want value %v, pass %v against the mean reference", tc.gloss, tc.e.String(), got, tc.value, tc.pass)
 		}
 	}
 }

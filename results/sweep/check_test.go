@@ -1,4 +1,4 @@
-package results
+package sweep
 
 import (
 	"math"
@@ -6,20 +6,22 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/overloadsim/overloadsim/results"
 )
 
 // checkPoint builds a point with the given metric means and half-widths.
-func checkPoint(key string, ms ...MetricStats) PointStats {
+func checkPoint(key string, ms ...results.MetricStats) PointStats {
 	p := PointStats{Replications: 5, Metrics: ms}
 	if key != "" {
 		path, value, _ := strings.Cut(key, "=")
-		p.Params = []Param{{path, value}}
+		p.Params = []results.Param{{Path: path, Value: value}}
 	}
 	return p
 }
 
-func ms(name string, mean, half float64) MetricStats {
-	return MetricStats{Name: name, Mean: mean, CI95: half, N: 5}
+func ms(name string, mean, half float64) results.MetricStats {
+	return results.MetricStats{Name: name, Mean: mean, CI95: half, N: 5}
 }
 
 // TestCheck: goodput below the baseline band (less tolerance), amplification or success p99
@@ -27,7 +29,7 @@ func ms(name string, mean, half float64) MetricStats {
 // direction are not.
 func TestCheck(t *testing.T) {
 	tol := Tolerance{Goodput: 0.05, Amplification: 0.05, P99: 0.10}
-	base := NewBaseline(Header{Scenario: "s"}, []PointStats{
+	base := NewBaseline(results.Header{Scenario: "s"}, []PointStats{
 		checkPoint("rate=300",
 			ms("total.goodput", 1000, 50), ms("group.app.goodput", 1000, 50),
 			ms("total.amplification", 1.2, 0.1), ms("total.latency_ok_p99", 0.1, 0.01),
@@ -84,12 +86,12 @@ func TestCheck(t *testing.T) {
 // TestCheckSingleRun: a run is a sweep of one point with one replication; with a baseline of
 // one replication the band is the baseline value itself, widened by the tolerance.
 func TestCheckSingleRun(t *testing.T) {
-	sum := Summarize(goodputSeries(repeat(100, 20)), 0)
-	base := NewBaseline(Header{}, SinglePoint(sum))
+	sum := results.Summarize(goodputSeries(repeat(100, 20)), 0)
+	base := NewBaseline(results.Header{}, SinglePoint(sum))
 	if regs := Check(base, SinglePoint(sum), DefaultTolerance); len(regs) != 0 {
 		t.Errorf("an identical run regressed: %v", regs)
 	}
-	worse := Summarize(goodputSeries(repeat(90, 20)), 0)
+	worse := results.Summarize(goodputSeries(repeat(90, 20)), 0)
 	regs := Check(base, SinglePoint(worse), DefaultTolerance)
 	if len(regs) != 2 || regs[0].Metric != "total.goodput" || regs[1].Metric != "group.app.goodput" || regs[0].Point != "" {
 		t.Errorf("10 %% less goodput: Check = %v, want total.goodput and group.app.goodput", regs)

@@ -1,10 +1,11 @@
-package results
+package sweep
 
 import (
 	"math"
 	"testing"
 
 	"github.com/overloadsim/overloadsim/internal/stats"
+	"github.com/overloadsim/overloadsim/results"
 )
 
 // TestAggregateMatchesMeanCI: a point's mean and 95 % half-width of every metric are
@@ -12,11 +13,11 @@ import (
 // replications are aggregated over the others.
 func TestAggregateMatchesMeanCI(t *testing.T) {
 	goodputs := [][]uint64{{100, 100, 100}, {90, 95, 100}, {120, 110, 100}, {80, 100, 101}, {99, 98, 97}}
-	pt := PointResult{Params: []Param{{"clients[0].count", "4"}}}
+	pt := PointResult{Params: []results.Param{{Path: "clients[0].count", Value: "4"}}}
 	var want []float64
 	for _, g := range goodputs {
 		s := goodputSeries(g)
-		sum := Summarize(s, 0)
+		sum := results.Summarize(s, 0)
 		want = append(want, sum.Total.Goodput)
 		pt.Replications = append(pt.Replications, sum)
 	}
@@ -25,7 +26,7 @@ func TestAggregateMatchesMeanCI(t *testing.T) {
 	for i := range s.Groups {
 		s.Groups[i].TokensMin, s.Groups[i].TokensSum, s.Groups[i].TokensN = 500, 1000, 2
 	}
-	pt.Replications[1] = Summarize(s, 0)
+	pt.Replications[1] = results.Summarize(s, 0)
 
 	got := Aggregate([]PointResult{pt})
 	if len(got) != 1 || got[0].Replications != len(goodputs) || got[0].Key() != "clients[0].count=4" {
@@ -51,11 +52,11 @@ func TestAggregateMatchesMeanCI(t *testing.T) {
 // TestPointOutcomes: a sweep point says, per trigger, how many replications recovered, stuck
 // and were undecided, and the mean recovery time over the recovered ones only.
 func TestPointOutcomes(t *testing.T) {
-	mk := func(o RecoveryOutcome, secs float64) Summary {
-		return Summary{Recoveries: []Recovery{{Fault: "cut", Outcome: o, Seconds: secs, Stuck: noStuck()}}}
+	mk := func(o results.RecoveryOutcome, secs float64) results.Summary {
+		return results.Summary{Recoveries: []results.Recovery{{Fault: "cut", Outcome: o, Seconds: secs, Stuck: noStuck()}}}
 	}
-	pts := Aggregate([]PointResult{{Replications: []Summary{
-		mk(Recovered, 2), mk(Recovered, 4), mk(Stuck, math.NaN()), mk(Undecided, math.NaN()), mk(NoBaseline, math.NaN()),
+	pts := Aggregate([]PointResult{{Replications: []results.Summary{
+		mk(results.Recovered, 2), mk(results.Recovered, 4), mk(results.Stuck, math.NaN()), mk(results.Undecided, math.NaN()), mk(results.NoBaseline, math.NaN()),
 	}}})
 	got := pts[0].Outcomes()
 	if len(got) != 1 {

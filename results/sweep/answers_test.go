@@ -1,14 +1,16 @@
-package results
+package sweep
 
 import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/overloadsim/overloadsim/results"
 )
 
 // loadPoint is a sweep point with the metrics the answers read.
 func loadPoint(offered, goodput, p99 float64) *PointStats {
-	return &PointStats{Replications: 3, Metrics: []MetricStats{
+	return &PointStats{Replications: 3, Metrics: []results.MetricStats{
 		{Name: "total.offered", Mean: offered, N: 3},
 		{Name: "total.goodput", Mean: goodput, N: 3},
 		{Name: "total.latency_ok_p99", Mean: p99, N: 3},
@@ -64,7 +66,7 @@ func TestSweepAnswers(t *testing.T) {
 	for _, policy := range []string{"none", "mongodb-2026-03"} {
 		for _, rate := range []string{"500/s", "1000/s", "1500/s"} {
 			p := loadPoint(map[string]float64{"500/s": 500, "1000/s": 1000, "1500/s": 1500}[rate], math.Min(1000, map[string]float64{"500/s": 500, "1000/s": 1000, "1500/s": 1500}[rate]), 0.02)
-			p.Params = []Param{{Path: "clients[0].driver.retryPolicy", Value: policy}, {Path: "clients[0].workload.rate", Value: rate}}
+			p.Params = []results.Param{{Path: "clients[0].driver.retryPolicy", Value: policy}, {Path: "clients[0].workload.rate", Value: rate}}
 			pts = append(pts, *p)
 		}
 	}

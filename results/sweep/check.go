@@ -1,4 +1,4 @@
-package results
+package sweep
 
 import (
 	"errors"
@@ -7,6 +7,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/overloadsim/overloadsim/results"
 )
 
 // Baseline is a committed reference result: a header and the aggregated points of a sweep (a
@@ -14,7 +16,7 @@ import (
 // sweep.json: {"header": …, "points": [{"params", "replications", "metrics": [{"name", "mean",
 // "ci95", "n"}]}]}.
 type Baseline struct {
-	Header Header `json:"header"`
+	Header results.Header `json:"header"`
 	// Partial says why a sweep is incomplete ("" when whole); a partial sweep is no baseline.
 	Partial string `json:"partial,omitempty"`
 	// Context and Answers are a load sweep's (SweepAnswers): what it is judged against, and
@@ -22,32 +24,32 @@ type Baseline struct {
 	Context *LoadContext  `json:"context,omitempty"`
 	Answers []LoadAnswers `json:"answers,omitempty"`
 	// Verdicts are a sweep's judgements of its scenario's expectations, point by point.
-	Verdicts []Verdict    `json:"expectations,omitempty"`
-	Points   []PointStats `json:"points"`
+	Verdicts []results.Verdict `json:"expectations,omitempty"`
+	Points   []PointStats      `json:"points"`
 }
 
 // NewBaseline returns a baseline of points. For a single run, pass SinglePoint(summary); to give
 // it a confidence band, aggregate several replications of the run into one point instead.
-func NewBaseline(hdr Header, points []PointStats) Baseline {
+func NewBaseline(hdr results.Header, points []PointStats) Baseline {
 	return Baseline{Header: hdr, Points: points}
 }
 
 // WriteBaseline writes b to path atomically (temporary name, then rename).
 func WriteBaseline(path string, b Baseline) error {
-	return WriteFileAtomic(path, func(w io.Writer) error { return writeJSON(w, b) })
+	return results.WriteFileAtomic(path, func(w io.Writer) error { return results.WriteJSON(w, b) })
 }
 
 // LoadBaseline reads a baseline file (or a sweep.json). A run's summary.json, which has a
 // header too, is refused as what it is.
 func LoadBaseline(path string) (Baseline, error) {
 	var b Baseline
-	if err := readJSON(path, &b); err != nil {
+	if err := results.ReadJSON(path, &b); err != nil {
 		return b, err
 	}
 	var s struct {
-		Header *SummaryHeader `json:"header"`
+		Header *results.SummaryHeader `json:"header"`
 	}
-	if readJSON(path, &s) == nil && s.Header != nil && s.Header.Schema == SummarySchema {
+	if results.ReadJSON(path, &s) == nil && s.Header != nil && s.Header.Schema == results.SummarySchema {
 		return Baseline{}, fmt.Errorf("%s: not a baseline: it is a run's summary.json (a baseline is what check --write-baseline writes, or a sweep.json)", path)
 	}
 	return b, nil
@@ -58,42 +60,30 @@ func LoadBaseline(path string) (Baseline, error) {
 // (ReadManifest), and every file read must be one the manifest lists, and so verified: a run's
 // run.json and summary.json, a sweep's sweep.json. A folder holding another kind of result is
 // refused.
-func ReadChecked(dir string) (hdr Header, partial string, points []PointStats, err error) {
-	m, err := ReadManifest(dir)
+func ReadChecked(dir string) (hdr results.Header, partial string, points []PointStats, err error) {
+	m, err := results.ReadManifest(dir)
 	if err != nil {
 		return hdr, "", nil, err
 	}
 	switch m.Kind {
-	case KindSweep:
-		if err = m.requireListed(dir, SweepFile); err == nil {
+	case results.KindSweep:
+		if err = m.RequireListed(dir, results.SweepFile); err == nil {
 			hdr, points, err = ReadSweep(dir)
 		}
-	case KindRun:
-		if err = m.requireListed(dir, RunFile, SummaryFile); err != nil {
+	case results.KindRun:
+		if err = m.RequireListed(dir, results.RunFile, results.SummaryFile); err != nil {
 			break
 		}
-		if hdr, err = ReadHeader(dir); err == nil {
-			var s Summary
-			if s, err = ReadSummary(dir); err == nil {
+		if hdr, err = results.ReadHeader(dir); err == nil {
+			var s results.Summary
+			if s, err = results.ReadSummary(dir); err == nil {
 				points = SinglePoint(s)
 			}
 		}
 	default:
-		err = fmt.Errorf("%s holds a %s: check compares runs and sweeps%s", dir, m.Kind, MergeHint(m.Kind))
+		err = fmt.Errorf("%s holds a %s: check compares runs and sweeps%s", dir, m.Kind, results.MergeHint(m.Kind))
 	}
 	return hdr, m.Partial, points, err
-}
-
-// requireListed refuses a folder whose manifest leaves out a file that is about to be read:
-// unlisted, the file is not verified, and may be another result's.
-func (m *Manifest) requireListed(dir string, names ...string) error {
-	for _, name := range names {
-		if !m.Has(name) {
-			return fmt.Errorf("%s: %w: its %s (a %s) does not list %s, which is read from it: the folder mixes results or was edited; write the result again",
-				dir, ErrNoResult, ManifestFile, m.Kind, name)
-		}
-	}
-	return nil
 }
 
 // Tolerance is how far, relative to the edge of the baseline's confidence band, a metric may
@@ -130,17 +120,17 @@ func (r Regression) String() string {
 	case r.Metric == "":
 		return fmt.Sprintf("%s: point missing", point)
 	case math.IsNaN(r.Got):
-		return fmt.Sprintf("%s: %s missing (baseline %s)", point, r.Metric, formatFloat(r.Baseline))
+		return fmt.Sprintf("%s: %s missing (baseline %s)", point, r.Metric, results.FormatFloat(r.Baseline))
 	case r.Got < r.Limit:
-		return fmt.Sprintf("%s: %s = %s, below %s (baseline %s)", point, r.Metric, formatFloat(r.Got), formatFloat(r.Limit), formatFloat(r.Baseline))
+		return fmt.Sprintf("%s: %s = %s, below %s (baseline %s)", point, r.Metric, results.FormatFloat(r.Got), results.FormatFloat(r.Limit), results.FormatFloat(r.Baseline))
 	}
-	return fmt.Sprintf("%s: %s = %s, above %s (baseline %s)", point, r.Metric, formatFloat(r.Got), formatFloat(r.Limit), formatFloat(r.Baseline))
+	return fmt.Sprintf("%s: %s = %s, above %s (baseline %s)", point, r.Metric, results.FormatFloat(r.Got), results.FormatFloat(r.Limit), results.FormatFloat(r.Baseline))
 }
 
 // checkedMetric says whether a metric is checked (goodput, amplification and the success p99,
 // each with its tolerance) and in which direction: its catalogue's better one.
 func checkedMetric(name string, tol Tolerance) (checked, lowerIsWorse bool, rel float64) {
-	m, ok := LookupMetric(name)
+	m, ok := results.LookupMetric(name)
 	if !ok || !strings.Contains(name, ".") {
 		return false, false, 0
 	}
@@ -154,7 +144,7 @@ func checkedMetric(name string, tol Tolerance) (checked, lowerIsWorse bool, rel 
 	default:
 		return false, false, 0
 	}
-	return true, m.Better == BetterHigher, rel
+	return true, m.Better == results.BetterHigher, rel
 }
 
 // Check compares got with the baseline, point by point (matched by Key) and reports every
@@ -220,7 +210,7 @@ func round6(x float64) float64 {
 	if math.IsNaN(x) || math.IsInf(x, 0) {
 		return x
 	}
-	r, _ := strconv.ParseFloat(formatFloat(x), 64)
+	r, _ := strconv.ParseFloat(results.FormatFloat(x), 64)
 	return r
 }
 
@@ -257,7 +247,7 @@ func (b *Baseline) Validate() error {
 
 // SameScenario refuses comparing a result of scenario got (its header) with a baseline of
 // another scenario (another name).
-func (b *Baseline) SameScenario(got Header) error {
+func (b *Baseline) SameScenario(got results.Header) error {
 	if b.Header.Scenario != got.Scenario {
 		return fmt.Errorf("the baseline is of scenario %q, the result of %q", b.Header.Scenario, got.Scenario)
 	}
@@ -267,7 +257,7 @@ func (b *Baseline) SameScenario(got Header) error {
 // ConfigDiff describes where the result's configuration (got's canonical form) first differs
 // from the baseline's, "" when they are the same: a check of a changed configuration against
 // its old baseline is legitimate (does the change regress?), but must say so.
-func (b *Baseline) ConfigDiff(got Header) string {
+func (b *Baseline) ConfigDiff(got results.Header) string {
 	if b.Header.Canonical == got.Canonical {
 		return ""
 	}

@@ -1,4 +1,4 @@
-package results
+package sweep
 
 import (
 	"cmp"
@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/overloadsim/overloadsim/results"
 )
 
 // KneeShortfall is how far below the offered load goodput must fall for a sweep point to be the
@@ -210,6 +212,6 @@ func (a LoadAnswers) Sentences() []string {
 // IsLoadPath reports whether a sweep parameter is a workload's rate, so that the sweep is a load
 // sweep: its x is the offered load, and today's load and the headroom mean something.
 func IsLoadPath(path string, values []string) bool {
-	_, kind, _, ok := ParseValues(values)
-	return ok && kind == ValueRate && strings.Contains(path, "workload")
+	_, kind, _, ok := results.ParseValues(values)
+	return ok && kind == results.ValueRate && strings.Contains(path, "workload")
 }

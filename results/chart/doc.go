@@ -34,6 +34,15 @@
 // and servers, and the amplification. CompareFigure builds the comparison of several runs, or
 // of several sweeps over the same numeric parameter.
 //
+// # Maps
+//
+// BuildMap builds a metastability map's figure (MapFigure): one panel per value of its third
+// axis, each an equal cell per pair of values (numbers in ascending order), filled by
+// P(stuck) on a fixed scale (StuckColour, ColorBrewer's YlOrRd interpolated; InkOn picks the
+// text colour that reads on it), labelled with the median recovery time (RecoveryText), the
+// 50 % boundary of phasemap.Boundary as polylines in the panels' positions, and the legend's
+// keys.
+//
 // # Sweeps
 //
 // ReadSweep arranges a sweep's points into lines over its x axis (the first numeric parameter,

@@ -5,7 +5,8 @@
 // renderer: the figures' names (chart.Registry), the colours, the sums over groups and servers,
 // a sweep's lines and its knees. The run and comparison figures come whole as data
 // (chart.Figure: panels, axes, series, windows, reference lines, keys), which render draws
-// without choosing anything; this package lays them out and draws them.
+// without choosing anything, and so does the map figure (chart.MapFigure: cells, colours,
+// texts, boundary lines, keys); this package lays them out and draws them.
 //
 // # Run figures
 //
@@ -58,7 +59,8 @@
 // # Map figure
 //
 // WriteMapFigures reads a metastability map's folder (map.json, phasemap.Write) and writes
-// map.svg and map.png (MapSVG gives the SVG without writing). Each cell of the grid is drawn
+// map.svg and map.png (MapSVG gives the SVG without writing), drawing chart.BuildMap's
+// figure. Each cell of the grid is drawn
 // as an equal square, x the map's second axis and y its first, their values in numeric order
 // (upwards) and every value a tick label, so that uneven steps do not squeeze cells. A cell is
 // coloured by P(stuck) on a fixed 0–1 scale (ColorBrewer's YlOrRd, interpolated; its lightness

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"gonum.org/v1/plot/palette/brewer"
+
 	"github.com/overloadsim/overloadsim/results"
 	"github.com/overloadsim/overloadsim/results/chart"
 	"github.com/overloadsim/overloadsim/results/phasemap"
@@ -216,14 +218,14 @@ func TestMapFigureContent(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, k := range f.keys {
-			if !slices.Contains(have, k) {
-				t.Errorf("%s: legend entry %q is not in the SVG", name, k)
+		for _, k := range f.Keys {
+			if !slices.Contains(have, k.Label) {
+				t.Errorf("%s: legend entry %q is not in the SVG", name, k.Label)
 			}
 		}
 		for _, s := range w.inSub {
-			if !strings.Contains(f.subtitle, s) || !slices.Contains(have, f.subtitle) {
-				t.Errorf("%s: the subtitle %q lacks %q", name, f.subtitle, s)
+			if !strings.Contains(f.Subtitle, s) || !slices.Contains(have, f.Subtitle) {
+				t.Errorf("%s: the subtitle %q lacks %q", name, f.Subtitle, s)
 			}
 		}
 		for _, s := range w.absent {
@@ -236,7 +238,7 @@ func TestMapFigureContent(t *testing.T) {
 		undecided := 0
 		for _, c := range m.Cells {
 			if c.Replications > 0 && valid(c.RecoveryMedian) {
-				wantNums = append(wantNums, recoveryText(c.RecoveryMedian))
+				wantNums = append(wantNums, chart.RecoveryText(c.RecoveryMedian))
 			}
 			if c.Undecided > 0 {
 				undecided++
@@ -329,33 +331,16 @@ func TestMapFigureErrors(t *testing.T) {
 	}
 }
 
-// TestStuckColour: the scale runs from the palette's first colour to its last, and gets darker
-// all the way, so that it reads in greyscale.
-func TestStuckColour(t *testing.T) {
-	if got := stuckColour(0); got != stuckStops[0] {
-		t.Errorf("stuckColour(0) = %v, want %v", got, stuckStops[0])
+// TestStuckStops: chart's P(stuck) scale is ColorBrewer's YlOrRd with 9 classes, as gonum's
+// palette has it.
+func TestStuckStops(t *testing.T) {
+	want := brewer.YlOrRd[9].Colors()
+	if len(want) != len(chart.StuckStops) {
+		t.Fatalf("%d stops, want %d", len(chart.StuckStops), len(want))
 	}
-	if got := stuckColour(1); got != stuckStops[len(stuckStops)-1] {
-		t.Errorf("stuckColour(1) = %v, want %v", got, stuckStops[len(stuckStops)-1])
-	}
-	luma := func(c color.NRGBA) float64 { return 0.299*float64(c.R) + 0.587*float64(c.G) + 0.114*float64(c.B) }
-	prev := math.Inf(1)
-	for i := 0; i <= 100; i++ {
-		l := luma(stuckColour(float64(i) / 100))
-		if l > prev+0.5 { // rounding to whole channel values
-			t.Errorf("stuckColour(%v) is lighter (%.1f) than just below (%.1f)", float64(i)/100, l, prev)
-		}
-		prev = l
-	}
-}
-
-func TestRecoveryText(t *testing.T) {
-	for _, c := range []struct {
-		secs float64
-		want string
-	}{{7.5, "7.5"}, {7.25, "7.3"}, {0, "0"}, {9.96, "10"}, {12.4, "12"}, {125, "125"}} {
-		if got := recoveryText(c.secs); got != c.want {
-			t.Errorf("recoveryText(%v) = %q, want %q", c.secs, got, c.want)
+	for i, c := range want {
+		if got := chart.StuckStops[i]; got != color.NRGBAModel.Convert(c).(color.NRGBA) {
+			t.Errorf("stop %d = %v, want %v", i, got, c)
 		}
 	}
 }

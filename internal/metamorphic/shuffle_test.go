@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"strconv"
 	"sync"
 	"testing"
@@ -28,18 +29,18 @@ const tieSeed = 0x7ea5e
 // knownTies are the scenarios whose summaries this test found to hinge on the order of ties,
 // with what hinges: logged, not failed, until the model or the scenario no longer depends on
 // it (docs/conventions.md, the metamorphic harness). Any other scenario that hinges fails.
-var knownTies = map[string]string{
+var knownTies = map[string][]string{
 	// Fixed arrivals and two hundred clients whose monitors and pools act at the same instants:
 	// the seed hardly moves the failure share (±0.1 %), the order of those instants' events
 	// moves it by a tenth (0.135 ordered, 0.123 shuffled). The claims hold either way.
-	"connection-storm": "failure share",
+	"connection-storm": {"failure share"},
 	// The same connection storm with three drivers: failure share 0.163 ordered, 0.156 shuffled.
 	// The claims hold either way.
-	"drivers-as-shipped": "failure share",
-	// A replica set with a pause, a CPU cut and a network delay among them at 1.2 s, a 100 ms
-	// deadline and application retries: mean goodput 1976/s ordered, 1772/s shuffled, beyond
-	// the ±104 the seeds' spread allows.
-	"gen-4": "goodput",
+	"drivers-as-shipped": {"failure share"},
+	// A replica set with a pause, a CPU cut and a network delay among them, a 100 ms deadline
+	// and application retries: mean goodput 2459/s ordered, 2117/s shuffled, beyond the ±73 the
+	// seeds' spread allows, and failure share 0.077 ordered, 0.088 shuffled.
+	"gen-4": {"goodput", "failure share"},
 }
 
 // tieMetric is a summary figure the shuffle compares.
@@ -132,7 +133,7 @@ func TestTieShuffle(t *testing.T) {
 			band := tieBand(mx, sx, sy)
 			t.Logf("%-28s %-13s ordered %-10.5g ±%-9.3g shuffled %-10.5g ±%-9.3g band ±%.3g", c.name, m.name, mx, sx, my, sy, band)
 			if math.Abs(my-mx) > band {
-				if knownTies[c.name] == m.name {
+				if slices.Contains(knownTies[c.name], m.name) {
 					t.Logf("%s: %s hinges on the order of ties (known)", c.name, m.name)
 					continue
 				}

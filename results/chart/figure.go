@@ -35,7 +35,8 @@ func (f *Figure) Grid() [][]*Panel {
 }
 
 // Panel is one plot of a figure. A renderer draws, in this order: the windows, the reference
-// lines, the series, the empty message if any, and the windows' labels over everything; the
+// lines, the crosses, the series, the bounds, the outline, the empty message if any, and over
+// everything the windows' labels, the bounds' labels, the rings and the point labels; the
 // legend is Keys, in order, beside the last panel of a row.
 type Panel struct {
 	Name         string // the panel's key in its figure ("rates")
@@ -49,6 +50,13 @@ type Panel struct {
 	// Empty, when set, is the message of a panel with nothing to draw: the y axis then runs
 	// from 0 to 1 without tick labels.
 	Empty string
+
+	// The marks of a scatter of estimates (the tuning's Pareto figure), on linear axes.
+	Crosses []Crosses    // points with their intervals both ways, under the series
+	Bounds  []Bound      // labelled lines at bounds on either axis, over the series
+	Outline *Outline     // a rectangle over the data (a close-up's area)
+	Rings   []Rings      // rings around points, over everything
+	Labels  []PointLabel // labels beside points, over everything
 }
 
 // Axis is an axis of a panel.
@@ -60,7 +68,15 @@ type Axis struct {
 	Cover []float64
 	Log   bool
 	Ticks []Tick // fixed labelled ticks; nil lets the renderer choose them
+	// Range, when set, is the axis's extent, taken instead of the data's and Cover's, so that
+	// a figure that outlines one panel's area on another (the tuning's close-up) knows both
+	// extents. A renderer still leaves its room above a linear y axis and ends it at a tick, as
+	// on every panel.
+	Range *Range
 }
+
+// Range is a stretch of an axis, from Min to Max.
+type Range struct{ Min, Max float64 }
 
 // Tick is a labelled tick of an axis.
 type Tick struct {
@@ -104,12 +120,15 @@ const (
 	Triangle
 	Cross
 	Ring
+	Hollow // a ring Width wide, filled white: a point left hollow over its bars
+	Open   // a ring Width wide, see-through: a ring around a point
 )
 
 // Glyph is a point marker: its shape and radius (points), in its line's colour.
 type Glyph struct {
 	Shape  Shape
 	Radius float64
+	Width  float64 // the ring's line width (points), for Hollow and Open
 }
 
 // Series is one line of a panel: its legend text (the report's charts), its style and its
@@ -144,6 +163,10 @@ const (
 	KeyLine    KeyKind = iota // a horizontal line in the key's style (and its glyph)
 	KeyFill                   // a rectangle filled with the key's colour (a window)
 	KeyInstant                // a vertical line in the key's style (an instant fault)
+	KeyCrosses                // the key's Glyph with a bar each way in its style (Crosses)
+	KeyGlyph                  // the key's Glyph alone, in its colour (Rings)
+	KeyOutline                // a rectangle in the key's style (an Outline)
+	KeyText                   // no icon: a note
 )
 
 // Key is one entry of a panel's legend.
@@ -152,4 +175,49 @@ type Key struct {
 	Kind  KeyKind
 	Style
 	Glyph *Glyph
+}
+
+// Crosses are points with an interval both ways (the means of two metrics and their confidence
+// intervals): a bar with caps over each interval, in Style, and Glyph at each mean, in Style's
+// colour. A point whose mean is not finite is not drawn.
+type Crosses struct {
+	Style
+	Glyph  Glyph
+	Points []Estimate
+}
+
+// Estimate is one point of Crosses: its means and the half-widths of their intervals (0: no
+// bar).
+type Estimate struct{ X, XHalf, Y, YHalf float64 }
+
+// Bound is a line across a panel at a bound on one of its axes, labelled in its colour: on x
+// (Vertical) a vertical line labelled at its top, on y a horizontal line labelled above its
+// right end.
+type Bound struct {
+	Vertical bool
+	At       float64
+	Label    string
+	Style
+}
+
+// Outline is a rectangle drawn over the data: the area a close-up shows.
+type Outline struct {
+	X, Y Range
+	Style
+}
+
+// Rings are Glyph, in Colour, drawn at each point over everything else.
+type Rings struct {
+	Colour color.NRGBA
+	Glyph  Glyph
+	Points []Point
+}
+
+// PointLabel is a label beside a point, which the renderer places clear of the other labels and
+// points and inside the panel where it can: the bold ones first, in black, the rest in grey. A
+// label without Text is a point the others keep clear of.
+type PointLabel struct {
+	Point
+	Text string
+	Bold bool
 }

@@ -43,6 +43,7 @@ func renderPanel(c *chart.Panel) *panel {
 	for _, r := range c.Refs {
 		pn.p.Add(&hline{y: r.Y, style: style(r.Style)})
 	}
+	renderCrosses(pn, c)
 	for _, s := range c.Series {
 		ys := s.Y
 		if c.Y.Log {
@@ -50,12 +51,16 @@ func renderPanel(c *chart.Panel) *panel {
 		}
 		pn.p.Add(&line{xs: s.X, ys: ys, style: style(s.Style), glyph: glyph(s.Glyph, s.Colour)})
 	}
+	renderMarks(pn, c)
+	setRanges(pn.p, c)
 	for _, k := range c.Keys {
 		switch k.Kind {
 		case chart.KeyFill:
 			pn.key(k.Label, windowThumb{fill: k.Colour})
 		case chart.KeyInstant:
 			pn.key(k.Label, windowThumb{edge: k.Colour, instant: true})
+		case chart.KeyCrosses, chart.KeyGlyph, chart.KeyOutline, chart.KeyText:
+			pn.key(k.Label, markKey(k)...)
 		default:
 			pn.key(k.Label, &line{style: style(k.Style), glyph: glyph(k.Glyph, k.Colour)})
 		}
@@ -113,5 +118,5 @@ func glyph(g *chart.Glyph, c color.NRGBA) *draw.GlyphStyle {
 	if g == nil {
 		return nil
 	}
-	return &draw.GlyphStyle{Color: c, Radius: vg.Points(g.Radius), Shape: glyphShapes[g.Shape]}
+	return &draw.GlyphStyle{Color: c, Radius: vg.Points(g.Radius), Shape: glyphDrawer(g)}
 }

@@ -22,7 +22,10 @@
 // A Figure is a figure as data: its title, its panels by row, and for each panel its axes
 // (labels, the range they must cover, log or linear, fixed ticks), its shaded windows, its
 // reference lines, its series (points, colour, width, dashes, point markers) and its legend's
-// keys, in order. results/plot renders one with gonum/plot and chooses nothing of it.
+// keys, in order; a scatter of estimates (the tuning's) adds its crosses (points with an
+// interval both ways), labelled bound lines, an outline, rings and point labels, and may fix an
+// axis's extent (Axis.Range). results/plot renders one with gonum/plot and chooses nothing of
+// it.
 //
 // # Runs
 //
@@ -52,6 +55,15 @@
 // sweep.json), never found again; for a line the answers do not cover (another parameter on x,
 // a sweep without answers), the first point in x order whose mean goodput is more than
 // sweep.KneeShortfall below its mean offered load, the answers' rule.
+//
+// # Tunings
+//
+// TuneFigure builds a tuning's Pareto figure: each candidate at its means with its intervals,
+// the front of the feasible ones as steps, the constraints' bounds, the recommendation and its
+// runners-up ringed, the points labelled; and, when the feasible candidates crowd a corner, a
+// close-up of them beside the whole, which outlines its area. Whether they crowd it depends on
+// the whole panel's extent, so that extent is computed here (the range of its elements, as
+// gonum/plot's autoscale takes it, widened a little) and handed to the renderer, not left to it.
 //
 // # Scales and labels
 //

@@ -74,6 +74,13 @@
 // bars of neighbouring lines joined when the lines are numbers. A third axis gives one panel
 // per value, side by side, on the same colour scale.
 //
+// # Tuning figure
+//
+// WriteTuneFigures reads a tuning's folder (tune.json) and writes tune-pareto.svg and
+// tune-pareto.png (TuneSVG gives the SVG without writing), drawing chart.TuneFigure's figure
+// with render: its crosses, bounds, outline, rings and point labels are drawn by the plotters
+// of tune.go, the labels placed where they cover no other label or point.
+//
 // # Files
 //
 // Every file is written to ".NAME.tmp" in the folder and renamed, so a file with its final

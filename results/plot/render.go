@@ -59,7 +59,9 @@ func renderPanel(c *chart.Panel) *panel {
 			pn.key(k.Label, windowThumb{fill: k.Colour})
 		case chart.KeyInstant:
 			pn.key(k.Label, windowThumb{edge: k.Colour, instant: true})
-		case chart.KeyCrosses, chart.KeyGlyph, chart.KeyOutline, chart.KeyText:
+		case chart.KeyGlyph:
+			pn.key(k.Label, &markers{glyph: *glyph(k.Glyph, k.Colour)})
+		case chart.KeyCrosses, chart.KeyOutline, chart.KeyText:
 			pn.key(k.Label, markKey(k)...)
 		default:
 			pn.key(k.Label, &line{style: style(k.Style), glyph: glyph(k.Glyph, k.Colour)})

@@ -107,14 +107,12 @@ func setRanges(p *plot.Plot, c *chart.Panel) {
 	}
 }
 
-// markKey is the legend icon of a key of one of the marks' kinds (chart.KeyCrosses, KeyGlyph,
+// markKey is the legend icon of a key of one of the marks' kinds (chart.KeyCrosses,
 // KeyOutline), none for chart.KeyText.
 func markKey(k chart.Key) []plot.Thumbnailer {
 	switch k.Kind {
 	case chart.KeyCrosses:
 		return []plot.Thumbnailer{&crosses{style: style(k.Style), glyph: *glyph(k.Glyph, k.Colour)}}
-	case chart.KeyGlyph:
-		return []plot.Thumbnailer{&rings{glyph: *glyph(k.Glyph, k.Colour)}}
 	case chart.KeyOutline:
 		return []plot.Thumbnailer{&frame{style: style(k.Style)}}
 	}
@@ -167,9 +165,6 @@ func (r *rings) Plot(c draw.Canvas, p *plot.Plot) {
 		}
 	}
 }
-
-// Thumbnail draws one ring (plot.Thumbnailer).
-func (r *rings) Thumbnail(c *draw.Canvas) { c.DrawGlyphNoClip(r.glyph, c.Center()) }
 
 // crosses draws points with error bars both ways: a glyph at each mean, a horizontal bar over
 // its x interval and a vertical bar over its y interval, with caps.

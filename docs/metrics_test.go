@@ -34,8 +34,8 @@ func catalogueTable() []string {
 		return s
 	}
 	out := []string{
-		"| metric | full names | unit | better | summary.json | timeseries.csv | § | meaning |",
-		"|---|---|---|---|---|---|---|---|",
+		"| metric | full names | unit | better | summary.json | timeseries.csv | § | meaning | roles |",
+		"|---|---|---|---|---|---|---|---|---|",
 	}
 	for _, m := range results.Catalogue() {
 		json := "—"
@@ -46,10 +46,29 @@ func catalogueTable() []string {
 		if m.InTimeseries() {
 			column = "yes"
 		}
-		out = append(out, fmt.Sprintf("| `%s` | %s | %s | %s | %s | %s | §%s | %s |",
-			m.Name, scopeNames[m.Scope], or(m.Unit, "—"), or(string(m.Better), "—"), json, column, m.Section, m.Doc))
+		out = append(out, fmt.Sprintf("| `%s` | %s | %s | %s | %s | %s | §%s | %s | %s |",
+			m.Name, scopeNames[m.Scope], or(m.Unit, "—"), or(string(m.Better), "—"), json, column, m.Section, m.Doc, or(rolesText(m.Roles), "—")))
 	}
 	return out
+}
+
+// rolesText is how the catalogue's table says a metric's roles: "headline 2, short `goodput`,
+// tolerance 0.05, example 1"; "" for none.
+func rolesText(r results.Roles) string {
+	var parts []string
+	if r.Headline > 0 {
+		parts = append(parts, fmt.Sprintf("headline %d", r.Headline))
+	}
+	if r.Short != "" {
+		parts = append(parts, "short `"+r.Short+"`")
+	}
+	if r.Tolerance != 0 {
+		parts = append(parts, fmt.Sprintf("tolerance %.2f", r.Tolerance))
+	}
+	if r.Example > 0 {
+		parts = append(parts, fmt.Sprintf("example %d", r.Example))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // docSections splits a Markdown file into its numbered sections: the text from a numbered

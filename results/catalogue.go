@@ -52,6 +52,8 @@ type MetricInfo struct {
 	Section string
 	// Doc says what the metric is in one line.
 	Doc string
+	// Roles are what the tool shows and watches of the metric unless told otherwise.
+	Roles
 
 	group         func(*GroupSummary) float64       // its value in a summary
 	interval      func(*GroupInterval) float64      // its value in an interval (timeseries.csv)
@@ -60,6 +62,25 @@ type MetricInfo struct {
 	server        func(*ServerSummary) float64
 	serverIvl     func(*ServerInterval) float64
 	fault         func(*Recovery) float64
+}
+
+// Roles are the parts a metric plays unless the user names metrics: in a comparison, the sweep
+// tables, check and usage messages. The zero Roles is none.
+type Roles struct {
+	// Headline is the metric's place, from 1, among its scope's headline metrics, 0 for the
+	// others. A comparison shows the group ones, all over every group, in this order, then each
+	// trigger's fault ones; the terminal's sweep table shows the group ones with a Short name.
+	Headline int
+	// Short is the metric's name in the terminal's sweep table and in check --tolerance:
+	// "p99"; "" for a metric neither names.
+	Short string
+	// Tolerance is how far, relative to the edge of the baseline's confidence band, check lets
+	// the metric move in its bad direction unless told otherwise (docs/metrics.md §16); 0 for
+	// a metric check does not watch. A watched metric is a group headline with a Short name.
+	Tolerance float64
+	// Example is the metric's place, from 1, among the metrics a usage message names as
+	// examples of the vocabulary (tune's, after a metric it does not know); 0 for the others.
+	Example int
 }
 
 // InSummary reports whether the metric is one of Summary.Metrics: what expect: blocks, tune,
@@ -108,6 +129,36 @@ func LookupMetric(name string) (MetricInfo, bool) {
 	return MetricInfo{}, false
 }
 
+// Headlines returns a scope's headline metrics, in their order (MetricInfo.Headline).
+func Headlines(scope Scope) []MetricInfo {
+	var out []MetricInfo
+	for _, m := range catalogue {
+		if m.Scope == scope && m.Headline > 0 {
+			out = append(out, m)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b MetricInfo) int { return a.Headline - b.Headline })
+	return out
+}
+
+// Checked returns the metrics check watches (those with a Tolerance), in headline order.
+func Checked() []MetricInfo {
+	return slices.DeleteFunc(Headlines(ScopeGroup), func(m MetricInfo) bool { return m.Tolerance == 0 })
+}
+
+// Examples returns the metrics a usage message names as examples, in their order
+// (MetricInfo.Example).
+func Examples() []MetricInfo {
+	var out []MetricInfo
+	for _, m := range catalogue {
+		if m.Example > 0 {
+			out = append(out, m)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b MetricInfo) int { return a.Example - b.Example })
+	return out
+}
+
 // SummaryNames returns the names of a scope's metrics in Summary.Metrics, in order, without
 // the per-class ones.
 func SummaryNames(scope Scope) []string {
@@ -132,10 +183,14 @@ func indicator(b bool) float64 {
 	return 0
 }
 
-// latencyRows are the four metrics of one latency histogram.
-func latencyRows(prefix, key, what, section string, sum func(*GroupSummary) *Latency, h func(*GroupInterval) *Histogram) []MetricInfo {
+// latencyRows are the four metrics of one latency histogram, the p99 with the roles p99.
+func latencyRows(prefix, key, what, section string, p99 Roles, sum func(*GroupSummary) *Latency, h func(*GroupInterval) *Histogram) []MetricInfo {
 	row := func(stat, label string, s func(*Latency) float64, iv func(*Histogram) float64) MetricInfo {
-		return MetricInfo{Name: prefix + stat, Scope: ScopeGroup, Unit: "s", Better: BetterLower,
+		var r Roles
+		if stat == "p99" {
+			r = p99
+		}
+		return MetricInfo{Roles: r, Name: prefix + stat, Scope: ScopeGroup, Unit: "s", Better: BetterLower,
 			Label: label + " latency, " + what, JSON: key + "." + stat, Section: section,
 			Doc:   label + " latency of " + what + ", seconds",
 			group: func(g *GroupSummary) float64 { return s(sum(g)) }, interval: func(g *GroupInterval) float64 { return iv(h(g)) }}
@@ -164,19 +219,21 @@ func outcome(out RecoveryOutcome) func(*Recovery) float64 {
 // summary metrics take), and its paragraph in docs/metrics.md; docs' tests keep the table of
 // docs/metrics.md §18 and the JSON schema in step with it.
 var catalogue = slices.Concat([]MetricInfo{
-	{Name: "offered", Scope: ScopeGroup, Unit: "/s", Label: "offered load", JSON: "offered", Section: "2",
+	{Name: "offered", Scope: ScopeGroup, Unit: "/s", Label: "offered load", JSON: "offered", Section: "2", Roles: Roles{Headline: 1},
 		Doc:   "application operations issued per second",
 		group: func(g *GroupSummary) float64 { return g.Offered }, interval: (*GroupInterval).Offered},
 	{Name: "attempts", Scope: ScopeGroup, Unit: "/s", Label: "attempts", JSON: "attemptRate", Section: "3",
 		Doc:   "commands put on the wire per second, retries included",
 		group: func(g *GroupSummary) float64 { return g.AttemptRate }, interval: (*GroupInterval).AttemptRate},
 	{Name: "amplification", Scope: ScopeGroup, Better: BetterLower, Label: "retry amplification", JSON: "amplification", Section: "4",
+		Roles: Roles{Headline: 3, Short: "amplification", Tolerance: 0.05, Example: 2},
 		Doc:   "attempts ÷ operations issued",
 		group: func(g *GroupSummary) float64 { return g.Amplification }, interval: (*GroupInterval).Amplification},
 	{Name: "goodput", Scope: ScopeGroup, Unit: "/s", Better: BetterHigher, Label: "goodput", JSON: "goodput", Section: "5",
+		Roles: Roles{Headline: 2, Short: "goodput", Tolerance: 0.05, Example: 1},
 		Doc:   "operations that succeeded per second",
 		group: func(g *GroupSummary) float64 { return g.Goodput }, interval: (*GroupInterval).Goodput},
-	{Name: "failures", Scope: ScopeGroup, Unit: "/s", Better: BetterLower, Label: "failures", JSON: "failureRate", Section: "6",
+	{Name: "failures", Scope: ScopeGroup, Unit: "/s", Better: BetterLower, Label: "failures", JSON: "failureRate", Section: "6", Roles: Roles{Headline: 5},
 		Doc:   "operations that returned an error per second",
 		group: func(g *GroupSummary) float64 { return g.FailureRate }, interval: (*GroupInterval).FailureRate},
 	{Name: classPrefix + "CLASS", Scope: ScopeGroup, Unit: "/s", Better: BetterLower, Label: "failures by class", JSON: "failures[].rate", Section: "6",
@@ -205,11 +262,11 @@ var catalogue = slices.Concat([]MetricInfo{
 		Doc:      "connection pool clears per second",
 		interval: func(g *GroupInterval) float64 { return perSecond(g.PoolClears, g) }},
 },
-	latencyRows("latency_ok_", "latencySuccess", "successes", "8.1",
+	latencyRows("latency_ok_", "latencySuccess", "successes", "8.1", Roles{Headline: 4, Short: "p99", Tolerance: 0.10, Example: 3},
 		func(g *GroupSummary) *Latency { return &g.Success }, func(g *GroupInterval) *Histogram { return &g.Success }),
-	latencyRows("latency_fail_", "latencyFailure", "failures", "8.1",
+	latencyRows("latency_fail_", "latencyFailure", "failures", "8.1", Roles{},
 		func(g *GroupSummary) *Latency { return &g.Failure }, func(g *GroupInterval) *Histogram { return &g.Failure }),
-	latencyRows("latency_attempt_", "latencyAttempt", "attempts", "8.2",
+	latencyRows("latency_attempt_", "latencyAttempt", "attempts", "8.2", Roles{},
 		func(g *GroupSummary) *Latency { return &g.Attempt }, func(g *GroupInterval) *Histogram { return &g.Attempt }),
 	[]MetricInfo{
 		{Name: "retry_tokens_min", Scope: ScopeGroup, Label: "lowest retry-token level", JSON: "retryTokensMin", Section: "10",
@@ -239,7 +296,7 @@ var catalogue = slices.Concat([]MetricInfo{
 		{Name: "utilisation", Scope: ScopeServer, Label: "utilisation", JSON: "utilisation", Section: "9.3",
 			Doc:    "busy worker time ÷ worker capacity while up",
 			server: func(v *ServerSummary) float64 { return v.Utilisation }, serverIvl: (*ServerInterval).Utilisation},
-		{Name: "reject_share", Scope: ScopeServer, Better: BetterLower, Label: "reject share", JSON: "rejectShare", Section: "9.4",
+		{Name: "reject_share", Scope: ScopeServer, Better: BetterLower, Label: "reject share", JSON: "rejectShare", Section: "9.4", Roles: Roles{Example: 4},
 			Doc:    "worker time spent rejecting ÷ worker capacity while up",
 			server: func(v *ServerSummary) float64 { return v.RejectShare }, serverIvl: (*ServerInterval).RejectShare},
 		{Name: "wasted_share", Scope: ScopeServer, Better: BetterLower, Label: "wasted share", JSON: "wastedShare", Section: "9.5",
@@ -267,11 +324,11 @@ var catalogue = slices.Concat([]MetricInfo{
 
 		{Name: "recovered", Scope: ScopeFault, Better: BetterHigher, Label: "recovered", JSON: "outcome", Section: "13",
 			Doc: "1 if goodput recovered after the trigger, 0 if not; no value without a baseline", fault: outcome(Recovered)},
-		{Name: "stuck", Scope: ScopeFault, Better: BetterLower, Label: "stuck", JSON: "outcome", Section: "13",
+		{Name: "stuck", Scope: ScopeFault, Better: BetterLower, Label: "stuck", JSON: "outcome", Section: "13", Roles: Roles{Headline: 1},
 			Doc: "1 if goodput is stuck after the trigger, 0 if not; no value without a baseline", fault: outcome(Stuck)},
 		{Name: "undecided", Scope: ScopeFault, Label: "undecided", JSON: "outcome", Section: "13",
 			Doc: "1 if the run was too short to tell, 0 if not; no value without a baseline", fault: outcome(Undecided)},
-		{Name: "recovery_time", Scope: ScopeFault, Unit: "s", Better: BetterLower, Label: "recovery time", JSON: "seconds", Section: "13",
+		{Name: "recovery_time", Scope: ScopeFault, Unit: "s", Better: BetterLower, Label: "recovery time", JSON: "seconds", Section: "13", Roles: Roles{Headline: 2, Example: 5},
 			Doc:   "from the trigger's end to the recovery, seconds; no value unless recovered",
 			fault: func(r *Recovery) float64 { return r.Seconds }},
 	},

@@ -117,3 +117,65 @@ func scopeRank(name string) int {
 	}
 	return -1
 }
+
+// TestCatalogueRoles checks the roles' rules and pins the lists they make: headline places
+// run 1, 2, … within a scope; a metric check watches is a group headline of the summaries with
+// a short name and a better direction, and every metric with a short name is one check
+// watches; short names and example places are unique.
+func TestCatalogueRoles(t *testing.T) {
+	for _, scope := range []Scope{ScopeGroup, ScopeServer, ScopeFault} {
+		for i, m := range Headlines(scope) {
+			if m.Headline != i+1 || !m.InSummary() {
+				t.Errorf("%s: headline %d, in summaries %v; want headline %d of a summary metric", m.Name, m.Headline, m.InSummary(), i+1)
+			}
+		}
+	}
+	shorts := map[string]bool{}
+	for _, m := range Catalogue() {
+		if (m.Short != "" || m.Tolerance != 0) && (m.Scope != ScopeGroup || m.Headline == 0 || m.Short == "" || m.Tolerance < 0) {
+			t.Errorf("%s: short %q, tolerance %g, headline %d of scope %s: a short name or a tolerance is a group headline's, with both", m.Name, m.Short, m.Tolerance, m.Headline, m.Scope)
+		}
+		if m.Tolerance != 0 && m.Better == BetterNeither {
+			t.Errorf("%s: check watches it, but it has no better direction to regress from", m.Name)
+		}
+		if m.Short != "" && shorts[m.Short] {
+			t.Errorf("short name %q twice", m.Short)
+		}
+		shorts[m.Short] = true
+	}
+	for i, m := range Examples() {
+		if m.Example != i+1 || !m.InSummary() {
+			t.Errorf("%s: example %d, in summaries %v; want example %d of a summary metric", m.Name, m.Example, m.InSummary(), i+1)
+		}
+	}
+	names := func(ms []MetricInfo, short bool) []string {
+		var out []string
+		for _, m := range ms {
+			if short {
+				out = append(out, m.Short)
+			} else {
+				out = append(out, m.Name)
+			}
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		what      string
+		got, want []string
+	}{
+		{"group headlines", names(Headlines(ScopeGroup), false), []string{"offered", "goodput", "amplification", "latency_ok_p99", "failures"}},
+		{"server headlines", names(Headlines(ScopeServer), false), nil},
+		{"fault headlines", names(Headlines(ScopeFault), false), []string{"stuck", "recovery_time"}},
+		{"checked", names(Checked(), true), []string{"goodput", "amplification", "p99"}},
+		{"examples", names(Examples(), false), []string{"goodput", "amplification", "latency_ok_p99", "reject_share", "recovery_time"}},
+	} {
+		if !slices.Equal(tc.got, tc.want) {
+			t.Errorf("%s: %v, want %v", tc.what, tc.got, tc.want)
+		}
+	}
+	for name, want := range map[string]float64{"goodput": 0.05, "amplification": 0.05, "latency_ok_p99": 0.10} {
+		if m, _ := LookupMetric(name); m.Tolerance != want {
+			t.Errorf("%s: tolerance %g, want %g", name, m.Tolerance, want)
+		}
+	}
+}

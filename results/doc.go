@@ -9,8 +9,10 @@
 // The words mean exactly what docs/metrics.md defines; here is how each is measured. Per interval
 // (Series) every client group and every server gets a row; per run (Summary) the measured window
 // after the warm-up is summed. The catalogue (Catalogue, LookupMetric; docs/metrics.md §18) lists
-// every metric once, with its unit, better direction and keys: Summary.Metrics, timeseries.csv's
-// columns, the check and the name checks of expect: blocks and tune derive from it.
+// every metric once, with its unit, better direction, keys and roles (Roles: Headlines, Checked,
+// Examples): Summary.Metrics, timeseries.csv's columns, the name checks of expect: blocks and
+// tune, a comparison's metrics, the terminal's sweep table and the check's metrics and
+// tolerances derive from it.
 //
 //	offered load     application operations issued per second (GroupInterval.Issued), not attempts
 //	attempts         commands put on the wire per second, summed over the group's clients (one per

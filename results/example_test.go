@@ -46,7 +46,7 @@ func ExampleCheck() {
 	sum := results.Summarize(s, 0)
 	r := sum.Recoveries[0]
 	fmt.Printf("%s: %s\n", r.Fault, r.Describe())
-	for _, reg := range sweep.Check(base, sweep.SinglePoint(sum), sweep.DefaultTolerance) {
+	for _, reg := range sweep.Check(base, sweep.SinglePoint(sum), sweep.DefaultTolerance()) {
 		fmt.Println(reg)
 	}
 	// Output:

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -31,7 +32,7 @@ Examples:
 	flags: func(fs *pflag.FlagSet) func([]string, io.Writer, io.Writer) error {
 		baseline := fs.String("baseline", "", "baseline file to compare with")
 		write := fs.String("write-baseline", "", "write a baseline of RESULT_DIR to this file")
-		tol := fs.StringToString("tolerance", nil, "relative tolerances: goodput=0.05,amplification=0.05,p99=0.10")
+		tol := fs.StringToString("tolerance", nil, "relative tolerances: "+toleranceText())
 		format := fs.String("format", "text", "text, or json: {result, baseline, ok, note, partial, regressions}")
 		return func(args []string, stdout, _ io.Writer) error {
 			if len(args) != 1 {
@@ -114,23 +115,30 @@ func readResult(dir string) (hdr results.Header, partial string, points []sweep.
 	return sweep.ReadChecked(dir)
 }
 
+// toleranceText is the default tolerance as --tolerance takes it:
+// "goodput=0.05,amplification=0.05,p99=0.10".
+func toleranceText() string {
+	var parts []string
+	for _, m := range results.Checked() {
+		parts = append(parts, fmt.Sprintf("%s=%.2f", m.Short, m.Tolerance))
+	}
+	return strings.Join(parts, ",")
+}
+
+// parseTolerance reads --tolerance SHORT=X,…: the default tolerance, with each metric named
+// by its short name (results.Roles.Short) set to X.
 func parseTolerance(m map[string]string) (sweep.Tolerance, error) {
-	t := sweep.DefaultTolerance
+	t, checked := sweep.DefaultTolerance(), results.Checked()
 	for k, v := range m {
 		x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 		if err != nil || x < 0 || math.IsNaN(x) || math.IsInf(x, 0) {
 			return t, usageErrorf("--tolerance %s=%s: must be a finite number ≥ 0", k, v)
 		}
-		switch k {
-		case "goodput":
-			t.Goodput = x
-		case "amplification":
-			t.Amplification = x
-		case "p99":
-			t.P99 = x
-		default:
-			return t, usageErrorf("--tolerance %s: unknown metric (goodput, amplification, p99)", k)
+		i := slices.IndexFunc(checked, func(c results.MetricInfo) bool { return c.Short == k })
+		if i < 0 {
+			return t, usageErrorf("--tolerance %s: unknown metric (%s)", k, sweep.CheckedNames(", ", ", "))
 		}
+		t[checked[i].Name] = x
 	}
 	return t, nil
 }

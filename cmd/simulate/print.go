@@ -132,8 +132,9 @@ func failures(fs []results.ClassFailures) string {
 	return strings.Join(parts, ", ")
 }
 
-// printSweep writes one line per point: its parameters and the headline metrics, each the mean
-// over the replications with its 95 % confidence half-width. A point of one replication has no
+// printSweep writes one line per point: its parameters and the headline metrics that have a
+// short name (results.Roles), all over every client group, each the mean over the
+// replications with its 95 % confidence half-width. A point of one replication has no
 // interval: its line gives the values alone and says so.
 func printSweep(w io.Writer, points []sweep.PointStats) {
 	fmt.Fprintln(w, "each value: the mean over the replications ± its 95 % confidence half-width")
@@ -147,9 +148,10 @@ func printSweep(w io.Writer, points []sweep.PointStats) {
 			label = "(base)"
 		}
 		fmt.Fprintf(w, "%-40s", label)
-		for _, m := range sweepColumns {
-			if st, ok := p.Metric(m.metric); ok {
-				fmt.Fprintf(w, "  %s %s", m.label, meanCI(st, m.scale, m.unit))
+		for _, m := range results.Headlines(results.ScopeGroup) {
+			if st, ok := p.Metric("total." + m.Name); m.Short != "" && ok {
+				scale, unit := textUnit(m.Unit)
+				fmt.Fprintf(w, "  %s %s", m.Short, meanCI(st, scale, unit))
 			}
 		}
 		if p.Replications < 2 {
@@ -180,16 +182,13 @@ func printAnswers(w io.Writer, answers []sweep.LoadAnswers, ctx sweep.LoadContex
 	}
 }
 
-// sweepColumns are the metrics printSweep shows: their label, the factor from the metric's unit
-// to the one shown, and that unit.
-var sweepColumns = []struct {
-	metric, label string
-	scale         float64
-	unit          string
-}{
-	{"total.goodput", "goodput", 1, "/s"},
-	{"total.amplification", "amplification", 1, ""},
-	{"total.latency_ok_p99", "p99", 1000, " ms"}, // seconds in the results
+// textUnit is how a table shows a metric of the catalogue's unit: the factor from that unit to
+// the one shown, and the one shown as a suffix of the number: a latency in milliseconds.
+func textUnit(unit string) (scale float64, suffix string) {
+	if unit == "s" {
+		return 1000, " ms"
+	}
+	return 1, unit
 }
 
 // meanCI formats a metric's mean and its confidence half-width, scaled and with unit; the mean

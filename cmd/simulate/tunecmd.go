@@ -298,7 +298,7 @@ func checkTuneMetric(sc *scenarios.Scenario, flag, text string, m results.TuneMe
 
 // metricForms lists the forms of the scenario's metrics, with its names: "total.METRIC,
 // group.NAME.METRIC (NAME: a, b), server.NAME.METRIC (NAME: db), fault.NAME.METRIC (NAME: cut),
-// METRIC as docs/metrics.md defines it".
+// METRIC as in docs/metrics.md (goodput, …, …)", the examples the catalogue's (results.Examples).
 func metricForms(sc *scenarios.Scenario) string {
 	var groups, servers, faults []string
 	for _, g := range sc.Clients {
@@ -324,7 +324,11 @@ func metricForms(sc *scenarios.Scenario) string {
 			forms = append(forms, fmt.Sprintf("%s.NAME.METRIC (NAME: %s)", f.kind, strings.Join(f.names, ", ")))
 		}
 	}
-	return strings.Join(forms, ", ") + ", METRIC as in docs/metrics.md (goodput, amplification, latency_ok_p99, reject_share, recovery_time, …)"
+	var examples []string
+	for _, m := range results.Examples() {
+		examples = append(examples, m.Name)
+	}
+	return strings.Join(forms, ", ") + ", METRIC as in docs/metrics.md (" + strings.Join(examples, ", ") + ", …)"
 }
 
 // refuseTuning refuses, up front, a tuning whose coarse grid has more than maxCands candidates,

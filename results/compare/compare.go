@@ -33,9 +33,9 @@ type Compared struct {
 	Seed     uint64 `json:"seed"`
 }
 
-// Comparison is results side by side: every metric of Metrics at every point, in each
-// result, with its difference from the first result (the reference) and whether the difference
-// is significant.
+// Comparison is results side by side: every metric Compare shows at every point, in each
+// result, with its difference from the first result (the reference) and whether the
+// difference is significant.
 type Comparison struct {
 	Results []Compared `json:"results"`
 	Rows    []Row      `json:"rows"`
@@ -62,17 +62,24 @@ type Value struct {
 	Significant bool    `json:"significant"`
 }
 
-// Metrics are the metrics a comparison shows, all over every client group; each
-// trigger's share stuck and recovery time follow when the reference has them.
-var Metrics = []string{"total.offered", "total.goodput", "total.amplification", "total.latency_ok_p99", "total.failures"}
+// faultHeadline reports whether name is a trigger's headline metric: "fault.cut.stuck".
+func faultHeadline(name string) bool {
+	m, ok := results.LookupMetric(name)
+	return ok && strings.HasPrefix(name, "fault.") && m.Scope == results.ScopeFault && m.Headline > 0
+}
 
-// Compare puts the inputs side by side, the first being the reference. Points are matched by
-// their parameters (sweep.PointStats.Key), in order of first appearance; a point or metric a result
-// lacks has no value there.
+// Compare puts the inputs side by side, the first being the reference. It shows the group
+// headline metrics (results.Headlines), all over every client group, then each trigger's
+// headline metrics (its share stuck and recovery time) that the reference has. Points are
+// matched by their parameters (sweep.PointStats.Key), in order of first appearance; a point or
+// metric a result lacks has no value there.
 func Compare(in []Input) Comparison {
 	var c Comparison
 	var keys []string
-	metrics := slices.Clone(Metrics)
+	var metrics []string
+	for _, m := range results.Headlines(results.ScopeGroup) {
+		metrics = append(metrics, "total."+m.Name)
+	}
 	byKey := make([]map[string]*sweep.PointStats, len(in))
 	for i, r := range in {
 		c.Results = append(c.Results, Compared{Label: r.Label, Kind: r.Kind, Scenario: r.Header.Scenario, Digest: r.Digest, Seed: r.Header.Seed})
@@ -85,7 +92,7 @@ func Compare(in []Input) Comparison {
 			}
 			if i == 0 {
 				for _, m := range p.Metrics {
-					if strings.HasPrefix(m.Name, "fault.") && (strings.HasSuffix(m.Name, ".stuck") || strings.HasSuffix(m.Name, ".recovery_time")) && !slices.Contains(metrics, m.Name) {
+					if faultHeadline(m.Name) && !slices.Contains(metrics, m.Name) {
 						metrics = append(metrics, m.Name)
 					}
 				}

@@ -86,20 +86,24 @@ func ReadChecked(dir string) (hdr results.Header, partial string, points []Point
 	return hdr, m.Partial, points, err
 }
 
-// Tolerance is how far, relative to the edge of the baseline's confidence band, a metric may
-// move in its bad direction before Check reports it.
-type Tolerance struct {
-	Goodput       float64 // goodput may fall this fraction below the band's lower edge
-	Amplification float64 // amplification may rise this fraction above the band's upper edge
-	P99           float64 // success p99 latency may rise this fraction above the band's upper edge
-}
+// Tolerance is how far, relative to the edge of the baseline's confidence band, each metric
+// check watches (results.Checked) may move in its bad direction before Check reports it, by
+// its name in the catalogue ("latency_ok_p99"); a metric it lacks may not move at all.
+type Tolerance map[string]float64
 
-// DefaultTolerance is the tolerance the check uses unless told otherwise. A run is
-// deterministic, so an unchanged model reproduces its baseline exactly; the slack is for
-// baselines of a single replication, which have no confidence band: 5 % on goodput and
-// amplification, whose run-to-run spread at a fixed scenario is a few percent, and 10 % on the
-// p99, a tail statistic with roughly twice that spread.
-var DefaultTolerance = Tolerance{Goodput: 0.05, Amplification: 0.05, P99: 0.10}
+// DefaultTolerance returns the tolerance the check uses unless told otherwise: the catalogue's
+// (results.Roles.Tolerance). A run is deterministic, so an unchanged model reproduces its
+// baseline exactly; the slack is for baselines of a single replication, which have no
+// confidence band: 5 % on goodput and amplification, whose run-to-run spread at a fixed
+// scenario is a few percent, and 10 % on the p99, a tail statistic with roughly twice that
+// spread.
+func DefaultTolerance() Tolerance {
+	t := Tolerance{}
+	for _, m := range results.Checked() {
+		t[m.Name] = m.Tolerance
+	}
+	return t
+}
 
 // Regression is one metric at one point that moved beyond its limit.
 type Regression struct {
@@ -127,34 +131,37 @@ func (r Regression) String() string {
 	return fmt.Sprintf("%s: %s = %s, above %s (baseline %s)", point, r.Metric, results.FormatFloat(r.Got), results.FormatFloat(r.Limit), results.FormatFloat(r.Baseline))
 }
 
-// checkedMetric says whether a metric is checked (goodput, amplification and the success p99,
-// each with its tolerance) and in which direction: its catalogue's better one.
+// checkedMetric says whether a metric is checked (one the catalogue gives a tolerance:
+// results.Checked), in which direction (its catalogue's better one) and with which tolerance.
 func checkedMetric(name string, tol Tolerance) (checked, lowerIsWorse bool, rel float64) {
 	m, ok := results.LookupMetric(name)
-	if !ok || !strings.Contains(name, ".") {
+	if !ok || !strings.Contains(name, ".") || m.Tolerance == 0 {
 		return false, false, 0
 	}
-	switch m.Name {
-	case "goodput":
-		rel = tol.Goodput
-	case "amplification":
-		rel = tol.Amplification
-	case "latency_ok_p99":
-		rel = tol.P99
-	default:
-		return false, false, 0
+	return true, m.Better == results.BetterHigher, tol[m.Name]
+}
+
+// CheckedNames lists the short names of the metrics check watches (results.Checked), joined
+// with sep and the last with last: "goodput, amplification or p99".
+func CheckedNames(sep, last string) string {
+	var names []string
+	for _, m := range results.Checked() {
+		names = append(names, m.Short)
 	}
-	return true, m.Better == results.BetterHigher, rel
+	if len(names) < 2 {
+		return strings.Join(names, sep)
+	}
+	return strings.Join(names[:len(names)-1], sep) + last + names[len(names)-1]
 }
 
 // Check compares got with the baseline, point by point (matched by Key) and reports every
 // regression, in the baseline's point and metric order:
 //
-//   - goodput (every "….goodput") below (mean − ci95)·(1 − tol.Goodput);
-//   - amplification (every "….amplification") above (mean + ci95)·(1 + tol.Amplification);
-//   - success p99 latency (every "….latency_ok_p99") above (mean + ci95)·(1 + tol.P99);
+//   - a metric check watches (results.Checked: goodput, amplification and the success p99)
+//     whose higher values are better below (mean − ci95)·(1 − tol[name]), and one whose lower
+//     values are better above (mean + ci95)·(1 + tol[name]);
 //   - a baseline point missing from got, or a checked metric missing (or without a value for
-//     goodput).
+//     one whose higher values are better).
 //
 // mean and ci95 are the baseline's; a baseline without a band (one replication) counts ci95 as 0.
 // The compared value is got's mean. Both sides are compared at the six significant digits the
@@ -217,7 +224,7 @@ func round6(x float64) float64 {
 // Validate refuses a baseline that would compare nothing or the wrong thing: one without a
 // header naming its tool and scenario (an empty file, or a summary.json rather than a
 // baseline), a partial sweep, one without points, or a point without a checked metric
-// (goodput, amplification or p99 latency) that has a value.
+// (results.Checked) that has a value.
 func (b *Baseline) Validate() error {
 	switch {
 	case b.Header.Tool == "" || b.Header.Scenario == "":
@@ -239,7 +246,7 @@ func (b *Baseline) Validate() error {
 			if key == "" {
 				key = "the run"
 			}
-			return fmt.Errorf("point %s has no goodput, amplification or p99 metric with a value: it would compare nothing", key)
+			return fmt.Errorf("point %s has no %s metric with a value: it would compare nothing", key, CheckedNames(", ", " or "))
 		}
 	}
 	return nil

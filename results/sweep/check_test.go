@@ -28,7 +28,7 @@ func ms(name string, mean, half float64) results.MetricStats {
 // above it, and missing points are regressions; an equal result and moves in the good
 // direction are not.
 func TestCheck(t *testing.T) {
-	tol := Tolerance{Goodput: 0.05, Amplification: 0.05, P99: 0.10}
+	tol := Tolerance{"goodput": 0.05, "amplification": 0.05, "latency_ok_p99": 0.10}
 	base := NewBaseline(results.Header{Scenario: "s"}, []PointStats{
 		checkPoint("rate=300",
 			ms("total.goodput", 1000, 50), ms("group.app.goodput", 1000, 50),
@@ -88,11 +88,11 @@ func TestCheck(t *testing.T) {
 func TestCheckSingleRun(t *testing.T) {
 	sum := results.Summarize(goodputSeries(repeat(100, 20)), 0)
 	base := NewBaseline(results.Header{}, SinglePoint(sum))
-	if regs := Check(base, SinglePoint(sum), DefaultTolerance); len(regs) != 0 {
+	if regs := Check(base, SinglePoint(sum), DefaultTolerance()); len(regs) != 0 {
 		t.Errorf("an identical run regressed: %v", regs)
 	}
 	worse := results.Summarize(goodputSeries(repeat(90, 20)), 0)
-	regs := Check(base, SinglePoint(worse), DefaultTolerance)
+	regs := Check(base, SinglePoint(worse), DefaultTolerance())
 	if len(regs) != 2 || regs[0].Metric != "total.goodput" || regs[1].Metric != "group.app.goodput" || regs[0].Point != "" {
 		t.Errorf("10 %% less goodput: Check = %v, want total.goodput and group.app.goodput", regs)
 	}

@@ -18,5 +18,6 @@
 // split over machines is dealt in shards (Shard: unit u to shard u mod n): RunShard runs one,
 // keeping its units the same way and describing it in shard.json (ShardInfo); ReadShard and
 // Merge check that shards are the n shards of one work, whole and intact, and FinishMerged
-// writes the work's result with the Finish its kind registered (RegisterFinish).
+// makes the work's result with the Finish its kind's engine registered (RegisterFinish, in the
+// engine's init), for the command to write and print as it does the study's.
 package experiment

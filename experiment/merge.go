@@ -2,32 +2,23 @@ package experiment
 
 import (
 	"fmt"
-	"io"
 
 	"github.com/overloadsim/overloadsim/results"
 )
 
-// Finish writes, into dir, the result a merged set of shards makes: the same files, byte for
-// byte, as the study run on one machine. info is the work's description (Merge) and runs every
-// unit's summary by unit number.
-type Finish func(dir string, info ShardInfo, runs []results.Summary, o FinishOptions) error
-
-// FinishOptions are what a Finish needs besides the merged shards.
-type FinishOptions struct {
-	// Created is whether the merge created dir: a result that writes nothing (a tuning with no
-	// feasible candidate) removes it again.
-	Created bool
-	// Plot asks for the figures to be drawn next to the result.
-	Plot           bool
-	Stdout, Stderr io.Writer
-}
+// Finish makes the result that a merged set of shards make, the same, to the bit, as the study
+// run on one machine returns: info is the work's description (Merge) and runs every unit's
+// summary by unit number. What it returns is the kind's result as its engine's Run returns it,
+// for the command to write and print as it does the study's.
+type Finish func(info ShardInfo, runs []results.Summary) (any, error)
 
 // finishes is the table of how each kind of work is finished from its merged shards, by
-// ShardInfo.Work: one entry per kind, each registered by the package that makes that kind.
+// ShardInfo.Work: one entry per kind, each registered by the engine that makes that kind.
 var finishes = map[string]Finish{}
 
-// RegisterFinish registers how work of kind is finished from its merged shards. It panics when
-// kind already has one: two packages claiming one kind is a programming error.
+// RegisterFinish registers how work of kind is finished from its merged shards; an engine
+// registers its kind in its package's init. It panics when kind already has one: two packages
+// claiming one kind is a programming error.
 func RegisterFinish(kind string, f Finish) {
 	if _, dup := finishes[kind]; dup {
 		panic(fmt.Sprintf("experiment: RegisterFinish(%q) twice", kind))
@@ -35,12 +26,12 @@ func RegisterFinish(kind string, f Finish) {
 	finishes[kind] = f
 }
 
-// FinishMerged writes the result of the merged shards info and runs into dir with the Finish
+// FinishMerged returns the result of the merged shards info and runs, made by the Finish
 // registered for info.Work.
-func FinishMerged(dir string, info ShardInfo, runs []results.Summary, o FinishOptions) error {
+func FinishMerged(info ShardInfo, runs []results.Summary) (any, error) {
 	f, ok := finishes[info.Work]
 	if !ok {
-		return fmt.Errorf("shards of a %q cannot be merged", info.Work)
+		return nil, fmt.Errorf("shards of a %q cannot be merged", info.Work)
 	}
-	return f(dir, info, runs, o)
+	return f(info, runs)
 }

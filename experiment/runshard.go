@@ -3,9 +3,7 @@ package experiment
 import (
 	"context"
 	"fmt"
-	"io"
 	"path/filepath"
-	"sync/atomic"
 
 	"github.com/overloadsim/overloadsim/bench"
 	"github.com/overloadsim/overloadsim/results"
@@ -34,12 +32,9 @@ type ShardRun struct {
 	// Measures, for a tuning's shard, are what each run keeps in its summary's Expected instead
 	// of the scenario's expectations: the tuning's objective and constraints (nil otherwise).
 	Measures []results.Expectation
-	// Running counts the runs in progress, for what a watchdog says while it waits.
-	Running *atomic.Int64
-	// Stderr is where resuming, discarded units and the finished shard are said.
-	Stderr io.Writer
-	// Progress, when not nil, is told how many of the shard's units are done after each one.
-	Progress func(done, total int)
+	// Hooks: Log is where the units set aside, the units resumed and the finished shard are
+	// told, Bar the progress (labelled "shard i/n"), Running the runs in progress.
+	Hooks Hooks
 	// Interrupted is wrapped by the error of a shard some of whose units did not finish.
 	Interrupted error
 }
@@ -56,13 +51,13 @@ func RunShard(ctx context.Context, r ShardRun) error {
 		return err
 	}
 	for _, d := range units.Discarded {
-		fmt.Fprintf(r.Stderr, "not resuming from %s\n", d)
+		r.Hooks.Logf("not resuming from %s\n", d)
 	}
 	sh := info.Shard()
 	owned := sh.Units(info.Units)
 	keptIn := filepath.Join(r.Dir, results.UnitsDir)
 	if len(kept) > 0 {
-		fmt.Fprintf(r.Stderr, "resuming shard %s: %d of its %d runs kept in %s\n", sh, len(kept), len(owned), keptIn)
+		r.Hooks.Logf("resuming shard %s: %d of its %d runs kept in %s\n", sh, len(kept), len(owned), keptIn)
 	}
 	reps := info.Replications
 	_, done, err := RunIndexed(ctx, len(owned), r.Workers, func(k int) (struct{}, error) {
@@ -70,10 +65,7 @@ func RunShard(ctx context.Context, r ShardRun) error {
 		if _, ok := kept[u]; ok {
 			return struct{}{}, nil
 		}
-		if r.Running != nil {
-			r.Running.Add(1)
-			defer r.Running.Add(-1)
-		}
+		defer r.Hooks.Start()()
 		run, err := bench.RunWith(r.Points[u/reps].Scenario, r.Seed, u%reps, r.Options)
 		if err != nil {
 			return struct{}{}, fmt.Errorf("%s: %w", info.UnitName(u), err)
@@ -82,7 +74,7 @@ func RunShard(ctx context.Context, r ShardRun) error {
 			run.Summary.Expected = results.Measure(r.Measures, &run.Summary, run.Series)
 		}
 		return struct{}{}, units.Put(u, run.Summary)
-	}, r.Progress)
+	}, r.Hooks.Progress("shard "+sh.String()))
 	if err != nil {
 		return err
 	}
@@ -99,7 +91,7 @@ func RunShard(ctx context.Context, r ShardRun) error {
 	if err := FinishShard(r.Dir, info); err != nil {
 		return err
 	}
-	fmt.Fprintf(r.Stderr, "wrote shard %s of %s to %s: %d of %d runs; when all %d shards have finished, 'simulate merge' their folders\n",
+	r.Hooks.Logf("wrote shard %s of %s to %s: %d of %d runs; when all %d shards have finished, 'simulate merge' their folders\n",
 		sh, info.Work, r.Dir, len(owned), info.Units, sh.Count)
 	return nil
 }

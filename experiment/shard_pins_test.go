@@ -217,3 +217,28 @@ func fixtureHeader() results.Header {
 		StreamRule: results.StreamRule,
 		Duration:   3500 * time.Millisecond, Interval: time.Second, Warmup: time.Second}
 }
+
+// TestTuneShardWithoutConstraintsReadsBack: a tuning sharded without --subject-to holds no
+// constraints, which the command has as a nil list and shard.json writes, and reads back, as
+// an empty one; the units the shard keeps under the one must be read under the other, or no
+// such tuning could be merged.
+func TestTuneShardWithoutConstraintsReadsBack(t *testing.T) {
+	base := t.TempDir()
+	var shards []ShardResult
+	for i := range 2 {
+		info := shpInfo(i, 2, 4)
+		info.Work = results.KindTune
+		info.Tune = &results.TuneShard{Params: []results.TuneParam{{Path: "rate", Range: "1/s:2/s:2", Unit: "/s", Lo: 1, Hi: 2, Levels: 2}},
+			Objective: results.TuneObjective{Metric: "total.goodput", Sense: "maximize"}}
+		dir := filepath.Join(base, fmt.Sprint(i))
+		shpFinishShard(t, dir, info)
+		s, err := ReadShard(dir)
+		if err != nil {
+			t.Fatalf("ReadShard of a tuning's shard without constraints: %v", err)
+		}
+		shards = append(shards, s)
+	}
+	if _, runs, err := Merge(shards); err != nil || len(runs) != 4 {
+		t.Fatalf("Merge: %d units, %v", len(runs), err)
+	}
+}

@@ -386,11 +386,17 @@ type TuneShard struct {
 	Constraints []TuneConstraint `json:"constraints"`
 }
 
-// Key is the text that tells two shards' tunings apart ("" for none).
+// Key is the text that tells two shards' tunings apart ("" for none). No constraints is one
+// tuning however it is held: the command's nil list and the empty list that shard.json writes
+// for it, and reads back, have one key, so a merge finds the units its shards kept.
 func (ts *TuneShard) Key() string {
 	if ts == nil {
 		return ""
 	}
-	b, _ := json.Marshal(ts) // plain data: it always encodes
+	k := *ts
+	if len(k.Constraints) == 0 {
+		k.Constraints = nil
+	}
+	b, _ := json.Marshal(k) // plain data: it always encodes
 	return string(b)
 }

@@ -10,10 +10,11 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/overloadsim/overloadsim/experiment"
-	mapexp "github.com/overloadsim/overloadsim/experiment/phasemap"
+	_ "github.com/overloadsim/overloadsim/experiment/phasemap" // registers how a map's shards merge
 	sweepexp "github.com/overloadsim/overloadsim/experiment/sweep"
-	tuneexp "github.com/overloadsim/overloadsim/experiment/tune"
+	_ "github.com/overloadsim/overloadsim/experiment/tune" // registers how a tuning's shards merge
 	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/results/phasemap"
 	"github.com/overloadsim/overloadsim/results/tune"
 )
 
@@ -64,60 +65,30 @@ Examples:
 					return usageErrorf("--out %s: it is inside shard %s's folder %s; write the merged result elsewhere", dir, s.Info.Shard(), s.Dir)
 				}
 			}
+			merged, err := experiment.FinishMerged(info, runs)
+			if err != nil {
+				return err
+			}
 			_, statErr := os.Stat(dir)
 			created := errors.Is(statErr, os.ErrNotExist) // a tuning with no feasible candidate writes nothing
 			if err := prepareOut(dir); err != nil {
 				return err
 			}
-			return experiment.FinishMerged(dir, info, runs, experiment.FinishOptions{Created: created, Plot: *plotToo, Stdout: stdout, Stderr: stderr})
+			switch r := merged.(type) { // written and printed as the study's command does
+			case sweepexp.Result:
+				err := writeSweep(dir, info.Header, info.Context, info.Expect, r, info.Replications, stdout, stderr)
+				if err == nil && *plotToo {
+					err = writeFigures(dir, stderr)
+				}
+				return err
+			case phasemap.Map:
+				return writeMap(dir, r, *plotToo, stdout, stderr)
+			case *tune.Tuning:
+				return finishTune(r, nil, dir, created, *plotToo, "text", stdout, stderr)
+			}
+			return fmt.Errorf("shards of a %q merge into a %T, which simulate cannot write", info.Work, merged)
 		}
 	},
-}
-
-// The kinds of work that shards merge into, each finished as its command finishes it on one
-// machine. They are registered here while their engines live in this command; each moves to
-// its engine's package with the engine.
-func init() {
-	experiment.RegisterFinish(results.KindSweep, finishSweep)
-	experiment.RegisterFinish(results.KindMap, finishMap)
-	experiment.RegisterFinish(results.KindTune, finishMergedTune)
-}
-
-// allDone marks every one of n units done: merged shards hold every unit.
-func allDone(n int) []bool {
-	done := make([]bool, n)
-	for u := range done {
-		done[u] = true
-	}
-	return done
-}
-
-// finishSweep writes a merged sweep's files, and its figures with o.Plot.
-func finishSweep(dir string, info experiment.ShardInfo, runs []results.Summary, o experiment.FinishOptions) error {
-	r := sweepexp.Aggregate(info.Points, runs, allDone(len(runs)), info.Replications, info.Expect)
-	if err := writeSweep(dir, info.Header, info.Context, info.Expect, r, info.Replications, o.Stdout, o.Stderr); err != nil {
-		return err
-	}
-	if o.Plot {
-		return writeFigures(dir, o.Stderr)
-	}
-	return nil
-}
-
-// finishMap writes a merged map's files: each unit's outcome under the map's trigger.
-func finishMap(dir string, info experiment.ShardInfo, runs []results.Summary, o experiment.FinishOptions) error {
-	m, err := mapexp.Merge(info, runs)
-	if err != nil {
-		return err
-	}
-	return writeMap(dir, m, o.Plot, o.Stdout, o.Stderr)
-}
-
-// finishMergedTune searches a merged tuning's coarse grid and writes what it found.
-func finishMergedTune(dir string, info experiment.ShardInfo, runs []results.Summary, o experiment.FinishOptions) error {
-	ts := info.Tune
-	t := tune.New(info.Header, ts.Params, ts.Objective, ts.Constraints, info.Replications, 0)
-	return finishTune(t, tuneexp.Search(t, tuneexp.Merged(info, runs)), dir, o.Created, o.Plot, "text", o.Stdout, o.Stderr)
 }
 
 // inside reports whether path is folder or lies inside it, once every symbolic link in either

@@ -53,6 +53,6 @@ func runShard(lim *limits, info experiment.ShardInfo, points []scenarios.SweepPo
 		fmt.Sprintf("; the runs that finished are kept in %s and the same command resumes the shard", filepath.Join(dir, results.UnitsDir)))
 	defer stop()
 	return experiment.RunShard(ctx, experiment.ShardRun{Info: info, Points: points, Seed: seed, Workers: workers, Dir: dir,
-		Options: runOptions(), Measures: measures, Running: &running, Stderr: stderr,
-		Progress: newProgressBar(stderr, "shard "+info.Shard().String()).update, Interrupted: errInterrupted})
+		Options: runOptions(), Measures: measures, Interrupted: errInterrupted,
+		Hooks: experiment.Hooks{Log: stderr, Bar: progressBars(stderr), Running: &running}})
 }

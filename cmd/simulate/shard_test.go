@@ -36,6 +36,13 @@ func shardTuneArgs(dir string, extra ...string) []string {
 		"--subject-to", "total.amplification<=1.5", "--replications", "2", "--refine", "0", "--out", dir}, extra...)
 }
 
+// shardTuneFreeArgs is shardTuneArgs without a constraint (no --subject-to).
+func shardTuneFreeArgs(dir string, extra ...string) []string {
+	args := shardTuneArgs(dir, extra...)
+	i := slices.Index(args, "--subject-to")
+	return slices.Delete(args, i, i+2)
+}
+
 // sameFolders fails unless folders a and b hold the same files with the same bytes.
 func sameFolders(t *testing.T, a, b string) {
 	t.Helper()
@@ -101,6 +108,20 @@ func TestMergeEqualsOneMachine(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestMergeTuneWithoutConstraints: a tuning sharded without --subject-to merges into what it
+// writes on one machine (its shards once kept their units under a key the merge did not find).
+func TestMergeTuneWithoutConstraints(t *testing.T) {
+	base := t.TempDir()
+	direct := filepath.Join(base, "direct")
+	want := runOK(t, shardTuneFreeArgs(direct)...)
+	dirs := runShards(t, shardTuneFreeArgs, base, 2, 1)
+	merged := filepath.Join(base, "merged")
+	if got := runOK(t, append(append([]string{"merge"}, dirs...), "--out", merged)...); got != want {
+		t.Errorf("merge printed\n%s\nwant\n%s", got, want)
+	}
+	sameFolders(t, direct, merged)
 }
 
 // TestShardAssignment: shard i of n runs exactly the units u with u mod n = i, the rule the

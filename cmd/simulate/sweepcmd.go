@@ -142,11 +142,10 @@ Examples:
 	},
 }
 
-// runSweep runs the sweep (experiment/sweep) and writes it into dir. Every replication that
-// finishes is kept in dir's units (experiment.Units) at once, and replications kept there by an
-// earlier run of the same sweep are not run again, so a sweep stopped in any way resumes where it
-// stopped. Interrupted (SIGINT or SIGTERM), it finishes the runs in progress, writes the points
-// whose replications all finished, marked partial, and reports the interruption.
+// runSweep runs the sweep (experiment/sweep), keeping its units in dir so that a sweep stopped
+// in any way resumes where it stopped, and writes it into dir. Interrupted (SIGINT or SIGTERM),
+// it finishes the runs in progress, writes the points whose replications all finished, marked
+// partial, and reports the interruption.
 func runSweep(lim *limits, sc *scenarios.Scenario, exps []results.Expectation, seed uint64, workers int, slo time.Duration, dir string, stdout, stderr io.Writer) error {
 	points, err := sc.Points()
 	if err != nil {
@@ -154,23 +153,13 @@ func runSweep(lim *limits, sc *scenarios.Scenario, exps []results.Expectation, s
 	}
 	reps := sc.Sweep.Replications
 	hdr := experiment.Header(sc, seed, label())
-	units, kept, err := experiment.OpenUnits(dir, experiment.UnitsKey(hdr, reps))
-	if err != nil {
-		return err
-	}
-	for _, d := range units.Discarded {
-		fmt.Fprintf(stderr, "not resuming from %s\n", d)
-	}
-	if len(kept) > 0 {
-		fmt.Fprintf(stderr, "resuming: %d of %d runs kept in %s from an earlier run of this sweep\n", len(kept), len(points)*reps, filepath.Join(dir, results.UnitsDir))
-	}
 	var running atomic.Int64
 	ctx, stop := lim.guard(stderr, func() string { return fmt.Sprintf("%d runs in progress", running.Load()) },
 		fmt.Sprintf("; the runs that finished are kept in %s and the same command resumes the sweep", filepath.Join(dir, results.UnitsDir)))
 	defer stop()
-	r, err := sweepexp.Run(ctx, sweepexp.Options{Points: points, Replications: reps, Seed: seed, Workers: workers,
-		Run: runOptions(), Expect: exps, Kept: kept, Keep: units.Put,
-		Hooks: experiment.Hooks{Bar: progressBars(stderr), Running: &running}})
+	r, err := sweepexp.Run(ctx, sweepexp.Options{Header: hdr, Points: points, Replications: reps, Seed: seed, Workers: workers,
+		Run: runOptions(), Expect: exps, Dir: dir,
+		Hooks: experiment.Hooks{Log: stderr, Bar: progressBars(stderr), Running: &running}})
 	if err != nil {
 		return err
 	}
@@ -179,10 +168,8 @@ func runSweep(lim *limits, sc *scenarios.Scenario, exps []results.Expectation, s
 	if err != nil && !errors.Is(err, errExpectation) {
 		return err
 	}
-	if r.Finished == r.Runs { // written whole, whatever its verdict
-		if rerr := units.Remove(); rerr != nil {
-			return rerr
-		}
+	if werr := r.Written(); werr != nil { // written whole, whatever its verdict
+		return werr
 	}
 	return err
 }

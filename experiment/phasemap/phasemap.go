@@ -56,14 +56,18 @@ func Run(ctx context.Context, o Options) (phasemap.Map, error) {
 	return build(o.Header, o.Trigger, o.Axes, params, runs, done, reps), nil
 }
 
-// Merge is the map the finished units of a map's shards make (runs, in unit order).
-func Merge(info experiment.ShardInfo, runs []results.Summary) (phasemap.Map, error) {
+// The merged shards of a map are the map.
+func init() { experiment.RegisterFinish(results.KindMap, merge) }
+
+// merge is the map (a phasemap.Map) that the finished units of a map's shards make (runs, in
+// unit order).
+func merge(info experiment.ShardInfo, runs []results.Summary) (any, error) {
 	outcomes := make([]outcome, len(runs))
 	done := make([]bool, len(runs))
 	for u := range runs {
 		o, err := outcomeOf(info.Points[u/info.Replications], &runs[u], info.Trigger)
 		if err != nil {
-			return phasemap.Map{}, fmt.Errorf("%s: %w", info.UnitName(u), err)
+			return nil, fmt.Errorf("%s: %w", info.UnitName(u), err)
 		}
 		outcomes[u], done[u] = o, true
 	}

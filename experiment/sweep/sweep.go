@@ -6,6 +6,7 @@ package sweep
 
 import (
 	"context"
+	"path/filepath"
 
 	"github.com/overloadsim/overloadsim/bench"
 	"github.com/overloadsim/overloadsim/experiment"
@@ -17,17 +18,21 @@ import (
 // Options is one sweep. Its runs are units: unit u is point u/Replications's replication
 // u%Replications, run with the run seed of that replication of Seed.
 type Options struct {
+	// Header is the sweep's header: with Replications, it names the work whose units are kept
+	// in Dir (experiment.UnitsKey).
+	Header       results.Header
 	Points       []scenarios.SweepPoint
 	Replications int
 	Seed         uint64
 	Workers      int
 	Run          bench.RunOptions
 	Expect       []results.Expectation // what each point is judged against
-	// Kept are the units an earlier attempt of the same sweep finished: they are not run again.
-	Kept map[int]results.Summary
-	// Keep, when not nil, is given each unit's summary as soon as the unit finishes, so that a
-	// sweep stopped in any way can resume; its error stops the sweep.
-	Keep  func(u int, s results.Summary) error
+	// Dir, when not "", is the sweep's folder, whose units (experiment.Units) keep each unit as
+	// soon as it finishes: the units an earlier attempt of the same sweep kept there are not
+	// run again, so a sweep stopped in any way resumes where it stopped.
+	Dir string
+	// Hooks: Log is where the units set aside and the units resumed are told, Bar the
+	// progress, Running the runs in progress.
 	Hooks experiment.Hooks
 }
 
@@ -38,17 +43,45 @@ type Result struct {
 	Points   int                // the points of the sweep, complete or not
 	Runs     int                // its units
 	Finished int                // the units that finished
+	units    *experiment.Units  // where Run kept the units, nil when it kept none
 }
 
 // Partial reports whether some point has a replication that did not finish.
 func (r *Result) Partial() bool { return len(r.Stats) < r.Points }
 
-// Run runs the sweep o describes and aggregates it. Once ctx is cancelled no new run starts:
-// the runs in progress finish, and the result holds the points whose replications all finished.
+// Written tells the sweep it has been written: a sweep written whole removes the units it kept
+// in Options.Dir, which nothing will resume; a partial one keeps them, for the same sweep run
+// again to finish.
+func (r *Result) Written() error {
+	if r.units == nil || r.Finished < r.Runs {
+		return nil
+	}
+	return r.units.Remove()
+}
+
+// Run runs the sweep o describes and aggregates it, keeping every unit in o.Dir as it finishes
+// and running none kept there already. Once ctx is cancelled no new run starts: the runs in
+// progress finish, and the result holds the points whose replications all finished. The
+// caller writes the result, then calls its Written.
 func Run(ctx context.Context, o Options) (Result, error) {
 	reps := o.Replications
+	var units *experiment.Units
+	var kept map[int]results.Summary
+	if o.Dir != "" {
+		var err error
+		if units, kept, err = experiment.OpenUnits(o.Dir, experiment.UnitsKey(o.Header, reps)); err != nil {
+			return Result{}, err
+		}
+		for _, d := range units.Discarded {
+			o.Hooks.Logf("not resuming from %s\n", d)
+		}
+		if len(kept) > 0 {
+			o.Hooks.Logf("resuming: %d of %d runs kept in %s from an earlier run of this sweep\n",
+				len(kept), len(o.Points)*reps, filepath.Join(o.Dir, results.UnitsDir))
+		}
+	}
 	runs, done, err := experiment.RunIndexed(ctx, len(o.Points)*reps, o.Workers, func(u int) (results.Summary, error) {
-		if s, ok := o.Kept[u]; ok {
+		if s, ok := kept[u]; ok {
 			return s, nil
 		}
 		defer o.Hooks.Start()()
@@ -56,8 +89,8 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		if err != nil {
 			return results.Summary{}, err
 		}
-		if o.Keep != nil {
-			err = o.Keep(u, r.Summary)
+		if units != nil {
+			err = units.Put(u, r.Summary)
 		}
 		return r.Summary, err
 	}, o.Hooks.Progress("sweep"))
@@ -68,7 +101,9 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	for p := range o.Points {
 		params[p] = o.Points[p].Params
 	}
-	return Aggregate(params, runs, done, reps, o.Expect), nil
+	r := Aggregate(params, runs, done, reps, o.Expect)
+	r.units = units
+	return r, nil
 }
 
 // Aggregate aggregates a sweep's runs (unit u is point u/reps's replication u%reps, params
@@ -102,4 +137,16 @@ func Aggregate(params [][]results.Param, runs []results.Summary, done []bool, re
 		r.Verdicts = append(r.Verdicts, results.Judge(exps, pr.Params, measured)...)
 	}
 	return r
+}
+
+// The merged shards of a sweep are the sweep.
+func init() { experiment.RegisterFinish(results.KindSweep, merge) }
+
+// merge is the sweep (a Result) that the merged shards of one make: every unit finished.
+func merge(info experiment.ShardInfo, runs []results.Summary) (any, error) {
+	done := make([]bool, len(runs))
+	for u := range done {
+		done[u] = true
+	}
+	return Aggregate(info.Points, runs, done, info.Replications, info.Expect), nil
 }

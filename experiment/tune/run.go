@@ -90,9 +90,23 @@ func (r *Runner) Eval(ctx context.Context, t *tune.Tuning) Eval {
 	}
 }
 
-// Merged is the Eval of a merged tuning: the coarse grid's measures, read from the units'
+// The merged shards of a tuning are its coarse grid, searched.
+func init() { experiment.RegisterFinish(results.KindTune, merge) }
+
+// merge is the tuning (a *tune.Tuning) that the merged shards of one make: its coarse grid,
+// the one round a sharded tuning runs, searched for what the tuning asks.
+func merge(info experiment.ShardInfo, runs []results.Summary) (any, error) {
+	ts := info.Tune
+	t := tune.New(info.Header, ts.Params, ts.Objective, ts.Constraints, info.Replications, 0)
+	if err := Search(t, merged(info, runs)); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// merged is the Eval of a merged tuning: the coarse grid's measures, read from the units'
 // summaries (runs, in unit order), for the one round a sharded tuning runs.
-func Merged(info experiment.ShardInfo, runs []results.Summary) Eval {
+func merged(info experiment.ShardInfo, runs []results.Summary) Eval {
 	return func(round Round) ([][][]float64, []bool, error) {
 		cands := round.Candidates
 		reps := info.Replications

@@ -35,8 +35,8 @@ func (f *Figure) Grid() [][]*Panel {
 }
 
 // Panel is one plot of a figure. A renderer draws, in this order: the windows, the reference
-// lines, the series, the empty message if any, and the windows' labels over everything; the
-// legend is Keys, in order, beside the last panel of a row.
+// lines, the series, the empty message if any, the layers, and the windows' labels over
+// everything; the legend is Keys, in order, beside the last panel of a row.
 type Panel struct {
 	Name         string // the panel's key in its figure ("rates")
 	Title        string
@@ -153,7 +153,7 @@ const (
 	KeyLine    KeyKind = iota // a horizontal line in the key's style (and its glyph)
 	KeyFill                   // a rectangle filled with the key's colour (a window)
 	KeyInstant                // a vertical line in the key's style (an instant fault)
-	KeyBand                   // a rectangle filled with Fill under a line in the key's style (and its glyph): an Interval's band
+	KeyBand                   // a rectangle filled with Fill, then KeyLine's line: an Interval's band
 	KeyWhisker                // a vertical bar in the key's style with its glyph: an Interval's whiskers
 	KeyGlyph                  // the key's glyph alone, in its colour (Markers, Absent)
 )

@@ -20,12 +20,15 @@
 // # Figures
 //
 // A Figure is a figure as data: its title, its panels by row, and for each panel its axes
-// (labels, the range they must cover, log or linear, fixed ticks), its shaded windows, its
-// reference lines, its series (points, colour, width, dashes, point markers) and its legend's
-// keys, in order; a scatter of estimates (the tuning's) adds its crosses (points with an
-// interval both ways), labelled bound lines, an outline, rings and point labels, and may fix an
-// axis's extent (Axis.Range). results/plot renders one with gonum/plot and chooses nothing of
-// it.
+// (labels, the range they must cover, log or linear, fixed ticks, categories), its shaded
+// windows, its reference lines, its series (points, colour, width, dashes, point markers), its
+// layers and its legend's keys, in order. Layers are the elements of a figure whose order of
+// drawing interleaves (Layer): series and reference lines, confidence intervals (Interval: a
+// band under a line, or whiskers), levels per category, glyphs at points (Markers), absent
+// values along the bottom (Absent) and labelled vertical lines (VMarks). A scatter of estimates
+// (the tuning's) adds its crosses (points with an interval both ways), labelled bound lines, an
+// outline, rings and point labels, and may fix an axis's extent (Axis.Range). results/plot
+// renders one with gonum/plot and chooses nothing of it.
 //
 // # Runs
 //
@@ -50,7 +53,12 @@
 //
 // ReadSweep arranges a sweep's points into lines over its x axis (the first numeric parameter,
 // or SweepOptions.X): one line per value of the other parameter or, with one parameter, all
-// groups together and each group. Knees gives each line's knee, to ring on the goodput figure:
+// groups together and each group. SweepFigures builds a sweep folder's figures whole (goodput,
+// retry amplification and p99 latency against x): each line's mean with its confidence band,
+// or over categories with whiskers side by side (Dodge); the x positions where a line has no
+// value; the ideal goodput (Ideals); the knees; a load sweep's marks (LoadMarks: today's load
+// and, for one line, its knee and latency knee) and latency knee threshold; a log p99 axis
+// when LogScale chooses one. Knees gives each line's knee, to ring on the goodput figure:
 // for a load sweep the knee the sweep already answered (sweep.SweepAnswers, recorded in
 // sweep.json), never found again; for a line the answers do not cover (another parameter on x,
 // a sweep without answers), the first point in x order whose mean goodput is more than

@@ -35,9 +35,9 @@ func (f *Figure) Grid() [][]*Panel {
 }
 
 // Panel is one plot of a figure. A renderer draws, in this order: the windows, the reference
-// lines, the crosses, the series, the bounds, the outline, the empty message if any, and over
-// everything the windows' labels, the bounds' labels, the rings and the point labels; the
-// legend is Keys, in order, beside the last panel of a row.
+// lines, the crosses, the series, the bounds, the outline, the empty message if any, the
+// layers, and over everything the windows' labels, the bounds' labels, the rings and the point
+// labels; the legend is Keys, in order, beside the last panel of a row.
 type Panel struct {
 	Name         string // the panel's key in its figure ("rates")
 	Title        string
@@ -57,6 +57,11 @@ type Panel struct {
 	Outline *Outline     // a rectangle over the data (a close-up's area)
 	Rings   []Rings      // rings around points, over everything
 	Labels  []PointLabel // labels beside points, over everything
+
+	// Layers are drawn after the empty message, in order, for a figure whose elements
+	// interleave (a sweep's: each line over its own band, the ideal over the lines, the marks
+	// over everything); see Layer.
+	Layers []Layer
 }
 
 // Axis is an axis of a panel.
@@ -64,10 +69,15 @@ type Axis struct {
 	Label string
 	// Cover are values the axis reaches at least, beyond the data's range (0 for an axis from
 	// zero). On a log axis (Log), their extremes are the positive range shown instead, padded
-	// out to whole decades, and the series' values are drawn as their log10.
+	// out to whole decades, and the panel's values along it (series, layers, reference lines)
+	// are drawn as their log10.
 	Cover []float64
 	Log   bool
 	Ticks []Tick // fixed labelled ticks; nil lets the renderer choose them
+	// Categorical says that Ticks name categories, one a unit apart (a sweep's policies): a
+	// renderer slants the labels of a horizontal axis when they are wider than their share of
+	// it, so that they do not run into each other.
+	Categorical bool
 	// Range, when set, is the axis's extent, taken instead of the data's and Cover's, so that
 	// a figure that outlines one panel's area on another (the tuning's close-up) knows both
 	// extents. A renderer still leaves its room above a linear y axis and ends it at a tick, as
@@ -163,8 +173,10 @@ const (
 	KeyLine    KeyKind = iota // a horizontal line in the key's style (and its glyph)
 	KeyFill                   // a rectangle filled with the key's colour (a window)
 	KeyInstant                // a vertical line in the key's style (an instant fault)
+	KeyBand                   // a rectangle filled with Fill, then KeyLine's line: an Interval's band
+	KeyWhisker                // a vertical bar in the key's style with its glyph: an Interval's whiskers
+	KeyGlyph                  // the key's glyph alone, in its colour (Markers, Absent, Rings)
 	KeyCrosses                // the key's Glyph with a bar each way in its style (Crosses)
-	KeyGlyph                  // the key's Glyph alone, in its colour (Rings)
 	KeyOutline                // a rectangle in the key's style (an Outline)
 	KeyText                   // no icon: a note
 )
@@ -175,6 +187,66 @@ type Key struct {
 	Kind  KeyKind
 	Style
 	Glyph *Glyph
+	Fill  color.NRGBA // KeyBand's band
+}
+
+// Layer is an element of a panel drawn in the order of Panel.Layers: a Series, a Ref, an
+// Interval, Levels, Markers, Absent or VMarks.
+type Layer interface{ layer() }
+
+func (Series) layer()   {}
+func (Ref) layer()      {}
+func (Interval) layer() {}
+func (Levels) layer()   {}
+func (Markers) layer()  {}
+func (Absent) layer()   {}
+func (VMarks) layer()   {}
+
+// Interval is a line of means with their confidence interval, Lo to Hi, at each point: over
+// numbers, the line in Style with Glyph at every point over a band filled with Fill (drawn
+// first); over categories (Whiskers), Glyph at each mean with a capped vertical bar from Lo to
+// Hi, where a line between categories would mean nothing. A NaN is no value, as in Series.
+type Interval struct {
+	Style
+	Fill         color.NRGBA
+	Glyph        Glyph
+	X, Y, Lo, Hi []float64
+	Whiskers     bool
+}
+
+// Levels is a short horizontal line in Style at each (X, Y), HalfWidth either side in x
+// units: a reference value per category.
+type Levels struct {
+	Style
+	X, Y      []float64
+	HalfWidth float64
+}
+
+// Markers is Glyph, in Colour, at each point, without a line (a knee's ring).
+type Markers struct {
+	Colour color.NRGBA
+	Glyph  Glyph
+	X, Y   []float64
+}
+
+// Absent marks the x positions where the panel's metric has no value (no operation succeeded,
+// so no latency): Glyph, in Colour, along the bottom of the panel.
+type Absent struct {
+	Colour color.NRGBA
+	Glyph  Glyph
+	X      []float64
+}
+
+// VMarks are vertical lines across a panel, each with its label at the top in its colour. A
+// renderer never lets the labels overlap: it may move one down, or leave it out when it finds
+// no room (the keys name every mark in any case).
+type VMarks []VMark
+
+// VMark is one vertical line of VMarks.
+type VMark struct {
+	X     float64
+	Label string
+	Style
 }
 
 // Crosses are points with an interval both ways (the means of two metrics and their confidence

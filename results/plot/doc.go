@@ -3,9 +3,9 @@
 // the module that imports gonum.org/v1/plot (internal/lint enforces it); it reads only files,
 // through package results. What a figure shows is chosen in results/chart, once for every
 // renderer: the figures' names (chart.Registry), the colours, the sums over groups and servers,
-// a sweep's lines and its knees. The run and comparison figures come whole as data
-// (chart.Figure: panels, axes, series, windows, reference lines, keys), which render draws
-// without choosing anything, and so does the map figure (chart.MapFigure: cells, colours,
+// a sweep's lines and its knees. The run, sweep and comparison figures come whole as data
+// (chart.Figure: panels, axes, series, windows, reference lines, layers, keys), which render
+// draws without choosing anything, and so does the map figure (chart.MapFigure: cells, colours,
 // texts, boundary lines, keys); this package lays them out and draws them.
 //
 // # Run figures
@@ -35,13 +35,15 @@
 //
 // # Sweep figures
 //
-// WriteSweepFigures reads a sweep folder (sweep.json) and writes NAME.svg and NAME.png for each
-// of SweepFigures: sweep-goodput, sweep-amplification and sweep-p99 (the p99 latency of
-// successful operations). The x axis is the first swept parameter: rates ("1000/s") in
-// operations per second, durations in s, ms or µs, plain numbers as they are, and anything else
-// (a policy name, a driver block) as one position per value, in the order of the sweep. Each
-// line is one value of the second swept parameter, or, with one parameter, all groups together
-// and each group (with more than one). A line is the mean over the replications with its 95 %
+// WriteSweepFigures draws a sweep folder's figures as chart.SweepFigures builds them from
+// sweep.json, and writes NAME.svg and NAME.png for each of SweepFigures: sweep-goodput,
+// sweep-amplification and sweep-p99 (the p99 latency of successful operations). The x axis
+// is the first numeric swept parameter (the first when none is, or chart.SweepOptions.X):
+// rates ("1000/s") in operations per second, durations in s, ms or µs, plain numbers as they
+// are, and anything else (a policy name, a driver block) as one position per value, in the
+// order of the sweep, its names slanted when they are too wide to stand level. Each line is
+// one value of the second swept parameter, or, with one parameter, all groups together and
+// each group (with more than one). A line is the mean over the replications with its 95 %
 // confidence band (Student t, sweep.Aggregate); over categories, points with bars side by
 // side. A point where a metric has no value (no operation succeeded, so no p99) is marked with
 // a cross along the bottom.

@@ -276,32 +276,19 @@ func (h *hline) Thumbnail(c *draw.Canvas) {
 	c.StrokeLine2(h.style, c.Min.X, y, c.Max.X, y)
 }
 
-// markers draws a glyph at each point and its label, if any, above and right of it.
+// markers draws a glyph at each point (a knee's ring).
 type markers struct {
 	xs, ys []float64
-	labels []string
 	glyph  draw.GlyphStyle
 }
 
 func (m *markers) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, trY := p.Transforms(&c)
-	sty := textStyle(noteSize, true)
-	sty.Color = m.glyph.Color
-	sty.YAlign = draw.YBottom
 	for i := range m.xs {
 		if !valid(m.xs[i]) || !valid(m.ys[i]) {
 			continue
 		}
-		pt := vg.Point{X: trX(m.xs[i]), Y: trY(m.ys[i])}
-		c.DrawGlyph(m.glyph, pt)
-		if i < len(m.labels) && m.labels[i] != "" {
-			w := sty.Rectangle(m.labels[i]).Size().X
-			x := pt.X + m.glyph.Radius + vg.Points(3)
-			if x+w > c.Max.X {
-				x = pt.X - m.glyph.Radius - vg.Points(3) - w
-			}
-			c.FillText(sty, vg.Point{X: x, Y: pt.Y + m.glyph.Radius + vg.Points(2)}, m.labels[i])
-		}
+		c.DrawGlyph(m.glyph, vg.Point{X: trX(m.xs[i]), Y: trY(m.ys[i])})
 	}
 }
 

@@ -24,7 +24,7 @@ func TestSweepAxes(t *testing.T) {
 			dir = fx.dir
 		}
 	}
-	s, err := readSweep(dir, chart.SweepOptions{})
+	s, err := chart.ReadSweep(dir, chart.SweepOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,7 @@ func TestSweepAxes(t *testing.T) {
 		t.Errorf("lines %q with %d points, want the policies in the order given, 11 loads each", s.Lines[0].Name, len(s.Lines[0].X))
 	}
 
-	s, err = readSweep(dir, chart.SweepOptions{X: "clients[0].driver.retryPolicy"})
+	s, err = chart.ReadSweep(dir, chart.SweepOptions{X: "clients[0].driver.retryPolicy"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func TestSweepAxes(t *testing.T) {
 		t.Errorf("11 lines over categories stand from %.2f to %.2f: wider than a category", lo, hi)
 	}
 
-	if _, err := readSweep(dir, chart.SweepOptions{X: "clients[0].count"}); err == nil ||
+	if _, err := chart.ReadSweep(dir, chart.SweepOptions{X: "clients[0].count"}); err == nil ||
 		!strings.Contains(err.Error(), "--x clients[0].count: not a parameter") || !strings.Contains(err.Error(), "clients[0].driver.retryPolicy, clients[0].workload.rate") {
 		t.Errorf("--x of no parameter: %v", err)
 	}

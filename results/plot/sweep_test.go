@@ -3,8 +3,6 @@ package plot
 import (
 	"testing"
 
-	"gonum.org/v1/plot"
-
 	"github.com/overloadsim/overloadsim/results/chart"
 )
 
@@ -17,8 +15,11 @@ func TestCategoryLabelsSlant(t *testing.T) {
 		values []string
 		slant  bool
 	}{{long, true}, {[]string{"none", "grpc", "custom"}, false}} {
-		p := plot.New()
-		applyX(p, chart.NewXAxis("clients[0].driver.retryPolicy", tc.values))
+		x := chart.Axis{Categorical: true}
+		for i, v := range tc.values {
+			x.Ticks = append(x.Ticks, chart.Tick{Value: float64(i), Label: v})
+		}
+		p := renderPanel(&chart.Panel{X: x}).p
 		if got := p.X.Tick.Label.Rotation != 0; got != tc.slant {
 			t.Errorf("%d categories: slanted %v, want %v", len(tc.values), got, tc.slant)
 		}

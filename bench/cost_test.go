@@ -155,14 +155,6 @@ clients: [{name: app, count: 100000, workload: {rate: 10000/s}}]
 	// 77 minutes at 3 million events/s
 }
 
-// hostileBase is a valid scenario that the cost cases add to or change (scenarios' hostile
-// cases start from the same one).
-const hostileBase = `duration: 10s
-clients:
-  - name: app
-    workload: {rate: 100/s}
-`
-
 // groups returns n client groups of count clients each, at rate each.
 func groups(n, count int, rate string) string {
 	var b strings.Builder

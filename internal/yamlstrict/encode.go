@@ -175,7 +175,11 @@ func Flow(n *Node) string {
 	case SeqKind:
 		parts := make([]string, len(n.Items))
 		for i, it := range n.Items {
-			parts[i] = Flow(it)
+			if it.Kind == ScalarKind {
+				parts[i] = quoteItem(it.Text)
+			} else {
+				parts[i] = Flow(it)
+			}
 		}
 		return "[" + strings.Join(parts, ", ") + "]"
 	}
@@ -187,7 +191,7 @@ func Flow(n *Node) string {
 }
 
 // quoteIfNeeded returns s as a YAML scalar: plain when that reads back as the same text,
-// double-quoted otherwise. In flow context commas, brackets and colons also need quotes.
+// double-quoted otherwise. In flow context commas and brackets also need quotes.
 func quoteIfNeeded(s string, flow bool) string {
 	if plainSafe(s, flow) {
 		return s
@@ -196,12 +200,23 @@ func quoteIfNeeded(s string, flow bool) string {
 }
 
 // quoteKey is quoteIfNeeded for a mapping's key: a "<<" anywhere in a plain key makes it a
-// merge key to the parser, which Parse refuses.
+// merge key to the parser, which Parse refuses, and in flow context the parser ends a plain key
+// at its first colon ({a:b: c} is {a: "b: c"}).
 func quoteKey(s string, flow bool) string {
-	if strings.Contains(s, "<<") {
+	if strings.Contains(s, "<<") || flow && strings.Contains(s, ":") {
 		return strconv.Quote(s)
 	}
 	return quoteIfNeeded(s, flow)
+}
+
+// quoteItem is quoteIfNeeded for an item of a flow list: inside a flow mapping the parser reads
+// a plain a:b there as the mapping {a: b}. (A flow mapping's value, such as a sweep's range
+// 1s:5s:1s, reads back plain.)
+func quoteItem(s string) string {
+	if strings.Contains(s, ":") {
+		return strconv.Quote(s)
+	}
+	return quoteIfNeeded(s, true)
 }
 
 // plainSafe reports whether s, written plain, reads back as the same text, to this package's
@@ -224,11 +239,6 @@ func plainSafe(s string, flow bool) bool {
 		return false
 	}
 	if strings.Contains(s, ": ") || strings.Contains(s, " #") || strings.HasSuffix(s, ":") {
-		return false
-	}
-	if flow && strings.Contains(s, ":") {
-		// In flow context the parser ends a plain key at its first colon ({a:b: c} is
-		// {a: "b: c"}), and reads a:b in a list inside a mapping as {a: b}.
 		return false
 	}
 	switch s[0] {

@@ -51,6 +51,10 @@ func TestTextRoundTrip(t *testing.T) {
 			t.Errorf("Inline(%q) = %s, want it plain", s, got)
 		}
 	}
+	rng := &yamlstrict.Node{Kind: yamlstrict.MapKind, Keys: []*yamlstrict.Node{yamlstrict.NewScalar("k")}, Vals: []*yamlstrict.Node{yamlstrict.NewScalar("1s:5s:1s")}}
+	if got := yamlstrict.Flow(rng); got != "{k: 1s:5s:1s}" {
+		t.Errorf("Flow = %s, want a flow mapping's value with colons (a sweep's range) plain", got)
+	}
 	for _, s := range []string{"<<", "...", "---", "--- x", "... x"} {
 		if got := yamlstrict.Inline(yamlstrict.NewScalar(s)); got != fmt.Sprintf("%q", s) {
 			t.Errorf("Inline(%q) = %s, want it quoted", s, got)

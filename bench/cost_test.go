@@ -1,13 +1,17 @@
 package bench
 
 import (
+	"errors"
 	"fmt"
-	"github.com/overloadsim/overloadsim/scenarios"
 	"math"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/overloadsim/overloadsim/client"
+	"github.com/overloadsim/overloadsim/scenarios"
+	"github.com/overloadsim/overloadsim/sim"
 )
 
 // TestCostLibrary: the cost of every library scenario is worked out from its fields: its
@@ -155,14 +159,6 @@ clients: [{name: app, count: 100000, workload: {rate: 10000/s}}]
 	// 77 minutes at 3 million events/s
 }
 
-// hostileBase is a valid scenario that the cost cases add to or change (scenarios' hostile
-// cases start from the same one).
-const hostileBase = `duration: 10s
-clients:
-  - name: app
-    workload: {rate: 100/s}
-`
-
 // groups returns n client groups of count clients each, at rate each.
 func groups(n, count int, rate string) string {
 	var b strings.Builder
@@ -208,5 +204,58 @@ func TestCostHostile(t *testing.T) {
 		if !tc.cost(c) {
 			t.Errorf("%s: Estimate = %+v (%v), not what the case expects", tc.name, c, c)
 		}
+	}
+}
+
+// localFailures is a closed loop of one thread, with no think time, whose every operation fails
+// in the client at once: a Couchbase SDK with the FailFast strategy knows no node while its
+// only node is down, which it is for the whole run (NODE_NOT_AVAILABLE, not retried).
+const localFailures = `name: local-failures
+duration: 1s
+topology:
+  nodes:
+    - {name: cb, flavor: couchbase}
+clients:
+  - name: app
+    driver: {retryPolicy: couchbase-failfast}
+    workload: {threads: 1, think: 0s}
+    mix: {kvGet: 1}
+faults:
+  - {at: 0s, kind: down, node: cb, for: 1s}
+`
+
+// TestCostLocalFailures pins what the estimate's think + 1 ms cycle leaves to the run-time limits
+// (scenarios.Scenario.OfferedOperations): a thread whose operations fail in the client goes
+// round every client.MinThreadCycle, a hundred times the operations the estimate counts; what
+// holds such a run is MinThreadCycle, which ends it, and RunOptions.Stop, asked between slices
+// that shrink to about stopSliceEvents events as the events come faster, which a command's
+// limits answer.
+func TestCostLocalFailures(t *testing.T) {
+	sc, err := scenarios.Parse("local-failures.yaml", []byte(localFailures))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := EstimatedEvents(sc), 1000.0*EventsPerOperation; got != want {
+		t.Errorf("EstimatedEvents = %g, want %g: one operation per think + 1 ms", got, want)
+	}
+
+	var w *World
+	asks := 0
+	r, err := RunWith(sc, sc.Seed, 0, RunOptions{Attach: func(world *World) { w = world }, Stop: func() bool { asks++; return false }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spins := uint64(sc.Duration / client.MinThreadCycle)
+	if got := r.Summary.Groups[0].Issued; got < spins || got > spins+1 {
+		t.Errorf("issued %d operations in 1 s, want one every MinThreadCycle: %d", got, spins)
+	}
+	if fired := w.Loop.Fired(); uint64(asks)*2*stopSliceEvents < fired {
+		t.Errorf("Stop asked %d times in %d events, want about once per %d", asks, fired, stopSliceEvents)
+	}
+
+	stopAt := sim.Time(100 * time.Millisecond)
+	r, err = RunWith(sc, sc.Seed, 0, RunOptions{Attach: func(world *World) { w = world }, Stop: func() bool { return w.Loop.Now() >= stopAt }})
+	if !errors.Is(err, ErrStopped) || r == nil || w.Loop.Now() >= sim.Time(sc.Duration)/2 {
+		t.Errorf("a Stop that answers true from 100 ms on: %v at %v, want the run stopped soon after", err, w.Loop.Now())
 	}
 }

@@ -14,26 +14,6 @@ import (
 	"github.com/overloadsim/overloadsim/sim"
 )
 
-const pauseScenario = `
-duration: 8s
-topology:
-  nodes:
-    - name: db
-      workers: 4
-      service: exp(2ms)
-      ingressRequestRateLimiterEnabled: true
-      ingressRequestAdmissionRatePerSec: 1500/s
-      ingressRequestAdmissionBurstCapacitySecs: 0.2
-clients:
-  - name: app
-    count: 4
-    driver: {timeoutMS: 500}
-    workload: {rate: 1000/s}
-faults:
-  - {at: 2s, kind: pause, node: db, for: 1500ms}
-  - {at: 3s, kind: pause, node: db, for: 1s}
-`
-
 // TestReplicationSeed: replication 0 is the seed itself; others are distinct, stable values.
 func TestReplicationSeed(t *testing.T) {
 	if got := ReplicationSeed(7, 0); got != 7 {

@@ -13,13 +13,6 @@ import (
 	"github.com/overloadsim/overloadsim/internal/yamlstrict"
 )
 
-// hostileBase is a valid scenario that the hostile cases add to or spoil.
-const hostileBase = `duration: 10s
-clients:
-  - name: app
-    workload: {rate: 100/s}
-`
-
 // hostileAllocLimit bounds what Parse may allocate on one hostile input, all of it garbage
 // included (runtime.MemStats.TotalAlloc): a hostile file must cost a validate little.
 const hostileAllocLimit = 64 << 20

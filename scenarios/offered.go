@@ -17,6 +17,18 @@ import (
 // client thread one operation per think time plus a millisecond of service (an upper bound for
 // service times of a millisecond or more), or per pace when the thread is paced and the pace is
 // the longer (a paced thread starts no sooner than one pace after its previous start).
+//
+// The millisecond is the cycle of a thread whose operations reach a server. One whose
+// operations fail in the client at once (an sre-throttle client's local rejection; a
+// couchbase-failfast client's open circuit breaker, or NODE_NOT_AVAILABLE while it knows no
+// node), with a think time under client.MinThreadCycle, goes round every MinThreadCycle: a
+// hundred times as many operations. That is left out on purpose, as retry storms are left out
+// of the events an operation costs (bench.EventsPerOperation): whether and for how long
+// operations fail in the client follows from the run, not from the configuration, and counting
+// every thread that could at MinThreadCycle would estimate a hundred times the work of runs
+// whose threads wait on their servers, and refuse them up front. Such a run is held at run time
+// instead: MinThreadCycle ends it, and a command's --max-time and --max-memory stop it where it
+// stands (bench.RunOptions.Stop; bench TestCostLocalFailures).
 func (s *Scenario) OfferedOperations() float64 { return s.offered(false) }
 
 // OfferedUnderLoadFaults is OfferedOperations with each load fault's factor applied to its

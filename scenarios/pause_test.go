@@ -11,26 +11,6 @@ import (
 	"github.com/overloadsim/overloadsim/sim"
 )
 
-const pauseScenario = `
-duration: 8s
-topology:
-  nodes:
-    - name: db
-      workers: 4
-      service: exp(2ms)
-      ingressRequestRateLimiterEnabled: true
-      ingressRequestAdmissionRatePerSec: 1500/s
-      ingressRequestAdmissionBurstCapacitySecs: 0.2
-clients:
-  - name: app
-    count: 4
-    driver: {timeoutMS: 500}
-    workload: {rate: 1000/s}
-faults:
-  - {at: 2s, kind: pause, node: db, for: 1500ms}
-  - {at: 3s, kind: pause, node: db, for: 1s}
-`
-
 // Rule (pause fault in a scenario): kind pause with node and for is accepted, becomes a
 // server.FaultPause of that length, reads back from its canonical text, and its window in the
 // results is [at, at+for].

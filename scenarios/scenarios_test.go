@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -404,6 +405,19 @@ func FuzzParse(f *testing.F) {
 		f.Add(data)
 	}
 	f.Add([]byte(minimal))
+	// Texts that read back only when the canonical text quotes them (yamlstrict's
+	// TestTextRoundTrip): as values, as keys, in a flow list.
+	for _, s := range []string{"<<", "...", "... x", "---", "--- x", "a:b", "\u2028"} {
+		f.Add([]byte(strings.ReplaceAll(`duration: 10s
+topology: {kind: replicaset, nodes: [{name: a, ingressRequestRateLimiterApplicationExemptions: [Q, x]}, {name: b}]}
+clients:
+  - name: app
+    workload: {rate: 100/s}
+    driver: {readPreference: nearest, readPreferenceTags: [{Q: Q}]}
+description: Q
+claim: Q
+`, "Q", strconv.Quote(s))))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		// "No hang": an input takes milliseconds; two seconds leaves room for a loaded machine.
 		start := time.Now()

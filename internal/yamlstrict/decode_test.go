@@ -3,6 +3,7 @@ package yamlstrict_test
 import (
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -138,12 +139,15 @@ func TestParseProblems(t *testing.T) {
 }
 
 // FuzzParse: the parser never panics or returns a tree without its problems on any input;
-// what it reads writes out (Text, Flow), and a copy of it (Clone) writes out the same. (That a
-// scenario's canonical text reads back to itself is scenarios' FuzzParse: Text writes plain
-// some keys the lexer would read otherwise, such as a <<, which no strict decoder accepts.)
+// what it reads writes out (Text, Flow) as text that reads back to the same tree, and a copy
+// of it (Clone) writes out the same.
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{"a: 1\n", "a: {b: [1, 'x y', \"\\t\"]}\n", "- a\n- b: c\n  d: [e]\n", "a: &x [1]\nb: *x\n", "a: |\n  text\n"} {
 		f.Add([]byte(s))
+	}
+	// Scalars that are plain text to the parser only when quoted (TestTextRoundTrip).
+	for _, s := range specialScalars {
+		f.Add([]byte("a: " + strconv.Quote(s) + "\n" + strconv.Quote(s) + ": [" + strconv.Quote(s) + "]\n"))
 	}
 	big := yamlstrict.Input{What: "a fuzz input", MaxBytes: 1 << 16}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -157,6 +161,9 @@ func FuzzParse(f *testing.F) {
 		text, flow := yamlstrict.Text(tree), yamlstrict.Flow(tree)
 		if c := tree.Clone(); yamlstrict.Text(c) != text || yamlstrict.Flow(c) != flow || c.Count() != tree.Count() {
 			t.Fatalf("the copy of %q writes out differently", text)
+		}
+		if err := readsBack(tree); err != nil {
+			t.Fatal(err)
 		}
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // Encode builds the canonical node tree of v, field f: struct fields in declaration order,
@@ -83,6 +84,11 @@ func FormatFloat(x float64) string {
 // collections of scalars written on one line in flow style. Parse reads it back to the same
 // tree.
 func Text(n *Node) string {
+	if n.Kind == SeqKind && len(n.Items) == 0 {
+		// In block style an empty list is no text at all: an empty document, which Parse reads
+		// as an empty mapping.
+		return "[]\n"
+	}
 	var b strings.Builder
 	writeBlock(&b, n, 0)
 	return b.String()
@@ -95,7 +101,7 @@ func writeBlock(b *strings.Builder, n *Node, indent int) {
 	case MapKind:
 		for i, k := range n.Keys {
 			b.WriteString(pad)
-			b.WriteString(quoteIfNeeded(k.Text, false))
+			b.WriteString(quoteKey(k.Text, false))
 			b.WriteString(":")
 			writeChild(b, n.Vals[i], indent)
 		}
@@ -169,13 +175,17 @@ func Flow(n *Node) string {
 	case SeqKind:
 		parts := make([]string, len(n.Items))
 		for i, it := range n.Items {
-			parts[i] = Flow(it)
+			if it.Kind == ScalarKind {
+				parts[i] = quoteItem(it.Text)
+			} else {
+				parts[i] = Flow(it)
+			}
 		}
 		return "[" + strings.Join(parts, ", ") + "]"
 	}
 	parts := make([]string, len(n.Keys))
 	for i := range n.Keys {
-		parts[i] = quoteIfNeeded(n.Keys[i].Text, true) + ": " + Flow(n.Vals[i])
+		parts[i] = quoteKey(n.Keys[i].Text, true) + ": " + Flow(n.Vals[i])
 	}
 	return "{" + strings.Join(parts, ", ") + "}"
 }
@@ -189,17 +199,44 @@ func quoteIfNeeded(s string, flow bool) string {
 	return strconv.Quote(s)
 }
 
+// quoteKey is quoteIfNeeded for a mapping's key: a "<<" anywhere in a plain key makes it a
+// merge key to the parser, which Parse refuses, and in flow context the parser ends a plain key
+// at its first colon ({a:b: c} is {a: "b: c"}).
+func quoteKey(s string, flow bool) string {
+	if strings.Contains(s, "<<") || flow && strings.Contains(s, ":") {
+		return strconv.Quote(s)
+	}
+	return quoteIfNeeded(s, flow)
+}
+
+// quoteItem is quoteIfNeeded for an item of a flow list: inside a flow mapping the parser reads
+// a plain a:b there as the mapping {a: b}. (A flow mapping's value, such as a sweep's range
+// 1s:5s:1s, reads back plain.)
+func quoteItem(s string) string {
+	if strings.Contains(s, ":") {
+		return strconv.Quote(s)
+	}
+	return quoteIfNeeded(s, true)
+}
+
+// plainSafe reports whether s, written plain, reads back as the same text, to this package's
+// parser and to other YAML readers alike.
 func plainSafe(s string, flow bool) bool {
 	if s == "" || s != strings.TrimSpace(s) {
 		return false
 	}
 	switch strings.ToLower(s) {
-	case "null", "~", "true", "false", "yes", "no", "on", "off", ".inf", "-.inf", "+.inf", ".nan":
-		// YAML would read these as other types; the decoder reads text, but quoting keeps the
-		// file unambiguous for other readers.
+	case "null", "~", "true", "false", "yes", "no", "on", "off", ".inf", "-.inf", "+.inf", ".nan", "<<":
+		// YAML would read these as other types (<< as a merge key); the decoder reads text,
+		// but quoting keeps the file unambiguous for other readers.
 		if s != "true" && s != "false" {
 			return false
 		}
+	}
+	if strings.HasPrefix(s, "---") || strings.HasPrefix(s, "...") {
+		// Where a line starts, a document's start or end marker: the parser reads "..." there
+		// as the end of the document, and "... x" as x.
+		return false
 	}
 	if strings.Contains(s, ": ") || strings.Contains(s, " #") || strings.HasSuffix(s, ":") {
 		return false
@@ -212,7 +249,9 @@ func plainSafe(s string, flow bool) bool {
 	}
 	for _, r := range s {
 		switch {
-		case r < 0x20 || r == 0x7f || r == '\uFEFF':
+		case r != ' ' && !unicode.IsPrint(r):
+			// Controls, format characters (a byte-order mark), line and paragraph separators,
+			// noncharacters the parser refuses (U+FFFE): strconv.Quote escapes exactly these.
 			return false
 		case flow && strings.ContainsRune(",[]{}", r):
 			return false

@@ -223,8 +223,9 @@ func TestScenarioTopicIsPackageDoc(t *testing.T) {
 
 // TestMetricsTopicIsCatalogue: 'simulate help metrics' has one line per row of docs/metrics.md
 // §18 (the catalogue's table, which docs/metrics_test.go keeps in step with the catalogue), with
-// the row's name, unit, direction and meaning, and ends with the section # Recovery of package
-// results as go doc renders it.
+// the row's name, unit, direction, files (S when summary.json has it, T when timeseries.csv
+// does), section and meaning, and ends with the section # Recovery of package results as go doc
+// renders it, up to the next heading.
 func TestMetricsTopicIsCatalogue(t *testing.T) {
 	var out bytes.Buffer
 	if err := writeMetricsTopic(&out); err != nil {
@@ -238,7 +239,7 @@ func TestMetricsTopicIsCatalogue(t *testing.T) {
 	if !ok {
 		t.Fatal("docs/metrics.md has no section 18. The catalogue")
 	}
-	row := regexp.MustCompile("(?m)^\\| `([a-z_A-Z0-9]+)` \\| [^|]+ \\| ([^|]+) \\| ([^|]+) \\| [^|]+ \\| [^|]+ \\| §([0-9.]+) \\| ([^|]+) \\|$")
+	row := regexp.MustCompile("(?m)^\\| `([a-z_A-Z0-9]+)` \\| [^|]+ \\| ([^|]+) \\| ([^|]+) \\| ([^|]+) \\| ([^|]+) \\| §([0-9.]+) \\| ([^|]+) \\|$")
 	rows := row.FindAllStringSubmatch(table, -1)
 	if len(rows) < 40 {
 		t.Fatalf("docs/metrics.md §18: %d rows read, want the whole catalogue", len(rows))
@@ -254,14 +255,21 @@ func TestMetricsTopicIsCatalogue(t *testing.T) {
 		t.Errorf("'simulate help metrics' has %d metric lines, docs/metrics.md §18 %d rows", metricLines, len(rows))
 	}
 	for _, r := range rows {
-		name, unit, better, section, meaning := r[1], r[2], r[3], r[4], r[5]
+		name, unit, better, section, meaning := r[1], r[2], r[3], r[6], r[7]
+		in := ""
+		if r[4] != "—" {
+			in += "S"
+		}
+		if r[5] == "yes" {
+			in += "T"
+		}
 		found := false
 		for _, l := range lines {
 			f := strings.Fields(l)
 			if strings.HasPrefix(l, "  ") && len(f) > 5 && f[0] == name {
 				found = true
-				if f[1] != unit || f[2] != better || f[4] != "§"+section || !strings.HasSuffix(l, " "+meaning) {
-					t.Errorf("%s: 'simulate help metrics' says %q, docs/metrics.md §18 %s, %s, §%s, %q", name, l, unit, better, section, meaning)
+				if f[1] != unit || f[2] != better || f[3] != in || f[4] != "§"+section || !strings.HasSuffix(l, " "+meaning) {
+					t.Errorf("%s: 'simulate help metrics' says %q, docs/metrics.md §18 %s, %s, %s, §%s, %q", name, l, unit, better, in, section, meaning)
 				}
 			}
 		}
@@ -269,12 +277,16 @@ func TestMetricsTopicIsCatalogue(t *testing.T) {
 			t.Errorf("'simulate help metrics' lacks %s", name)
 		}
 	}
-	rec, err := docSection(renderedPackageDoc(t, "../../results", "github.com/overloadsim/overloadsim/results"), "Recovery")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var p comment.Printer
-	if want := "\n\n" + string(p.Text(rec)); !strings.HasSuffix(out.String(), want) {
+	all := string(p.Text(renderedPackageDoc(t, "../../results", "github.com/overloadsim/overloadsim/results")))
+	_, rec, ok := strings.Cut(all, "\n# Recovery\n\n")
+	if !ok {
+		t.Fatalf("go doc ./results has no section Recovery:\n%s", all)
+	}
+	if i := strings.Index(rec, "\n# "); i >= 0 {
+		rec = rec[:i]
+	}
+	if want := "\n\n" + rec; !strings.HasSuffix(out.String(), want) {
 		t.Errorf("'simulate help metrics' does not end with go doc ./results's section Recovery:\n%s", want)
 	}
 }

@@ -11,7 +11,7 @@
 //	calibrate  write a scenario of your cluster from its serverStatus documents, or check one against them
 //	check      compare a run or sweep with a baseline; exit 1 on a regression
 //	compare    compare runs or sweeps side by side: differences and their significance
-//	help       print a command's help, or the list of commands
+//	help       print a command's help, a topic, or the list of commands and topics
 //	list       list the library's scenarios, what each demonstrates and which drivers it models
 //	map        map where an overload sticks: P(stuck) over a grid of two or three parameters
 //	merge      merge the shards of a sweep, map or tuning run with --shard into the one-machine result
@@ -26,6 +26,12 @@
 //	tune       search parameters for the setting that optimises a metric under constraints, with evidence
 //	validate   check scenario files and report every problem
 //	version    print the version
+//
+// Topics ('simulate help TOPIC', topics.go): the references an installed binary has no source
+// for, built from the docs' own text:
+//
+//	metrics    every metric: its name, unit, direction and meaning, and the recovery rule
+//	scenario   the scenario format: every field, its default and its units (go doc ./scenarios)
 //
 // Run 'simulate <command> --help' or 'simulate help <command>' for a command's options; help
 // goes to stdout. Data goes to stdout, diagnostics (usage errors included) to stderr. Exit
@@ -182,21 +188,29 @@ func printCommandHelp(w io.Writer, cmd command, fs *pflag.FlagSet) {
 }
 
 // helpSummary is the summary of 'simulate help', which is not in commands: it is part of run.
-const helpSummary = "print a command's help, or the list of commands"
+const helpSummary = "print a command's help, a topic, or the list of commands and topics"
 
-// runHelp is 'simulate help [CMD]': the command list, or one command's help, on stdout.
+// runHelp is 'simulate help [CMD|TOPIC]': the list of commands and topics, one command's help,
+// or one topic, on stdout.
 func runHelp(args []string, stdout, stderr io.Writer) int {
 	switch {
 	case len(args) == 0 || len(args) == 1 && args[0] == "help":
 		printUsage(stdout)
 		return exitOK
 	case len(args) > 1:
-		fmt.Fprintf(stderr, "simulate help: want at most one command, got %q\n", args)
+		fmt.Fprintf(stderr, "simulate help: want at most one command or topic, got %q\n", args)
 		return exitUsage
+	}
+	if t, ok := topics[args[0]]; ok {
+		if err := t.write(stdout); err != nil {
+			fmt.Fprintf(stderr, "simulate help %s: %v\n", args[0], err)
+			return exitFailure
+		}
+		return exitOK
 	}
 	cmd, ok := commands[args[0]]
 	if !ok {
-		fmt.Fprintf(stderr, "simulate help: unknown command %q\n\n", args[0])
+		fmt.Fprintf(stderr, "simulate help: unknown command or topic %q\n\n", args[0])
 		printUsage(stderr)
 		return exitUsage
 	}
@@ -219,5 +233,9 @@ func printUsage(w io.Writer) {
 		}
 		fmt.Fprintf(w, "  %-10s %s\n", n, summary)
 	}
-	fmt.Fprint(w, "\nRun 'simulate help <command>' or 'simulate <command> --help' for a command's options.\n")
+	fmt.Fprint(w, "\nTopics:\n")
+	for _, n := range topicNames() {
+		fmt.Fprintf(w, "  %-10s %s\n", n, topics[n].summary)
+	}
+	fmt.Fprint(w, "\nRun 'simulate help <command>' or 'simulate <command> --help' for a command's options,\n'simulate help <topic>' for a topic.\n")
 }

@@ -24,7 +24,7 @@ func TestCLI(t *testing.T) {
 		{"help: the list on stdout", []string{"help"}, exitOK, append([]string{"Commands:", "help "}, commandNames()...), nil, false},
 		{"-h: the list on stdout", []string{"-h"}, exitOK, []string{"Commands:", "simulate help <command>"}, nil, false},
 		{"help help", []string{"help", "help"}, exitOK, []string{"Commands:"}, nil, false},
-		{"help of an unknown command", []string{"help", "nope"}, exitUsage, nil, []string{`unknown command "nope"`, "Commands:"}, true},
+		{"help of an unknown command", []string{"help", "nope"}, exitUsage, nil, []string{`unknown command or topic "nope"`, "Commands:"}, true},
 		{"help of two commands", []string{"help", "run", "sweep"}, exitUsage, nil, []string{"at most one command"}, true},
 		{"unknown flag: how to get help", []string{"run", "--nope"}, exitUsage, nil, []string{"unknown flag: --nope", "simulate run --help"}, true},
 		{"show without a name", []string{"show"}, exitUsage, nil, []string{"want exactly one NAME"}, true},

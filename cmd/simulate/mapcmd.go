@@ -24,7 +24,7 @@ var mapCommand = command{
 
 Runs the scenario at every cell of a grid of two or three numeric parameters, --replications
 times each, and decides after the trigger (--trigger, default the scenario's first) whether each
-run recovered, stuck or was undecided (see 'go doc ./results' # Recovery). Writes
+run recovered, stuck or was undecided (the rule: 'simulate help metrics'). Writes
 map.csv and map.json (P(stuck) with its 95 % Wilson interval and the median recovery time per
 cell) and prints where the outcome flips. The first --vary is the map's y axis, the second its
 x axis, a third makes small multiples; the results are the same for any number of workers.

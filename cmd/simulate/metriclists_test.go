@@ -10,7 +10,7 @@ func TestMetricListTexts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := metricForms(sc), "total.METRIC, group.NAME.METRIC (NAME: app), server.NAME.METRIC (NAME: db), fault.NAME.METRIC (NAME: cpu-cut), METRIC as in docs/metrics.md (goodput, amplification, latency_ok_p99, reject_share, recovery_time, …)"; got != want {
+	if got, want := metricForms(sc), "total.METRIC, group.NAME.METRIC (NAME: app), server.NAME.METRIC (NAME: db), fault.NAME.METRIC (NAME: cpu-cut), METRIC as 'simulate help metrics' lists it (goodput, amplification, latency_ok_p99, reject_share, recovery_time, …)"; got != want {
 		t.Errorf("metricForms = %q\nwant          %q", got, want)
 	}
 	_, err = parseTolerance(map[string]string{"offered": "0.1"})

@@ -16,7 +16,7 @@ var showCommand = command{
 
 Prints the library file of the scenario NAME exactly as written, which reads back to the same
 scenario; its description and claim say what it models and demonstrates. Copy it to start a
-scenario of your own. Every field, its default and its units: go doc ./scenarios. Which
+scenario of your own. Every field, its default and its units: 'simulate help scenario'. Which
 drivers it models (a Client Backpressure spec text, or a release as it ships, such as
 retryPolicy: go-2.10.0) is said on stderr.
 'simulate list' names the library's scenarios.

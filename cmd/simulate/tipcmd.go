@@ -29,7 +29,7 @@ says which side of 1/2 the probe is on, then halves the bracket, until it is at 
 boundary with its confidence interval and every probe, and writes tip.json into --out. The
 values are numbers, rates (2000/s) or durations (5s); --sticks says on which side runs stick.
 
-Examples:
+Examples (the first takes about 23 s of CPU time, some 12 s on two free cores):
   simulate tip cpu-cut-storm --param 'faults[0].for' --range 2s:12s --precision 250ms
   simulate tip spike-collapse --param 'clients[0].workload.rate' --range 600/s:1400/s --precision 25/s
   simulate tip pause-collapse --param 'clients[0].appRetry.attempts' --range 1:5 --precision 1`,

@@ -37,8 +37,8 @@ every constraint. It runs a coarse grid (STEPS values of each field from LO to H
 evenly or, with log, geometrically; integer fields take whole values), every candidate
 --replications times with common random numbers (replication r of every candidate has the same
 seed), then --refine rounds of a finer grid between the best feasible candidate's neighbours.
-Metrics are named and measured as in a scenario's expect: block (docs/metrics.md): total.goodput,
-group.NAME.amplification, group.NAME.latency_ok_p99, server.NAME.reject_share,
+Metrics are named and measured as in a scenario's expect: block ('simulate help metrics'):
+total.goodput, group.NAME.amplification, group.NAME.latency_ok_p99, server.NAME.reject_share,
 fault.NAME.recovery_time, …, over the measured window, --window FROM:TO, or a window of their own
 (METRIC@FROM:TO). A constraint compares the mean with <=, >=, < or >, in the metric's unit
 (seconds for a latency; 200ms and 900/s are read too). Prints the recommendation with every
@@ -298,7 +298,8 @@ func checkTuneMetric(sc *scenarios.Scenario, flag, text string, m results.TuneMe
 
 // metricForms lists the forms of the scenario's metrics, with its names: "total.METRIC,
 // group.NAME.METRIC (NAME: a, b), server.NAME.METRIC (NAME: db), fault.NAME.METRIC (NAME: cut),
-// METRIC as in docs/metrics.md (goodput, …, …)", the examples the catalogue's (results.Examples).
+// METRIC as 'simulate help metrics' lists it (goodput, …, …)", the examples the catalogue's
+// (results.Examples).
 func metricForms(sc *scenarios.Scenario) string {
 	var groups, servers, faults []string
 	for _, g := range sc.Clients {
@@ -328,7 +329,7 @@ func metricForms(sc *scenarios.Scenario) string {
 	for _, m := range results.Examples() {
 		examples = append(examples, m.Name)
 	}
-	return strings.Join(forms, ", ") + ", METRIC as in docs/metrics.md (" + strings.Join(examples, ", ") + ", …)"
+	return strings.Join(forms, ", ") + ", METRIC as 'simulate help metrics' lists it (" + strings.Join(examples, ", ") + ", …)"
 }
 
 // refuseTuning refuses, up front, a tuning whose coarse grid has more than maxCands candidates,

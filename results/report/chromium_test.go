@@ -30,8 +30,44 @@ import (
 )
 
 // chromiumPath is Debian's headless-capable Chromium (apt-get install chromium). CI installs
-// it; without it the browser tests skip.
+// it; without it the browser tests skip, or fail under OVERLOADSIM_BROWSER=require (browserEnv).
 const chromiumPath = "/usr/bin/chromium"
+
+// browserEnv names the environment variable that says what a browser test does when Chromium,
+// node or playwright-core is missing. Unset or empty, it skips: the README's go test ./... passes
+// on a fresh machine, and says so next to the command, since go test shows nothing of a passing
+// package but its ok line. "require": it fails, naming what is missing; .ci/run sets it, so that
+// CI never passes without having run the browser tests. Any other value fails every browser test.
+const browserEnv = "OVERLOADSIM_BROWSER"
+
+// browserAction decides what a browser test does, given browserEnv's value and what it needs
+// that is missing ("" when nothing is): run (false, nil), skip (true, nil), or fail (an error
+// that says why).
+func browserAction(setting, missing string) (skip bool, err error) {
+	if setting != "" && setting != "require" {
+		return false, fmt.Errorf("%s=%q: want it unset (a missing browser skips the browser tests) or require (a missing browser fails them)", browserEnv, setting)
+	}
+	if missing == "" {
+		return false, nil
+	}
+	if setting == "require" {
+		return false, fmt.Errorf("%s, and %s=require: the browser tests must run here", missing, browserEnv)
+	}
+	return true, nil
+}
+
+// needBrowser runs, skips or fails the test t as browserAction says, missing being what it needs
+// that is not there ("" when nothing is).
+func needBrowser(t *testing.T, missing string) {
+	t.Helper()
+	skip, err := browserAction(os.Getenv(browserEnv), missing)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if skip {
+		t.Skipf("skipping the headless-browser checks: %s (%s=require makes this a failure)", missing, browserEnv)
+	}
+}
 
 // chromiumTimeout bounds every Chromium process, so that a wedged browser fails the test instead
 // of hanging it. A report loads in about a second.
@@ -50,11 +86,14 @@ func chromiumFlags(userDataDir string) []string {
 	}
 }
 
+// needChromium skips or fails t (needBrowser) unless chromiumPath is there.
 func needChromium(t *testing.T) {
 	t.Helper()
+	missing := ""
 	if _, err := os.Stat(chromiumPath); err != nil {
-		t.Skipf("skipping the headless-browser checks: %s not found (%v); install Debian's chromium package (apt-get install chromium) to run them", chromiumPath, err)
+		missing = fmt.Sprintf("%s not found (%v); install Debian's chromium package (apt-get install chromium) to run them", chromiumPath, err)
 	}
+	needBrowser(t, missing)
 }
 
 // runChromium runs Chromium with the common flags and args, bounded by chromiumTimeout, and
@@ -590,10 +629,10 @@ func TestInteractiveReport(t *testing.T) {
 	needChromium(t)
 	node, err := exec.LookPath("node")
 	if err != nil {
-		t.Skipf("skipping the interactive-chart checks: node not found (%v)", err)
+		needBrowser(t, fmt.Sprintf("node not found (%v); the interactive-chart checks need it", err))
 	}
 	if _, err := os.Stat(filepath.Join(browserDir, "node_modules", "playwright-core")); err != nil {
-		t.Skipf("skipping the interactive-chart checks: playwright-core is not installed; run npm ci in results/report/%s", browserDir)
+		needBrowser(t, fmt.Sprintf("playwright-core is not installed; run npm ci --prefix results/report/%s to run the interactive-chart checks", browserDir))
 	}
 	run, _, _ := browserFolders(t)
 	dir := filepath.Dir(run)
@@ -712,5 +751,37 @@ func TestCompareChromium(t *testing.T) {
 	assertSelfContained(t, "compare (DOM)", string(dom))
 	if lines := consoleLines(stderr); len(lines) > 0 {
 		t.Errorf("console output while loading compare.html:\n%s", strings.Join(lines, "\n"))
+	}
+}
+
+// TestBrowserAction: with OVERLOADSIM_BROWSER unset a missing browser skips the browser tests
+// (the README's go test ./... passes on a fresh machine); with require it fails them, naming
+// what is missing (.ci/run sets it, so that CI cannot pass without running them); any other
+// value is an error, present browser or not, rather than a silent default.
+func TestBrowserAction(t *testing.T) {
+	const missing = "/usr/bin/chromium not found"
+	for _, c := range []struct {
+		gloss            string
+		setting, missing string
+		skip             bool
+		err              string // a part of the error, "" for none
+	}{
+		{"unset, all there: run", "", "", false, ""},
+		{"unset, missing: skip", "", missing, true, ""},
+		{"require, all there: run", "require", "", false, ""},
+		{"require, missing: fail naming it", "require", missing, false, missing + ", and OVERLOADSIM_BROWSER=require"},
+		{"a misspelt value, all there: fail", "requir", "", false, `OVERLOADSIM_BROWSER="requir": want it unset`},
+		{"a misspelt value, missing: fail, not skip", "skip", missing, false, `OVERLOADSIM_BROWSER="skip": want it unset`},
+	} {
+		skip, err := browserAction(c.setting, c.missing)
+		if skip != c.skip {
+			t.Errorf("%s: skip = %v, want %v", c.gloss, skip, c.skip)
+		}
+		switch {
+		case c.err == "" && err != nil:
+			t.Errorf("%s: error %v, want none", c.gloss, err)
+		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
+			t.Errorf("%s: error %v, want one containing %q", c.gloss, err, c.err)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package chart
 import (
 	"fmt"
 	"image/color"
+	"strconv"
 )
 
 // Colours of the figures, chosen here once: the gonum renderer (results/plot) draws them and
@@ -53,3 +54,8 @@ func WithAlpha(c color.NRGBA, a uint8) color.NRGBA { c.A = a; return c }
 
 // Hex writes an opaque colour as CSS writes it: "#0077bb".
 func Hex(c color.NRGBA) string { return fmt.Sprintf("#%02x%02x%02x", c.R, c.G, c.B) }
+
+// RGBA is c as a CSS colour with its transparency: "rgba(214,39,40,0.118)".
+func RGBA(c color.NRGBA) string {
+	return fmt.Sprintf("rgba(%d,%d,%d,%s)", c.R, c.G, c.B, strconv.FormatFloat(float64(c.A)/255, 'f', 3, 64))
+}

@@ -36,8 +36,8 @@
 // is attempts ÷ offered of all groups. RunFigures builds a run folder's figures (timeseries,
 // amplification, latency, servers and, with mongos routers, shards): rates as steps over their
 // interval, levels at its end, the warm-up and the faults as shaded windows labelled with their
-// outcome. RunCharts is the figure of a report's interactive charts: the rates of all groups
-// and servers, and the amplification. CompareFigure builds the comparison of several runs, or
+// outcome. Run.Charts is the figure of a report's interactive charts: the rates of all groups
+// and servers, and the amplification, with their titles, labels, windows and reference line. CompareFigure builds the comparison of several runs, or
 // of several sweeps over the same numeric parameter.
 //
 // # Maps

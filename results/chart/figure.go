@@ -6,7 +6,7 @@ import "image/color"
 // shaded windows and legends, with the names, the sums, the labels and the colours already
 // chosen, so that a renderer only draws what it is given.
 type Figure struct {
-	Name     string // the registry's name (Registry), or "interactive" for a report's charts (RunCharts)
+	Name     string // the registry's name (Registry), or "interactive" for a report's charts (Run.Charts)
 	Title    string
 	Subtitle string
 	Panels   []Panel

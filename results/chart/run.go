@@ -45,29 +45,28 @@ func RetryAmplification(ts *results.Timeseries) []float64 {
 	return out
 }
 
-// RunCharts is the figure of a run's interactive charts in a report: the rates of all groups
+// Charts is the figure of the run's interactive charts in a report, with the titles, axis
+// labels, shaded windows and reference line the renderer draws as given: the rates of all groups
 // (offered, attempts, goodput, failures) and of all servers (rejections) in the panel "rates",
-// the retry amplification in the panel "amplification". Each value holds for the interval
-// that ends at its x (seconds). A run without intervals has no charts: nil.
-func RunCharts(ts *results.Timeseries) *Figure {
-	ends := ts.Ends()
-	if len(ends) == 0 {
-		return nil
-	}
-	x := make([]float64, len(ends))
-	for i, e := range ends {
-		x[i] = e.Seconds()
-	}
-	servers := ts.Names(results.KindServer)
+// the retry amplification in the panel "amplification", one above the other (Weights: the rates
+// the taller). Each value holds for the interval that ends at its x (seconds).
+func (r *Run) Charts() *Figure {
+	ts := r.TS
+	x := r.Ends
 	// The rejections are every refusal the servers counted (requests, queue overflows and
 	// connections), where the timeseries figure draws the operations' (requests and queue).
-	rates := []Series{
+	rates := r.timePanel("All client groups: rates per second", "per second", true)
+	rates.Name = "rates"
+	rates.Series = []Series{
 		{Label: "offered", Style: Style{Colour: Offered}, X: x, Y: GroupsSum(ts, "offered")},
 		{Label: "attempts", Style: Style{Colour: Attempts}, X: x, Y: GroupsSum(ts, "attempts")},
 		{Label: "goodput", Style: Style{Colour: Goodput}, X: x, Y: GroupsSum(ts, "goodput")},
-		{Label: "rejections (servers)", Style: Style{Colour: Rejections}, X: x, Y: Sum(ts, results.KindServer, servers, "rejections")},
+		{Label: "rejections (servers)", Style: Style{Colour: Rejections}, X: x, Y: Sum(ts, results.KindServer, r.Servers, "rejections")},
 		{Label: "failures", Style: Style{Colour: Failures}, X: x, Y: GroupsSum(ts, "failures")},
 	}
-	amp := []Series{{Label: "amplification", Style: Style{Colour: Palette[0]}, X: x, Y: RetryAmplification(ts)}}
-	return &Figure{Name: "interactive", Panels: []Panel{{Name: "rates", Series: rates}, {Name: "amplification", Series: amp}}}
+	amp := r.timePanel("Retry amplification: attempts ÷ operations", "attempts ÷ operation", false)
+	amp.Name = "amplification"
+	amp.Refs = []Ref{noRetries}
+	amp.Series = []Series{{Label: "amplification", Style: Style{Colour: Palette[0]}, X: x, Y: RetryAmplification(ts)}}
+	return &Figure{Name: "interactive", Panels: []Panel{rates, amp}, Weights: []float64{1.6, 1.4}}
 }

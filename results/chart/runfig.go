@@ -38,11 +38,17 @@ func ReadRun(dir string) (*Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("plot: %w", err)
 	}
-	r := &Run{Header: hdr, TS: ts, Groups: ts.Names(results.KindGroup), Servers: ts.Names(results.KindServer)}
-	ends := ts.Ends()
-	if len(ends) == 0 {
+	if len(ts.Ends()) == 0 {
 		return nil, fmt.Errorf("plot: %s: %s has no rows", dir, results.TimeseriesFile)
 	}
+	return NewRun(hdr, ts, &sum), nil
+}
+
+// NewRun is what the run figures show of a run read already: its header, its timeseries (at
+// least one interval) and its summary (the faults' windows and outcomes).
+func NewRun(hdr results.Header, ts *results.Timeseries, sum *results.Summary) *Run {
+	r := &Run{Header: hdr, TS: ts, Groups: ts.Names(results.KindGroup), Servers: ts.Names(results.KindServer)}
+	ends := ts.Ends()
 	prev := max(0, ends[0].Seconds()-hdr.Interval.Seconds())
 	for _, e := range ends {
 		s := e.Seconds()
@@ -65,7 +71,7 @@ func ReadRun(dir string) (*Run, error) {
 		}
 		r.Windows = append(r.Windows, Window{Start: rec.Start.Seconds(), End: rec.End.Seconds(), Label: label, Fill: FaultFill, Edge: FaultEdge})
 	}
-	return r, nil
+	return r
 }
 
 // formatSecs writes a number of seconds briefly: "5 s", "0.25 s".

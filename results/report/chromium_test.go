@@ -141,17 +141,15 @@ const tinySVG = `<?xml version="1.0" encoding="UTF-8"?>
 </svg>
 `
 
-// browserFolders builds the folders the browser tests render: a run of the library's spike
-// scenario cut to 5 s with one hand-written figure (timeseries.svg), the fixed sweep folder of
-// testdata, and its map folder without its hand-written figure, so that the page embeds the
-// map figure results/plot draws. It returns the paths of their reports.
-func browserFolders(t *testing.T) (run, sweep, phaseMap string) {
+// spikeRun writes a run of the library's spike scenario cut to duration (the spike runs from
+// 10 s) into a new folder, and returns it.
+func spikeRun(t *testing.T, duration string) string {
 	t.Helper()
 	sc, err := scenarios.Lookup("spike")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := sc.Set("duration", "5s"); err != nil {
+	if err := sc.Set("duration", duration); err != nil {
 		t.Fatal(err)
 	}
 	r, err := bench.Run(sc, sc.Seed, 0)
@@ -162,6 +160,16 @@ func browserFolders(t *testing.T) (run, sweep, phaseMap string) {
 	if err := results.WriteRunDir(dir, r); err != nil {
 		t.Fatal(err)
 	}
+	return dir
+}
+
+// browserFolders builds the folders the browser tests render: a run of the library's spike
+// scenario cut to 5 s (before the spike) with one hand-written figure (timeseries.svg), the
+// fixed sweep folder of testdata, and its map folder without its hand-written figure, so that
+// the page embeds the map figure results/plot draws. It returns the paths of their reports.
+func browserFolders(t *testing.T) (run, sweep, phaseMap string) {
+	t.Helper()
+	dir := spikeRun(t, "5s")
 	m, err := results.ReadManifest(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -623,8 +631,9 @@ const browserDir = "browser"
 // TestInteractiveReport drives a run report's interactive charts in headless Chromium with
 // playwright-core (browser/check-report.mjs): the legend shows, for the cursor's time, the value
 // of timeseries.csv at the interval that ends then; the other chart's crosshair follows; a drag
-// zooms both charts into the range dragged over; a click in the legend hides a series; and the
-// page logs nothing, throws nothing and requests nothing.
+// zooms both charts into the range dragged over; a click in the legend hides a series; each
+// chart's y-axis title fits along its plot; the spike's window is shaded; and the page logs
+// nothing, throws nothing and requests nothing.
 func TestInteractiveReport(t *testing.T) {
 	needChromium(t)
 	node, err := exec.LookPath("node")
@@ -634,8 +643,11 @@ func TestInteractiveReport(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(browserDir, "node_modules", "playwright-core")); err != nil {
 		needBrowser(t, fmt.Sprintf("playwright-core is not installed; run npm ci --prefix results/report/%s to run the interactive-chart checks", browserDir))
 	}
-	run, _, _ := browserFolders(t)
-	dir := filepath.Dir(run)
+	dir := spikeRun(t, "14s") // the spike's window shaded from 10 s
+	run, err := Write(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
 	ts, err := results.ReadTimeseries(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -661,6 +673,11 @@ func TestInteractiveReport(t *testing.T) {
 		Hover, HoverTime          string
 		Synced, Shown             bool
 		Before, After, AfterOther []float64
+		Labels                    []struct {
+			Name        string
+			Width, Room float64
+		}
+		Band []int // the colour (RGBA) in the middle of the spike's window, near the top
 	}
 	if err := json.Unmarshal(out, &got); err != nil {
 		t.Fatalf("check-report.mjs printed %s: %v", out, err)
@@ -682,6 +699,17 @@ func TestInteractiveReport(t *testing.T) {
 	}
 	if got.Shown {
 		t.Error("a click on goodput in the legend did not hide it")
+	}
+	if len(got.Labels) != 2 {
+		t.Errorf("y-axis titles %+v: want the two charts'", got.Labels)
+	}
+	for _, l := range got.Labels {
+		if !(l.Width > 0 && l.Width <= l.Room) {
+			t.Errorf("chart %s: its y-axis title is %.0f px long along a plot %.0f px high: clipped", l.Name, l.Width, l.Room)
+		}
+	}
+	if b := got.Band; len(b) != 4 || !(b[0] > b[1]+10 && b[0] > b[2]+10) {
+		t.Errorf("the colour inside the spike's window is %v, want the fault's red shade", b)
 	}
 	if len(got.Console)+len(got.Errors)+len(got.Requests) > 0 {
 		t.Errorf("console %q, errors %q, requests %q: want none", got.Console, got.Errors, got.Requests)

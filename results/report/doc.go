@@ -41,8 +41,9 @@
 //
 // The page has no external scripts, stylesheets, fonts or images, and fetches nothing: its
 // CSS is inline, the figures' SVG markup is embedded, and a run's interactive charts inline
-// uPlot (vendor/uplot) and interactive.js, which draws the series of chart.RunCharts as they
-// are serialised into the page, choosing none of them. Before embedding, everything before
+// uPlot (vendor/uplot) and interactive.js, which draws the charts of chart.Run.Charts as they
+// are serialised into the page (titles, axis labels, heights, series, shaded windows and
+// reference lines), choosing none of them. Before embedding, everything before
 // the <svg> element (XML declaration, doctype, comments) is dropped, the SVG's ids and the
 // references to them get a per-figure prefix (so two figures' clip paths cannot collide), and
 // an SVG with scripts, event handlers or external references is refused with an error.

@@ -8,7 +8,6 @@ import (
 	"math"
 	"strings"
 
-	"github.com/overloadsim/overloadsim/results"
 	"github.com/overloadsim/overloadsim/results/chart"
 )
 
@@ -34,13 +33,42 @@ const MaxChartPoints = 2000
 type chartSeries struct {
 	Label string    `json:"label"`
 	Color string    `json:"color"`
-	Chart string    `json:"chart"` // "rates" or "amplification"
+	Chart string    `json:"chart"` // the name of its chart: "rates" or "amplification"
 	Y     []float64 `json:"y"`     // NaN is written as null: no value in that interval
 }
 
-// chartData is the data of a run's interactive charts: interval ends (seconds) and the series,
-// each value holding for the interval that ends at its x (drawn as steps).
+// chartPanel is one interactive chart as chart.Panel gives it: its name, title, axis labels and
+// relative height, the windows to shade under its series (warm-up, faults) and its reference
+// lines.
+type chartPanel struct {
+	Name   string        `json:"name"`
+	Title  string        `json:"title"`
+	XLabel string        `json:"xLabel"`
+	YLabel string        `json:"yLabel"`
+	Weight float64       `json:"weight"`
+	Bands  []chartWindow `json:"windows"`
+	Refs   []chartRef    `json:"refs"`
+}
+
+// chartWindow is a stretch of time to shade, with its label in the colour of its edge.
+type chartWindow struct {
+	Start float64 `json:"start"`
+	End   float64 `json:"end"`
+	Label string  `json:"label"`
+	Fill  string  `json:"fill"` // CSS colour, with its transparency
+	Edge  string  `json:"edge"`
+}
+
+// chartRef is a horizontal reference line.
+type chartRef struct {
+	Y     float64 `json:"y"`
+	Color string  `json:"color"`
+}
+
+// chartData is the data of a run's interactive charts: the charts, the interval ends (seconds)
+// and the series, each value holding for the interval that ends at its x (drawn as steps).
 type chartData struct {
+	Charts []chartPanel  `json:"charts"`
 	X      []float64     `json:"x"`
 	Series []chartSeries `json:"series"`
 	// Reduced says the run had more intervals than MaxChartPoints: the series are the min and
@@ -50,6 +78,7 @@ type chartData struct {
 
 // interactiveView is what the template needs to draw the charts.
 type interactiveView struct {
+	Names   []string // the charts' names, in order: each is drawn into the element chart-NAME
 	Data    template.JS
 	Library template.JS
 	Code    template.JS
@@ -57,15 +86,21 @@ type interactiveView struct {
 	Reduced int
 }
 
-// newInteractive serialises the figure of a run's interactive charts (chart.RunCharts) for
-// interactive.js, which draws each panel's series as it is given.
-func newInteractive(ts *results.Timeseries) (*interactiveView, error) {
-	fig := chart.RunCharts(ts)
-	if fig == nil {
-		return nil, nil
-	}
+// newInteractive serialises the figure of the run's interactive charts (chart.Run.Charts) for
+// interactive.js, which draws each panel as it is given: nil for a run without intervals.
+func newInteractive(r *chart.Run) (*interactiveView, error) {
+	fig := r.Charts()
 	d := chartData{X: fig.Panels[0].Series[0].X}
-	for _, pn := range fig.Panels {
+	for i, pn := range fig.Panels {
+		cp := chartPanel{Name: pn.Name, Title: pn.Title, XLabel: pn.X.Label, YLabel: pn.Y.Label, Weight: fig.Weights[i],
+			Bands: []chartWindow{}, Refs: []chartRef{}}
+		for _, w := range pn.Windows {
+			cp.Bands = append(cp.Bands, chartWindow{w.Start, w.End, w.Label, chart.RGBA(w.Fill), chart.Hex(w.Edge)})
+		}
+		for _, r := range pn.Refs {
+			cp.Refs = append(cp.Refs, chartRef{r.Y, chart.Hex(r.Colour)})
+		}
+		d.Charts = append(d.Charts, cp)
 		for _, s := range pn.Series {
 			d.Series = append(d.Series, chartSeries{s.Label, chart.Hex(s.Colour), pn.Name, s.Y})
 		}
@@ -75,7 +110,11 @@ func newInteractive(ts *results.Timeseries) (*interactiveView, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &interactiveView{Data: template.JS(b), Library: template.JS(uplotLibrary()), Code: template.JS(chartsJS), CSS: template.CSS(uplotCSS), Reduced: d.Reduced}, nil
+	var names []string
+	for _, c := range d.Charts {
+		names = append(names, c.Name)
+	}
+	return &interactiveView{Names: names, Data: template.JS(b), Library: template.JS(uplotLibrary()), Code: template.JS(chartsJS), CSS: template.CSS(uplotCSS), Reduced: d.Reduced}, nil
 }
 
 // uplotLibrary is the vendored uPlot with its banner, which names the project by its address,
@@ -99,7 +138,7 @@ func reduce(d chartData, max int) chartData {
 		return d
 	}
 	k := (2*n + max - 1) / max
-	out := chartData{Reduced: k}
+	out := chartData{Charts: d.Charts, Reduced: k}
 	for i := range d.Series {
 		out.Series = append(out.Series, chartSeries{Label: d.Series[i].Label, Color: d.Series[i].Color, Chart: d.Series[i].Chart})
 	}
@@ -133,10 +172,11 @@ func marshalChart(d chartData) ([]byte, error) {
 		Y     []*float64 `json:"y"`
 	}
 	out := struct {
-		X       []float64 `json:"x"`
-		Series  []series  `json:"series"`
-		Reduced int       `json:"reduced,omitempty"`
-	}{X: d.X, Reduced: d.Reduced}
+		Charts  []chartPanel `json:"charts"`
+		X       []float64    `json:"x"`
+		Series  []series     `json:"series"`
+		Reduced int          `json:"reduced,omitempty"`
+	}{Charts: d.Charts, X: d.X, Reduced: d.Reduced}
 	for _, s := range d.Series {
 		ys := make([]*float64, len(s.Y))
 		for i := range s.Y {

@@ -1,36 +1,96 @@
 // The interactive charts of a run report (uPlot): hover shows every series' value at the
 // interval under the cursor, drag selects a time range to zoom into (double-click zooms out),
-// a click on a series in the legend hides or shows it, and the crosshair is shared by both
-// charts. Each value holds for the interval that ends at its time: the lines are steps.
+// a click on a series in the legend hides or shows it, and the crosshair is shared by the
+// charts. Each value holds for the interval that ends at its time: the lines are steps. What a
+// chart shows — its title, axis labels, height, shaded windows and reference lines — comes with
+// the data (chart.Run.Charts); this file only draws it.
 (function () {
   "use strict";
   var data = JSON.parse(document.getElementById("chart-data").textContent);
   var sync = uPlot.sync("overloadsim-run");
   var charts = {};
-  function make(chart, title, ylabel) {
-    var el = document.getElementById("chart-" + chart);
-    var picked = data.series.filter(function (s) { return s.chart === chart; });
+  var rowHeight = 200; // pixels for a chart of weight 1
+
+  // bands shades the chart's windows under its series, as the run figures do.
+  function bands(c) {
+    return function (u) {
+      var ctx = u.ctx, top = u.bbox.top, h = u.bbox.height;
+      ctx.save();
+      c.windows.forEach(function (w) {
+        var x0 = u.valToPos(w.start, "x", true), x1 = u.valToPos(w.end, "x", true);
+        if (w.end > w.start) {
+          ctx.fillStyle = w.fill;
+          ctx.fillRect(x0, top, x1 - x0, h);
+        } else {
+          ctx.strokeStyle = w.edge;
+          ctx.setLineDash([4 * devicePixelRatio, 3 * devicePixelRatio]);
+          ctx.beginPath();
+          ctx.moveTo(x0, top);
+          ctx.lineTo(x0, top + h);
+          ctx.stroke();
+        }
+      });
+      ctx.restore();
+    };
+  }
+
+  // overlay draws the reference lines and the windows' labels over the series.
+  function overlay(c) {
+    return function (u) {
+      var ctx = u.ctx, px = devicePixelRatio;
+      ctx.save();
+      c.refs.forEach(function (r) {
+        var y = u.valToPos(r.y, "y", true);
+        if (y < u.bbox.top || y > u.bbox.top + u.bbox.height) { return; }
+        ctx.strokeStyle = r.color;
+        ctx.lineWidth = px;
+        ctx.setLineDash([2 * px, 2 * px]);
+        ctx.beginPath();
+        ctx.moveTo(u.bbox.left, y);
+        ctx.lineTo(u.bbox.left + u.bbox.width, y);
+        ctx.stroke();
+      });
+      ctx.setLineDash([]);
+      ctx.font = 11 * px + "px sans-serif";
+      ctx.textBaseline = "top";
+      ctx.textAlign = "left"; // uPlot leaves the y axis's right alignment set
+      c.windows.forEach(function (w) {
+        if (!w.label) { return; }
+        var x = u.valToPos(w.start, "x", true);
+        if (x < u.bbox.left || x > u.bbox.left + u.bbox.width) { return; }
+        ctx.fillStyle = w.edge;
+        ctx.fillText(w.label, x + 3 * px, u.bbox.top + 3 * px);
+      });
+      ctx.restore();
+    };
+  }
+
+  function make(c) {
+    var el = document.getElementById("chart-" + c.name);
+    var picked = data.series.filter(function (s) { return s.chart === c.name; });
     var width = Math.max(480, Math.min(el.clientWidth || 900, 1100));
+    var rates = c.name === "rates";
     var opts = {
-      title: title,
+      title: c.title,
       width: width,
-      height: chart === "rates" ? 320 : 200,
+      height: Math.round(rowHeight * c.weight),
       cursor: { sync: { key: sync.key }, drag: { x: true, y: false } },
       scales: { x: { time: false } },
-      axes: [{ label: "time (s)" }, { label: ylabel }],
-      series: [{ label: "time (s)", value: function (u, v) { return v == null ? "–" : v.toFixed(3) + " s"; } }].concat(picked.map(function (s) {
+      // A y axis wide enough for its tick labels and its title beside them.
+      axes: [{ label: c.xLabel }, { label: c.yLabel, size: 60, labelSize: 20 }],
+      hooks: { drawAxes: [bands(c)], draw: [overlay(c)] },
+      series: [{ label: c.xLabel, value: function (u, v) { return v == null ? "–" : v.toFixed(3) + " s"; } }].concat(picked.map(function (s) {
         return {
           label: s.label, stroke: s.color, width: 1.75,
           paths: uPlot.paths.stepped({ align: -1 }),
-          value: function (u, v) { return v == null ? "–" : (chart === "rates" ? v.toFixed(1) + "/s" : v.toFixed(3)); },
+          value: function (u, v) { return v == null ? "–" : (rates ? v.toFixed(1) + "/s" : v.toFixed(3)); },
         };
       })),
     };
     var cols = [data.x].concat(picked.map(function (s) { return s.y; }));
-    charts[chart] = new uPlot(opts, cols, el);
+    charts[c.name] = new uPlot(opts, cols, el);
   }
-  make("rates", "All client groups: rates per second", "per second");
-  make("amplification", "Retry amplification: attempts ÷ operations", "attempts per operation");
+  data.charts.forEach(make);
   // For tests and the curious: the charts, by name.
   window.overloadsimCharts = charts;
 })();

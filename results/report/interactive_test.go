@@ -1,8 +1,16 @@
 package report
 
 import (
+	"encoding/json"
 	"math"
+	"slices"
+	"strings"
 	"testing"
+
+	"github.com/overloadsim/overloadsim/bench"
+	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/results/chart"
+	"github.com/overloadsim/overloadsim/scenarios"
 )
 
 // TestReduce: a run with more intervals than the charts draw keeps every series' peaks and dips
@@ -40,5 +48,59 @@ func TestReduce(t *testing.T) {
 	short := chartData{X: []float64{1, 2}, Series: []chartSeries{{Y: []float64{1, 2}}}}
 	if r := reduce(short, MaxChartPoints); r.Reduced != 0 || len(r.X) != 2 {
 		t.Errorf("a short run was reduced: %+v", r)
+	}
+}
+
+// TestInteractiveChartsData: the interactive charts come with what they show, not only their
+// series — each chart's title, axis labels and height, the run's fault windows with their
+// outcome to shade, and the amplification's "1 = no retries" line — so that interactive.js only
+// draws (chart.Run.Charts).
+func TestInteractiveChartsData(t *testing.T) {
+	sc, err := scenarios.Lookup("spike")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sc.Set("duration", "14s"); err != nil { // the spike runs from 10 s
+		t.Fatal(err)
+	}
+	r, err := bench.Run(sc, sc.Seed, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := results.WriteRunDir(dir, r); err != nil {
+		t.Fatal(err)
+	}
+	run, err := chart.ReadRun(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := newInteractive(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d struct {
+		Charts []chartPanel
+		X      []float64
+	}
+	if err := json.Unmarshal([]byte(v.Data), &d); err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Charts) != 2 || !slices.Equal(v.Names, []string{"rates", "amplification"}) {
+		t.Fatalf("charts %+v, names %v: want rates and amplification", d.Charts, v.Names)
+	}
+	rates, amp := d.Charts[0], d.Charts[1]
+	if rates.Title != "All client groups: rates per second" || rates.YLabel != "per second" || rates.XLabel != "time (s)" ||
+		amp.Title != "Retry amplification: attempts ÷ operations" || amp.YLabel != "attempts ÷ operation" || !(rates.Weight > amp.Weight) {
+		t.Errorf("titles, labels, weights: %+v %+v", rates, amp)
+	}
+	for _, c := range d.Charts {
+		if len(c.Bands) != 1 || c.Bands[0].Start != 10 || c.Bands[0].End != 14 || !strings.HasPrefix(c.Bands[0].Label, "spike") ||
+			!strings.HasPrefix(c.Bands[0].Fill, "rgba(") {
+			t.Errorf("chart %s: windows %+v, want the spike's, 10 s to the end at 14 s, translucent", c.Name, c.Bands)
+		}
+	}
+	if len(amp.Refs) != 1 || amp.Refs[0].Y != 1 || len(rates.Refs) != 0 {
+		t.Errorf("reference lines: rates %+v, amplification %+v; want 1 = no retries on the amplification only", rates.Refs, amp.Refs)
 	}
 }

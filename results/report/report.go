@@ -251,8 +251,10 @@ func load(dir string) (*view, error) {
 			if err != nil {
 				return nil, fmt.Errorf("report: %w", err)
 			}
-			if v.Interactive, err = newInteractive(ts); err != nil {
-				return nil, err
+			if len(ts.Ends()) > 0 { // a run without intervals has no charts
+				if v.Interactive, err = newInteractive(chart.NewRun(hdr, ts, &sum)); err != nil {
+					return nil, err
+				}
 			}
 		}
 	default:

@@ -1,7 +1,8 @@
 // Drives headless Chromium (Debian's, through playwright-core) over a run report's interactive
 // charts and prints what it found as JSON: the value the legend shows when the cursor is at a
 // given time, whether the other chart's crosshair followed, the x range after a drag, whether a
-// legend click hid a series, and every console message, page error and request that was not for
+// legend click hid a series, whether each chart's y-axis title fits and a fault window is shaded,
+// and every console message, page error and request that was not for
 // the file itself. go test ./results/report (TestInteractiveReport) runs it and judges the JSON.
 //
 //   node check-report.mjs REPORT.html TIME SERIES
@@ -24,6 +25,26 @@ try {
   await page.goto(url, { waitUntil: "load" });
   await page.waitForFunction(() => window.overloadsimCharts && window.overloadsimCharts.rates && window.overloadsimCharts.amplification, null, { timeout: 10000 });
   await page.locator("#chart-rates").scrollIntoViewIfNeeded();
+
+  // Each chart's y-axis title fits along its plot (both in canvas pixels), and the first fault
+  // window is shaded under the series: the colour just below the top of the rates chart, in the
+  // middle of the window.
+  out.labels = await page.evaluate(() => Object.entries(window.overloadsimCharts).map(([name, u]) => {
+    const ctx = u.ctx;
+    ctx.save();
+    ctx.font = u.axes[1].labelFont[0];
+    const width = ctx.measureText(u.axes[1].label).width;
+    ctx.restore();
+    return { name, width, room: u.bbox.height };
+  }));
+  out.band = await page.evaluate(() => {
+    const u = window.overloadsimCharts.rates;
+    const w = JSON.parse(document.getElementById("chart-data").textContent).charts[0].windows.find((w) => w.end > w.start);
+    if (!w) return null;
+    const x = Math.round(u.valToPos((w.start + w.end) / 2, "x", true));
+    const y = Math.round(u.bbox.top + 0.05 * u.bbox.height);
+    return Array.from(u.ctx.getImageData(x, y, 1, 1).data);
+  });
 
   // Hover over the rates chart at the given time.
   const at = await page.evaluate((t) => {

@@ -473,3 +473,30 @@ func TestRecoveryDriverBacklogDrains(t *testing.T) {
 		}
 	}
 }
+
+// TestRecoveryDescribeRelapse: the words for a recovery that did not last say when it recovered
+// and when it fell (docs/metrics.md §13.9), and a stuck state held partly in the drivers says
+// how much waits there.
+func TestRecoveryDescribeRelapse(t *testing.T) {
+	relapsed := Recoveries(recSpanSeries(seq(repeat(100, 5), repeat(10, 10))))[0]
+	fell := Recoveries(recSpanSeries(seq(repeat(100, 10), repeat(10, 4))))[0]
+	inDrivers := Recoveries(recDriverSeries(func(int) float64 { return 0 }, func(i int) float64 {
+		if i < 40 {
+			return 0
+		}
+		return 2000
+	}))[0]
+	tests := []struct {
+		r    Recovery
+		want string
+	}{
+		{relapsed, "recovered 0 s after it ended, then relapsed 5 s after it: stuck at 10 % of pre-trigger goodput, amplification 1.00, backlog 0"},
+		{fell, "recovered 0 s after it ended, then fell below the band 10 s after it; undecided: run about 6 s longer to tell"},
+		{inDrivers, "stuck at 0 % of pre-trigger goodput, amplification NaN, backlog 0 (and 2000 waiting in the drivers)"},
+	}
+	for _, tc := range tests {
+		if got := tc.r.Describe(); got != tc.want {
+			t.Errorf("%s: Describe() = %q, want %q", tc.r.Outcome, got, tc.want)
+		}
+	}
+}

@@ -660,3 +660,36 @@ func TestCheckinBeforeBackoff(t *testing.T) {
 		})
 	}
 }
+
+// TestWaitsCountTheDriverQueue: the operations waiting in the driver's queues — here the pool's
+// wait queue, with one connection and five finds of 100 ms each — are WaitsBegun − WaitsEnded
+// (Stats; Group.DriverQueue; docs/metrics.md §7 driver_queue): four wait while the first holds
+// the connection, three once it is back, none at the end, when every wait has ended.
+func TestWaitsCountTheDriverQueue(t *testing.T) {
+	o := opts("mongodb-2026-03", func(o *Options) { o.MaxPoolSize = 1 })
+	e := newEnv(t, envConfig{nodes: standalone(func(c *server.Config) { c.Service = dist.Const(100 * time.Millisecond) }),
+		kind: selection.Single, opts: o, jitter: 0})
+	e.want = 5
+	e.loop.At(discovered, sim.HandlerFunc(func(now sim.Time, _ int, _ any) {
+		for range 5 {
+			e.client.Execute(now, Spec{Kind: Find}, e)
+		}
+	}), 0, nil)
+	waiting := func() uint64 { st := e.client.Snapshot(); return st.WaitsBegun - st.WaitsEnded }
+	for _, step := range []struct {
+		at   sim.Time
+		want uint64
+	}{
+		{discovered + sim.Time(50*time.Millisecond), 4},
+		{discovered + sim.Time(150*time.Millisecond), 3},
+		{discovered + sim.Time(5*time.Minute), 0},
+	} {
+		e.loop.RunUntil(step.at)
+		if got := waiting(); got != step.want {
+			t.Errorf("at %v: %d operations waiting in the driver, want %d", step.at, got, step.want)
+		}
+	}
+	if st := e.client.Snapshot(); len(e.results) != 5 || st.WaitsBegun != 4 {
+		t.Errorf("%d operations finished, %d waits begun; want 5 and 4 (every find but the first waited once)", len(e.results), st.WaitsBegun)
+	}
+}

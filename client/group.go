@@ -366,6 +366,11 @@ func (g *Group) DriverStats() Stats {
 	return st
 }
 
+// DriverQueue returns how many of the group's operations wait in its clients' drivers now: in a
+// connection pool's wait queue, for server selection, or for the policy's client-side limiter.
+// It costs the same for any number of clients (the difference of two of DriverStats' counters).
+func (g *Group) DriverQueue() int { return int(g.driver.WaitsBegun - g.driver.WaitsEnded) }
+
 // RetryTokens returns the lowest and the sum of the retry token levels of the group's clients
 // that have a bucket, and how many do (min is NaN when none does). The levels are read in
 // client order, so the sum is the same float on every run.

@@ -236,6 +236,9 @@ func TestGroupDriverStatsAddUp(t *testing.T) {
 		if got != sum {
 			t.Errorf("at %v: DriverStats() =\n%+v\nwant the sum of the clients' Snapshots\n%+v", at, got, sum)
 		}
+		if q := w.group.DriverQueue(); q != int(sum.WaitsBegun-sum.WaitsEnded) {
+			t.Errorf("at %v: DriverQueue() = %d, want %d, the clients' waits begun less ended", at, q, sum.WaitsBegun-sum.WaitsEnded)
+		}
 		if min, s, n := w.group.RetryTokens(); min != wantMin || s != wantSum || n != wantN {
 			t.Errorf("at %v: RetryTokens() = %v, %v, %d; want %v, %v, %d", at, min, s, n, wantMin, wantSum, wantN)
 		}

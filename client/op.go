@@ -616,7 +616,11 @@ func (l *opList) head() *op   { return l.first }
 // next returns the op after o in the list, nil at the end.
 func (l *opList) next(o *op) *op { return o.next }
 
+// push appends o to l. Every opList is one of the driver's wait queues, so push and remove count
+// the operations that wait in the driver (Stats.WaitsBegun, WaitsEnded).
 func (l *opList) push(o *op) {
+	o.c.stats.WaitsBegun++
+	o.c.total.WaitsBegun++
 	o.prev, o.next, o.in = l.last, nil, l
 	if l.last != nil {
 		l.last.next = o
@@ -631,6 +635,8 @@ func (l *opList) remove(o *op) {
 	if o.in != l {
 		return
 	}
+	o.c.stats.WaitsEnded++
+	o.c.total.WaitsEnded++
 	if o.prev != nil {
 		o.prev.next = o.next
 	} else {

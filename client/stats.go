@@ -38,6 +38,11 @@ type Stats struct {
 	// AttemptsCancelled the copies cancelled on the wire (counted in AttemptsFailed too).
 	HedgedCopies, AttemptsCancelled uint64
 
+	// WaitsBegun and WaitsEnded count the operations that entered and left one of the driver's
+	// wait queues (a connection pool's, server selection's, the client-side limiter's): their
+	// difference is how many wait in the driver now (Group.DriverQueue).
+	WaitsBegun, WaitsEnded uint64
+
 	CheckedOut, CheckedIn, CheckoutFailed uint64 // CMAP connection events
 	PoolClears                            uint64
 	ConnectionsOpened                     uint64 // establishment attempts

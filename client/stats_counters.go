@@ -32,6 +32,8 @@ func (s *Stats) Add(o *Stats) {
 	s.AdmitDelay += o.AdmitDelay
 	s.HedgedCopies += o.HedgedCopies
 	s.AttemptsCancelled += o.AttemptsCancelled
+	s.WaitsBegun += o.WaitsBegun
+	s.WaitsEnded += o.WaitsEnded
 	s.CheckedOut += o.CheckedOut
 	s.CheckedIn += o.CheckedIn
 	s.CheckoutFailed += o.CheckoutFailed
@@ -73,6 +75,8 @@ func (s *Stats) Sub(o *Stats) {
 	s.AdmitDelay -= o.AdmitDelay
 	s.HedgedCopies -= o.HedgedCopies
 	s.AttemptsCancelled -= o.AttemptsCancelled
+	s.WaitsBegun -= o.WaitsBegun
+	s.WaitsEnded -= o.WaitsEnded
 	s.CheckedOut -= o.CheckedOut
 	s.CheckedIn -= o.CheckedIn
 	s.CheckoutFailed -= o.CheckoutFailed

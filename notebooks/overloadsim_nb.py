@@ -38,7 +38,7 @@ WINDOW_INTERVALS = 10
 #: whole intervals before a trigger that define its pre-trigger goodput (results.PreTriggerIntervals)
 PRE_TRIGGER_INTERVALS = 10
 #: the outcomes of the recovery rule (results.RecoveryOutcome)
-OUTCOMES = ("recovered", "stuck", "undecided", "noBaseline")
+OUTCOMES = ("recovered", "stuck", "relapsed", "undecided", "noBaseline")
 # What sustains a stuck state (results.Sustain…), each over the stuck window.
 SUSTAIN_RETRIES = 1.5        # attempts per operation at least this
 SUSTAIN_WASTED = 0.25        # share of server capacity wasted at least this
@@ -370,7 +370,8 @@ def interval_totals(header: dict, ts: pd.DataFrame) -> pd.DataFrame:
     """Every group and server together per whole interval of timeseries.csv, as results.Recoveries
     sums them (the last interval is dropped when it is shorter than the others): columns start,
     end (seconds), goodput (/s, all groups), and the counts and areas the stuck state is measured
-    from — issued and attempts (operations, attempts), queue_area (job·s), cap_area and wasted
+    from — issued and attempts (operations, attempts), queue_area (job·s), driver_queue (the
+    operations waiting in the drivers at the interval's end, all groups), cap_area and wasted
     (worker·s, from busy ÷ utilisation and wasted_share), rejections (all limiters), tokens_sum
     and tokens_n (retry tokens summed over the clients that have a bucket, and their number: a
     group's mean weighted by its client count from the canonical text, since a group's clients
@@ -382,7 +383,7 @@ def interval_totals(header: dict, ts: pd.DataFrame) -> pd.DataFrame:
     times = sorted(ts["time"].unique())
     starts = dict(zip(times, [0.0] + times[:-1]))
     rows = {t: {"start": starts[t], "end": t, "succeeded": 0, "issued": 0, "attempts": 0,
-                "queue_area": 0.0, "cap_area": 0.0, "wasted": 0.0, "rejections": 0,
+                "queue_area": 0.0, "driver_queue": 0.0, "cap_area": 0.0, "wasted": 0.0, "rejections": 0,
                 "tokens_sum": 0.0, "tokens_n": 0}
             for t in times if abs(t - starts[t] - step) < _EPS}
     for g in ts[ts["kind"] == "group"].itertuples(index=False):
@@ -392,6 +393,7 @@ def interval_totals(header: dict, ts: pd.DataFrame) -> pd.DataFrame:
         r["succeeded"] += round(g.goodput * step)
         r["issued"] += round(g.offered * step)
         r["attempts"] += round(g.attempts * step)
+        r["driver_queue"] += float(getattr(g, "driver_queue", 0.0))  # files before it have none
         if not math.isnan(g.retry_tokens_mean):
             n = sizes.get(g.name, 1)
             r["tokens_sum"] += g.retry_tokens_mean * n
@@ -456,13 +458,14 @@ DRAIN_T = 3
 
 def _no_stuck() -> dict:
     return {"goodputShare": math.nan, "amplification": math.nan, "backlog": math.nan,
-            "wastedShare": math.nan, "rejectShare": math.nan, "retryTokens": math.nan, "sustainedBy": []}
+            "driverBacklog": math.nan, "wastedShare": math.nan, "rejectShare": math.nan, "retryTokens": math.nan, "sustainedBy": []}
 
 
 def stuck_state(window: pd.DataFrame, level: float) -> dict:
     """The stuck state over the stuck window (rows of `interval_totals`), as results measures it:
     goodputShare (goodput ÷ the pre-trigger level), amplification (attempts ÷ operations issued),
-    backlog (time-average worker-queue length, all servers), wastedShare, rejectShare (limiter
+    backlog (time-average worker-queue length, all servers), driverBacklog (the mean over the
+    window of the operations waiting in the drivers), wastedShare, rejectShare (limiter
     rejections ÷ attempts), retryTokens (mean level over the clients with a bucket; NaN without),
     and sustainedBy: the mechanisms whose thresholds (SUSTAIN_…) the window passes. Needs the
     columns of `interval_totals`; with goodput alone every field but goodputShare is NaN."""
@@ -479,6 +482,7 @@ def stuck_state(window: pd.DataFrame, level: float) -> dict:
     cap, tokens_n = float(window["cap_area"].sum()), int(window["tokens_n"].sum())
     st["amplification"] = attempts / issued if issued else math.nan
     st["backlog"] = float(window["queue_area"].sum()) / secs if secs > 0 else math.nan
+    st["driverBacklog"] = float(window["driver_queue"].sum()) / n
     st["wastedShare"] = float(window["wasted"].sum()) / cap if cap > 0 else math.nan
     st["rejectShare"] = int(window["rejections"].sum()) / attempts if attempts else math.nan
     if tokens_n > 0:
@@ -508,21 +512,27 @@ def recovery(totals: pd.DataFrame, start: float, end: float, next_start: float =
       the second the Poisson spread of one interval's count; the band is
       μ ± max(k·σ, floor·μ).
     - Examined span: the whole intervals that end after end and no later than next_start.
-    - "recovered": the first run of `hold` consecutive intervals in the band; the time runs from
-      end to the start of that run's first interval (0 if it holds end).
-    - "stuck": otherwise, if the span's last `window` intervals all lie below the band, their
+    - "recovered": the first run of `hold` consecutive intervals in the band, and the span does
+      not end below the band after it; the time runs from end to the start of that run's first
+      interval (0 if it holds end).
+    - "relapsed": such a run, then a span that ends in a stuck state (below): recoveredSeconds
+      is when the run began, relapseSeconds when the last run of intervals below the band began.
+    - "stuck": no such run, and the span's last `window` intervals all lie below the band, their
       goodput's least-squares trend would not reach the band's lower edge within another
-      `window`, and the worker backlog is not draining (its least-squares slope over the window
-      is not below zero by DRAIN_T standard errors).
-    - "undecided": otherwise; moreSeconds is the extra span the rule needs (the rest of a hold
-      or of a stuck window that has begun, the trend's time to the band, or the backlog's time
-      to drain to its pre-trigger level, plus a hold; or a whole window when the span ends above
-      the band), NaN when the trigger lasts to the horizon.
+      `window`, and the total backlog (worker queues plus the drivers' queues) is not draining
+      (its least-squares slope over the window is not below zero by DRAIN_T standard errors).
+    - "undecided": otherwise (after a recovery too, with recoveredSeconds and relapseSeconds,
+      when the span ends below the band but not stuck); moreSeconds is the extra span the rule
+      needs (the rest of a hold or of a stuck window that has begun, the trend's time to the
+      band, or the backlog's time to drain to its pre-trigger level, plus a hold; or a whole
+      window when the span ends above the band), NaN when the trigger lasts to the horizon.
 
     Returns {"preGoodput", "band" (the half-width, /s), "outcome", "seconds" (NaN unless
-    recovered), "moreSeconds" (NaN unless undecided), "stuck" (`stuck_state`, NaN fields unless
-    stuck)} — the fields of summary.json's recoveries."""
+    recovered), "recoveredSeconds" and "relapseSeconds", "moreSeconds" (NaN unless undecided),
+    "stuck" (`stuck_state`, NaN fields unless stuck or relapsed)} — the fields of summary.json's
+    recoveries."""
     out = {"preGoodput": math.nan, "band": math.nan, "outcome": "noBaseline", "seconds": math.nan,
+           "recoveredSeconds": math.nan, "relapseSeconds": math.nan,
            "moreSeconds": math.nan, "stuck": _no_stuck()}
     before = totals[totals["end"] <= start + _EPS].iloc[-pre_intervals:]
     pre = list(before["goodput"])
@@ -535,14 +545,14 @@ def recovery(totals: pd.DataFrame, start: float, end: float, next_start: float =
     span = totals[(totals["end"] > end + _EPS) & (totals["end"] <= next_start + _EPS)].reset_index(drop=True)
     goodput = list(span["goodput"])
 
-    run = 0
+    run, held = 0, -1
     for i, g in enumerate(goodput):
         run = run + 1 if lo <= g <= hi else 0
         if run == hold:
-            out.update(outcome="recovered", seconds=max(0.0, float(span["start"][i - hold + 1]) - end))
-            return out
+            held = i - hold + 1
+            break
     out["outcome"] = "undecided"
-    if end >= horizon - _EPS:
+    if held < 0 and end >= horizon - _EPS:
         return out  # a trigger to the end of the run leaves nothing to examine
 
     def side(g):
@@ -553,6 +563,12 @@ def recovery(totals: pd.DataFrame, start: float, end: float, next_start: float =
         if tail > 0 and side(g) != last_side:
             break
         tail, last_side = tail + 1, side(g)
+    if held >= 0:
+        since = max(0.0, float(span["start"][held]) - end)
+        if last_side >= 0:  # the recovery lasts to the end of the span
+            out.update(outcome="recovered", seconds=since)
+            return out
+        out.update(recoveredSeconds=since, relapseSeconds=max(0.0, float(span["start"][len(goodput) - tail]) - end))
     if not goodput:
         out["moreSeconds"] = hold * interval
     elif last_side == 0:  # a hold has begun
@@ -567,14 +583,15 @@ def recovery(totals: pd.DataFrame, start: float, end: float, next_start: float =
             return out
         q_slope, q_end, q_se = math.nan, math.nan, math.inf
         if "queue_area" in span:  # a backlog that drains steadily is a long outage, not stuck
-            backlog = list(span["queue_area"].iloc[-window:] / interval)
+            # the total backlog: the servers' worker queues and the drivers' wait queues
+            backlog = list(span["queue_area"].iloc[-window:] / interval + span["driver_queue"].iloc[-window:])
             q_slope, q_end, q_se = _trend(backlog, interval)
         if q_slope < 0 and q_slope < -DRAIN_T * q_se:
-            pre_backlog = float((before["queue_area"] / interval).mean())
+            pre_backlog = float((before["queue_area"] / interval + before["driver_queue"]).mean())
             drain = max(0.0, q_end - pre_backlog) / -q_slope
             out["moreSeconds"] = math.ceil(drain / interval) * interval + hold * interval
         else:
-            out.update(outcome="stuck", stuck=stuck_state(span.iloc[-window:], level))
+            out.update(outcome="stuck" if held < 0 else "relapsed", stuck=stuck_state(span.iloc[-window:], level))
     else:  # above the band: a backlog still draining
         out["moreSeconds"] = window * interval
     return out
@@ -616,7 +633,7 @@ def recovery_differences(ours: list[dict], theirs: list[dict], rel: float = 2e-5
         name = f"{b['fault']} ({b['start']} s to {b['end']} s)"
         if a["outcome"] != b["outcome"]:
             problems.append(f"{name}: outcome {a['outcome']}, simulate {b['outcome']}")
-        for key in ("start", "end", "preGoodput", "band", "seconds", "moreSeconds"):
+        for key in ("start", "end", "preGoodput", "band", "seconds", "recoveredSeconds", "relapseSeconds", "moreSeconds"):
             if not same(a[key], b[key]):
                 problems.append(f"{name}: {key} {a[key]}, simulate {b[key]}")
         for key, value in a["stuck"].items():

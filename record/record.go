@@ -41,6 +41,7 @@ func Group(g *client.Group) results.GroupInterval {
 		rec.FailedByClass[i] = gs.FailedByClass[i+1]
 	}
 	rec.TokensMin, rec.TokensSum, rec.TokensN = g.RetryTokens()
+	rec.DriverQueue = g.DriverQueue()
 	rec.DriverOps, rec.Attempts = cs.OpsIssued, cs.AttemptsStarted
 	rec.Retries, rec.RetriesRefused, rec.RetriesCancelled = cs.Retries, cs.RetriesRefusedNoToken, cs.RetriesCancelled
 	rec.Backoff = cs.BackoffTotal

@@ -215,6 +215,16 @@ func outcome(out RecoveryOutcome) func(*Recovery) float64 {
 	}
 }
 
+// stuckOutcome is the stuck indicator: 1 for every outcome that ends the span stuck
+// (RecoveryOutcome.Stuck: Relapsed as well as Stuck), so that a sweep's share of stuck
+// replications, and every P(stuck) drawn from it, counts relapses.
+func stuckOutcome(r *Recovery) float64 {
+	if r.Outcome == NoBaseline {
+		return math.NaN()
+	}
+	return indicator(r.Outcome.Stuck())
+}
+
 // catalogue is the metric vocabulary. A new metric is a row here (in the place its columns and
 // summary metrics take), and its paragraph in docs/metrics.md; docs' tests keep the table of
 // docs/metrics.md §18 and the JSON schema in step with it.
@@ -261,6 +271,9 @@ var catalogue = slices.Concat([]MetricInfo{
 	{Name: "pool_clears", Scope: ScopeGroup, Unit: "/s", Better: BetterLower, Label: "pool clears", Section: "7",
 		Doc:      "connection pool clears per second",
 		interval: func(g *GroupInterval) float64 { return perSecond(g.PoolClears, g) }},
+	{Name: "driver_queue", Scope: ScopeGroup, Better: BetterLower, Label: "operations waiting in the driver", Section: "7",
+		Doc:      "operations waiting in the driver (connection-pool wait queues, server selection, client-side admission) at the interval's end",
+		interval: func(g *GroupInterval) float64 { return float64(g.DriverQueue) }},
 },
 	latencyRows("latency_ok_", "latencySuccess", "successes", "8.1", Roles{Headline: 4, Short: "p99", Tolerance: 0.10, Example: 3},
 		func(g *GroupSummary) *Latency { return &g.Success }, func(g *GroupInterval) *Histogram { return &g.Success }),
@@ -325,11 +338,13 @@ var catalogue = slices.Concat([]MetricInfo{
 		{Name: "recovered", Scope: ScopeFault, Better: BetterHigher, Label: "recovered", JSON: "outcome", Section: "13",
 			Doc: "1 if goodput recovered after the trigger, 0 if not; no value without a baseline", fault: outcome(Recovered)},
 		{Name: "stuck", Scope: ScopeFault, Better: BetterLower, Label: "stuck", JSON: "outcome", Section: "13", Roles: Roles{Headline: 1},
-			Doc: "1 if goodput is stuck after the trigger, 0 if not; no value without a baseline", fault: outcome(Stuck)},
+			Doc: "1 if goodput is stuck after the trigger (relapsed included), 0 if not; no value without a baseline", fault: stuckOutcome},
 		{Name: "undecided", Scope: ScopeFault, Label: "undecided", JSON: "outcome", Section: "13",
 			Doc: "1 if the run was too short to tell, 0 if not; no value without a baseline", fault: outcome(Undecided)},
 		{Name: "recovery_time", Scope: ScopeFault, Unit: "s", Better: BetterLower, Label: "recovery time", JSON: "seconds", Section: "13", Roles: Roles{Headline: 2, Example: 5},
 			Doc:   "from the trigger's end to the recovery, seconds; no value unless recovered",
 			fault: func(r *Recovery) float64 { return r.Seconds }},
+		{Name: "relapsed", Scope: ScopeFault, Better: BetterLower, Label: "relapsed", JSON: "outcome", Section: "13",
+			Doc: "1 if goodput recovered, then relapsed into a stuck state (counted in stuck too), 0 if not; no value without a baseline", fault: outcome(Relapsed)},
 	},
 )

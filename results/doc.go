@@ -33,9 +33,10 @@
 //	storm indicators amplification; reject_share, the share of server capacity spent on
 //	                 rejections; the retry-token level (min and mean over the clients that have a
 //	                 bucket, sampled at interval ends); retries refused for want of a token
-//	recovery         after each trigger, one of three outcomes (see # Recovery): recovered (with
+//	recovery         after each trigger, one of four outcomes (see # Recovery): recovered (with
 //	                 the time from the trigger's end), stuck (with the level it stuck at and what
-//	                 sustains it), or undecided (with how much longer to run)
+//	                 sustains it), relapsed (recovered, then stuck to the end of the run: both
+//	                 times and the stuck state), or undecided (with how much longer to run)
 //
 // # Recovery
 //
@@ -44,12 +45,15 @@
 // pre-trigger level: μ ± max(K·σ, Floor·μ), where σ is the larger of the baseline intervals'
 // sample standard deviation and the Poisson standard deviation √(μ/Δt) of one interval's count
 // (defaults K = 3, Floor = 5 %). Recovered means Hold worth of consecutive intervals in the band
-// (default 5 intervals); stuck means the last Window worth of intervals (default 10) below it
-// with no trend that would reach it within another Window; anything else is undecided, and the
-// result says how much longer the run would have to be. A scenario's recovery block sets K,
-// Floor, Hold and Window (RecoveryRule). In a sweep the fault metrics recovered, stuck and
-// undecided are indicators, so their means are the shares of replications in each outcome, and
-// recovery_time's n counts the replications that recovered.
+// (default 5 intervals), and the verdict must hold to the end of the examined span; stuck means
+// the last Window worth of intervals (default 10) below it with no trend that would reach it
+// within another Window and no total backlog — servers' worker queues and drivers' wait queues
+// together — draining; relapsed means a recovery, then a span that ends stuck; anything else is
+// undecided, and the result says how much longer the run would have to be. A scenario's
+// recovery block sets K, Floor, Hold and Window (RecoveryRule). In a sweep the fault metrics
+// recovered, stuck, undecided and relapsed are indicators (a relapse is stuck too), so their
+// means are the shares of replications in each outcome, and recovery_time's n counts the
+// replications that recovered.
 //
 // Per-attempt latency (docs/metrics.md §8.2) is filed by record.Recorder.AttemptDone: each attempt, from sending
 // its command to its reply or to the deadline that abandoned it, in the interval it ended

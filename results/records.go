@@ -52,6 +52,11 @@ type GroupInterval struct {
 	// cancelled on the wire.
 	LocallyRejected, HedgedCopies, AttemptsCancelled uint64
 	AdmitDelay                                       time.Duration
+	// DriverQueue is a gauge at End: the operations waiting in the group's drivers for a
+	// pooled connection (the pools' wait queues), for a suitable server (server selection) or
+	// for the policy's client-side limiter — the backlog the drivers hold, which the servers'
+	// worker queues do not show. Add sums it (across groups, the total at one instant).
+	DriverQueue int
 
 	// Retry token bucket levels at End over the clients that have a bucket: the minimum, and
 	// the sum and count for the mean. TokensMin is NaN and TokensN 0 when no client has one.
@@ -91,6 +96,7 @@ func (g *GroupInterval) Add(o *GroupInterval) {
 	g.HedgedCopies += o.HedgedCopies
 	g.AttemptsCancelled += o.AttemptsCancelled
 	g.AdmitDelay += o.AdmitDelay
+	g.DriverQueue += o.DriverQueue
 	if o.TokensN > 0 && (g.TokensN == 0 || o.TokensMin < g.TokensMin) {
 		g.TokensMin = o.TokensMin
 	}

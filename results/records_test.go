@@ -81,7 +81,7 @@ func TestRecordsAddSubEveryField(t *testing.T) {
 		// addOnly are gauges that Add folds in and Sub leaves.
 		notCounters, addOnly []string
 	}{
-		{"GroupInterval", &GroupInterval{}, []string{"Start", "End", "Name"}, []string{"TokensMin", "TokensSum", "TokensN"}},
+		{"GroupInterval", &GroupInterval{}, []string{"Start", "End", "Name"}, []string{"DriverQueue", "TokensMin", "TokensSum", "TokensN"}},
 		{"ServerInterval", &ServerInterval{}, []string{"Start", "End", "Name", "Workers", "Connections", "Tokens", "Down"}, nil},
 		{"ShardInterval", &ShardInterval{}, []string{"Start", "End", "Mongos", "Shard"}, []string{"Balance"}},
 	}

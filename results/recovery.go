@@ -14,18 +14,29 @@ type RecoveryOutcome string
 
 // Recovery outcomes.
 const (
-	// Recovered: goodput came back within the band and held there for the hold time.
+	// Recovered: goodput came back within the band, held there for the hold time, and the
+	// examined span does not end below the band after it.
 	Recovered RecoveryOutcome = "recovered"
 	// Stuck: a sustained degraded state — goodput below the band for the whole stuck window at
 	// the end of the examined span, and not climbing back fast enough to reach the band within
 	// another window (a metastable failure, or a permanent loss of capacity).
 	Stuck RecoveryOutcome = "stuck"
+	// Relapsed: goodput recovered (held in the band for the hold time), then fell below the
+	// band again and the examined span ends in a stuck state by the stuck rule. It counts as
+	// stuck wherever stuck runs are counted (RecoveryOutcome.Stuck): a recovery that does not
+	// last to the end of the span is not one.
+	Relapsed RecoveryOutcome = "relapsed"
 	// Undecided: the examined span ended too soon to tell; Recovery.MoreSeconds says how much
 	// longer to run.
 	Undecided RecoveryOutcome = "undecided"
 	// NoBaseline: no whole interval before the trigger to compare with.
 	NoBaseline RecoveryOutcome = "noBaseline"
 )
+
+// Stuck reports whether the outcome is a sustained degraded state at the end of the examined
+// span: Stuck, or Relapsed (stuck after a recovery). Maps, tipping points and every P(stuck)
+// count these, not only Stuck.
+func (o RecoveryOutcome) Stuck() bool { return o == Stuck || o == Relapsed }
 
 // RecoveryRule is the rule that decides recovery after a trigger (see Recoveries). The zero
 // value means DefaultRecoveryRule; zero fields take their default.
@@ -58,10 +69,10 @@ const (
 	PreTriggerIntervals = 10
 )
 
-// DrainT is how many standard errors below zero the least-squares slope of the worker backlog
-// over the stuck window must lie for the backlog to count as draining (a long outage that ends
-// by itself, not a stuck state). Three keeps a backlog that only wanders from passing for one
-// that drains.
+// DrainT is how many standard errors below zero the least-squares slope of the total backlog
+// (the servers' worker queues and the drivers' wait queues, backlogOf) over the stuck window
+// must lie for the backlog to count as draining (a long outage that ends by itself, not a stuck
+// state). Three keeps a backlog that only wanders from passing for one that drains.
 const DrainT = 3
 
 // Thresholds that name what sustains a stuck state (StuckState.SustainedBy), each over the
@@ -104,15 +115,18 @@ func intervals(d, step time.Duration) int {
 	return max(1, int((d+step-1)/step))
 }
 
-// StuckState describes a stuck run over the stuck window: its level and what sustains it. For
-// other outcomes every number is NaN and SustainedBy is empty.
+// StuckState describes a stuck run (Stuck or Relapsed) over the stuck window: its level and
+// what sustains it. For other outcomes every number is NaN and SustainedBy is empty.
 type StuckState struct {
 	GoodputShare  float64 `json:"goodputShare"`  // goodput ÷ the pre-trigger level
 	Amplification float64 `json:"amplification"` // attempts ÷ operations issued
 	Backlog       float64 `json:"backlog"`       // time-average worker-queue length, all servers
-	WastedShare   float64 `json:"wastedShare"`   // share of server capacity wasted
-	RejectShare   float64 `json:"rejectShare"`   // limiter rejections ÷ attempts
-	RetryTokens   float64 `json:"retryTokens"`   // mean retry-token level; NaN without buckets
+	// DriverBacklog is the mean over the window's interval ends of the operations waiting in
+	// the drivers' queues (GroupInterval.DriverQueue), all groups.
+	DriverBacklog float64 `json:"driverBacklog"`
+	WastedShare   float64 `json:"wastedShare"` // share of server capacity wasted
+	RejectShare   float64 `json:"rejectShare"` // limiter rejections ÷ attempts
+	RetryTokens   float64 `json:"retryTokens"` // mean retry-token level; NaN without buckets
 	// SustainedBy names the mechanisms the counters show holding the state: "retries",
 	// "abandonedWork", "rejections", "emptyRetryBuckets" (see the Sustain… thresholds).
 	SustainedBy []string `json:"sustainedBy,omitempty"`
@@ -121,7 +135,7 @@ type StuckState struct {
 // noStuck is the StuckState of a run that is not stuck.
 func noStuck() StuckState {
 	n := math.NaN()
-	return StuckState{GoodputShare: n, Amplification: n, Backlog: n, WastedShare: n, RejectShare: n, RetryTokens: n}
+	return StuckState{GoodputShare: n, Amplification: n, Backlog: n, DriverBacklog: n, WastedShare: n, RejectShare: n, RetryTokens: n}
 }
 
 // Recovery is the outcome after one trigger.
@@ -134,11 +148,19 @@ type Recovery struct {
 	Outcome    RecoveryOutcome `json:"outcome"`
 	// Seconds from the end of the trigger to the start of the hold; NaN unless Recovered.
 	Seconds float64 `json:"seconds"`
+	// RecoveredSeconds and RelapseSeconds say when a recovery that did not last began and
+	// ended, in seconds from the end of the trigger: the start of its hold, and the start of
+	// the run of intervals below the band that ends the examined span. Both are NaN unless the
+	// outcome is Relapsed, or Undecided after a recovery (the span ends below the band too
+	// soon after it to tell).
+	RecoveredSeconds float64 `json:"recoveredSeconds"`
+	RelapseSeconds   float64 `json:"relapseSeconds"`
 	// MoreSeconds estimates how much longer the run (or the gap before the next trigger) would
 	// have to be for the rule to decide; NaN unless Undecided, and NaN then too when the trigger
 	// lasts to the end of the run. For a draining backlog it is the time to drain to the
 	// pre-trigger level, more than goodput usually needs (it returns once the backlog falls
-	// below a timeout's worth of work).
+	// below a timeout's worth of work). After a recovery that the span ends below the band it
+	// is the time the stuck rule needs to call the relapse (or to see goodput return).
 	MoreSeconds float64    `json:"moreSeconds"`
 	Stuck       StuckState `json:"stuck"`
 }
@@ -151,6 +173,7 @@ type intervalTotals struct {
 	tokensSum                  float64
 	tokensN                    int
 	queueArea, capArea, wasted float64 // job·s, worker·s, worker·s
+	driverQueue                float64 // operations waiting in the drivers' queues at end
 	rejections                 uint64
 }
 
@@ -186,6 +209,7 @@ func totals(s *Series) []intervalTotals {
 		t.attempts += g.Attempts
 		t.tokensSum += g.TokensSum
 		t.tokensN += g.TokensN
+		t.driverQueue += float64(g.DriverQueue)
 	}
 	for i := range s.Servers {
 		v := &s.Servers[i]
@@ -224,19 +248,30 @@ func totals(s *Series) []intervalTotals {
 //     next trigger starts (one that starts at or after this one's end, and after its start), or
 //     the end of the series.
 //   - Recovered: the first interval from which Hold worth of consecutive intervals lie in the
-//     band; the recovery time runs from the trigger's end to that interval's start (0 if the
-//     interval containing the end already starts the hold).
-//   - Stuck: otherwise, when the last Window worth of intervals of the span all lie below the
+//     band, provided the span does not end below the band after it; the recovery time runs
+//     from the trigger's end to that interval's start (0 if the interval containing the end
+//     already starts the hold). A dip below the band that goodput comes back from is still a
+//     recovery, and so is a span that ends above the band.
+//   - Relapsed: a hold, then a span that ends in a run of intervals below the band that is a
+//     stuck state by the stuck rule below. RecoveredSeconds is when the hold began,
+//     RelapseSeconds when that last run below the band began; the StuckState is measured as for
+//     Stuck. Relapsed counts as stuck (RecoveryOutcome.Stuck).
+//   - Stuck: no hold, and the last Window worth of intervals of the span all lie below the
 //     band, a least-squares line through their goodput would not reach the band within another
-//     Window (a slow but steady recovery is not a stuck state), and the servers' worker backlog
-//     is not draining: its least-squares slope over the window is not below zero by DrainT
-//     standard errors. (A backlog that drains is a long outage that ends by itself, even while
-//     every request it holds waits past its timeout and goodput shows nothing.) The StuckState
-//     gives the level over that window and what sustains it.
-//   - Undecided: otherwise. MoreSeconds estimates the extra span the rule needs: the rest of a
-//     hold that has begun, the rest of a stuck window that has begun, the time the goodput
-//     trend needs to reach the band, or the backlog to drain to its pre-trigger level, plus a
-//     hold; a whole Window when the span ends in mixed intervals.
+//     Window (a slow but steady recovery is not a stuck state), and the total backlog is not
+//     draining: its least-squares slope over the window is not below zero by DrainT standard
+//     errors. The total backlog is the servers' worker backlog plus the operations waiting in
+//     the drivers' queues (connection pools, server selection, client-side admission): a
+//     backlog held in the drivers drains as surely as one in the servers. (A backlog that
+//     drains is a long outage that ends by itself, even while every request it holds waits
+//     past its timeout and goodput shows nothing.) The StuckState gives the level over that
+//     window and what sustains it.
+//   - Undecided: otherwise — and after a hold when the span ends below the band but not (yet)
+//     in a stuck state, with RecoveredSeconds and RelapseSeconds set. MoreSeconds estimates the
+//     extra span the rule needs: the rest of a hold that has begun, the rest of a stuck window
+//     that has begun, the time the goodput trend needs to reach the band, or the total backlog
+//     to drain to its pre-trigger level, plus a hold; a whole Window when the span ends above
+//     the band without a hold.
 func Recoveries(s *Series) []Recovery {
 	pts := totals(s)
 	step := s.Interval
@@ -246,7 +281,7 @@ func Recoveries(s *Series) []Recovery {
 	var out []Recovery
 	for fi, f := range s.Faults {
 		rec := Recovery{Fault: f.Name, Start: f.Start, End: f.End, PreGoodput: math.NaN(), Band: math.NaN(),
-			Seconds: math.NaN(), MoreSeconds: math.NaN(), Stuck: noStuck()}
+			Seconds: math.NaN(), RecoveredSeconds: math.NaN(), RelapseSeconds: math.NaN(), MoreSeconds: math.NaN(), Stuck: noStuck()}
 		next := sim.Never
 		for j, o := range s.Faults {
 			if j != fi && o.Start >= f.End && o.Start > f.Start && o.Start < next {
@@ -254,7 +289,7 @@ func Recoveries(s *Series) []Recovery {
 			}
 		}
 		var pre []float64
-		var preBacklog float64 // the mean worker backlog of the same intervals
+		var preBacklog float64 // the mean total backlog (backlogOf) of the same intervals
 		var span []intervalTotals
 		for _, p := range pts {
 			if p.end <= f.Start {
@@ -282,24 +317,19 @@ func Recoveries(s *Series) []Recovery {
 		inBand := func(p intervalTotals) bool { return p.goodput >= lo && p.goodput <= hi }
 
 		// Recovered: the first run of `hold` consecutive intervals in the band.
-		run := 0
+		held, run := -1, 0 // held: the index in span of the hold's first interval
 		for i, p := range span {
 			if !inBand(p) {
 				run = 0
 				continue
 			}
 			if run++; run == hold {
-				rec.Outcome = Recovered
-				rec.Seconds = max(0, span[i-hold+1].start.Sub(f.End)).Seconds()
+				held = i - hold + 1
 				break
 			}
 		}
-		if rec.Outcome == Recovered {
-			out = append(out, rec)
-			continue
-		}
-		rec.Outcome = Undecided
-		if f.End >= s.End() {
+		if held < 0 && f.End >= s.End() {
+			rec.Outcome = Undecided
 			out = append(out, rec) // a trigger to the end of the run leaves nothing to examine
 			continue
 		}
@@ -312,6 +342,19 @@ func Recoveries(s *Series) []Recovery {
 			}
 			tail, side = tail+1, si
 		}
+		if held >= 0 {
+			since := max(0, span[held].start.Sub(f.End)).Seconds()
+			// A verdict holds to the end of the span: a recovery that the span ends below the
+			// band is judged again by the stuck rule, from the start of that last fall.
+			if side >= 0 {
+				rec.Outcome, rec.Seconds = Recovered, since
+				out = append(out, rec)
+				continue
+			}
+			rec.RecoveredSeconds = since
+			rec.RelapseSeconds = max(0, span[len(span)-tail].start.Sub(f.End)).Seconds()
+		}
+		rec.Outcome = Undecided
 		switch {
 		case len(span) == 0:
 			rec.MoreSeconds = float64(hold) * dt
@@ -332,12 +375,17 @@ func Recoveries(s *Series) []Recovery {
 			}
 			// A backlog that drains steadily is a long outage, not a sustained state: while it
 			// lasts every request may wait past its timeout, so goodput shows nothing of it.
+			// The backlog is the total, wherever it waits: in the servers' worker queues or in
+			// the drivers' (a driver whose connection pool is full holds the rest of it).
 			if qSlope, qEnd, qSE := trend(last, dt, backlogOf); qSlope < 0 && qSlope < -DrainT*qSE {
 				drain := math.Max(0, qEnd-preBacklog) / -qSlope
 				rec.MoreSeconds = float64(math.Ceil(drain/dt)*dt) + float64(float64(hold)*dt)
 				break
 			}
 			rec.Outcome = Stuck
+			if held >= 0 {
+				rec.Outcome = Relapsed
+			}
 			rec.Stuck = stuckState(last, level)
 		default: // above the band: a backlog still draining
 			rec.MoreSeconds = float64(window) * dt
@@ -374,11 +422,12 @@ func meanSD(xs []float64) (mean, sd float64) {
 	return mean, math.Sqrt(ss / float64(len(xs)-1))
 }
 
-// goodputOf and backlogOf read an interval's total goodput (operations/s) and its time-average
-// worker backlog (requests).
+// goodputOf and backlogOf read an interval's total goodput (operations/s) and its total
+// backlog: the servers' time-average worker backlog (requests) plus the operations waiting in
+// the drivers' queues at its end — every place the work the run owes can wait.
 func goodputOf(p intervalTotals) float64 { return p.goodput }
 func backlogOf(p intervalTotals) float64 {
-	return fratio(p.queueArea, p.end.Sub(p.start).Seconds())
+	return fratio(p.queueArea, p.end.Sub(p.start).Seconds()) + p.driverQueue
 }
 
 // trend fits y = a + slope·t by least squares over pts (y read by y, t in seconds, one interval
@@ -416,12 +465,13 @@ func trend(pts []intervalTotals, dt float64, y func(intervalTotals) float64) (sl
 
 // stuckState measures the stuck window pts against the pre-trigger level.
 func stuckState(pts []intervalTotals, level float64) StuckState {
-	var good, queue, capArea, wasted, tokens float64
+	var good, queue, driverQueue, capArea, wasted, tokens float64
 	var issued, attempts, rejections uint64
 	tokensN := 0
 	for _, p := range pts {
 		good += p.goodput
 		queue += p.queueArea
+		driverQueue += p.driverQueue
 		capArea += p.capArea
 		wasted += p.wasted
 		issued += p.issued
@@ -436,6 +486,7 @@ func stuckState(pts []intervalTotals, level float64) StuckState {
 		GoodputShare:  good / n / level,
 		Amplification: ratio(attempts, issued),
 		Backlog:       fratio(queue, secs),
+		DriverBacklog: driverQueue / n,
 		WastedShare:   fratio(wasted, capArea),
 		RejectShare:   ratio(rejections, attempts),
 		RetryTokens:   math.NaN(),
@@ -463,9 +514,16 @@ func (r *Recovery) Describe() string {
 	switch r.Outcome {
 	case Recovered:
 		return fmt.Sprintf("recovered %s after it ended (band %.1f ± %.1f/s)", secondsText(r.Seconds), r.PreGoodput, r.Band)
-	case Stuck:
+	case Stuck, Relapsed:
 		st := &r.Stuck
-		text := fmt.Sprintf("stuck at %.2g %% of pre-trigger goodput, amplification %.2f, backlog %.0f", 100*st.GoodputShare, st.Amplification, st.Backlog)
+		text := ""
+		if r.Outcome == Relapsed {
+			text = fmt.Sprintf("recovered %s after it ended, then relapsed %s after it: ", secondsText(r.RecoveredSeconds), secondsText(r.RelapseSeconds))
+		}
+		text += fmt.Sprintf("stuck at %.2g %% of pre-trigger goodput, amplification %.2f, backlog %.0f", 100*st.GoodputShare, st.Amplification, st.Backlog)
+		if st.DriverBacklog > 0 {
+			text += fmt.Sprintf(" (and %.0f waiting in the drivers)", st.DriverBacklog)
+		}
 		if len(st.SustainedBy) > 0 {
 			text += "; sustained by"
 			for i, s := range st.SustainedBy {
@@ -480,7 +538,11 @@ func (r *Recovery) Describe() string {
 		if math.IsNaN(r.MoreSeconds) {
 			return "undecided: the trigger lasts to the end of the run"
 		}
-		return fmt.Sprintf("undecided: run about %s longer to tell", secondsText(r.MoreSeconds))
+		text := ""
+		if !math.IsNaN(r.RelapseSeconds) {
+			text = fmt.Sprintf("recovered %s after it ended, then fell below the band %s after it; ", secondsText(r.RecoveredSeconds), secondsText(r.RelapseSeconds))
+		}
+		return text + fmt.Sprintf("undecided: run about %s longer to tell", secondsText(r.MoreSeconds))
 	}
 	return "no pre-trigger baseline to compare with"
 }

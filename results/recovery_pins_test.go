@@ -344,3 +344,159 @@ func TestRecoverySustainersAtTheirThresholds(t *testing.T) {
 		}
 	}
 }
+
+// TestRecoveryRelapse pins the rule that a verdict holds to the end of the examined span
+// (Recoveries doc, "Recovered" and "Relapsed"; docs/metrics.md §13.5 and §13.9): after a hold,
+// a span that ends in a stuck state by the stuck rule is a relapse — stuck, not recovered —
+// with when it recovered and when it fell; a span that ends below the band too soon after a
+// hold to tell is undecided, with both times; a dip that goodput comes back from, or a span that
+// ends above the band, is still a recovery. The timeline: the band is [70, 130], the trigger
+// ends at 40 s, and goodput is back in the band from 40 s.
+func TestRecoveryRelapse(t *testing.T) {
+	tests := []struct {
+		name           string
+		after          []uint64
+		outcome        RecoveryOutcome
+		seconds        float64 // Seconds when recovered, MoreSeconds when undecided
+		recovered, fel float64 // RecoveredSeconds, RelapseSeconds
+		share          float64 // the stuck state's goodput share; NaN unless stuck
+	}{
+		{"held 5 s, then 10 s at 10/s to the end: relapsed at 5 s", seq(repeat(100, 5), repeat(10, 10)), Relapsed, math.NaN(), 0, 5, 0.1},
+		{"held 8 s, then 12 s at 0/s: relapsed at 8 s, the window is the last 10", seq(repeat(100, 8), repeat(0, 12)), Relapsed, math.NaN(), 0, 8, 0},
+		{"a dip of 3 s that comes back: recovered", seq(repeat(100, 5), repeat(10, 3), repeat(100, 12)), Recovered, 0, math.NaN(), math.NaN(), math.NaN()},
+		{"a dip of 12 s that comes back for one interval: recovered", seq(repeat(100, 5), repeat(10, 12), repeat(100, 1)), Recovered, 0, math.NaN(), math.NaN(), math.NaN()},
+		{"ends 4 s below the band: undecided, 6 s more to fill a stuck window", seq(repeat(100, 10), repeat(10, 4)), Undecided, 6, 0, 10, math.NaN()},
+		{"ends 10 s below the band, climbing back fast: undecided, 3 + 5 s more", seq(repeat(100, 5), ramp(10, 5, 10)), Undecided, 3 + 5, 0, 5, math.NaN()},
+		{"ends above the band: recovered", seq(repeat(100, 5), repeat(200, 15)), Recovered, 0, math.NaN(), math.NaN(), math.NaN()},
+		{"no hold, 15 s below: stuck, not relapsed", repeat(10, 15), Stuck, math.NaN(), math.NaN(), math.NaN(), 0.1},
+		{"held after 3 s below, then relapsed at 9 s", seq(repeat(10, 3), repeat(100, 6), repeat(20, 10)), Relapsed, math.NaN(), 3, 9, 0.2},
+	}
+	for _, tc := range tests {
+		r := Recoveries(recSpanSeries(tc.after))[0]
+		secs := r.Seconds
+		if tc.outcome == Undecided {
+			secs = r.MoreSeconds
+		}
+		if r.Outcome != tc.outcome || !sameFloat(secs, tc.seconds) || !sameFloat(r.RecoveredSeconds, tc.recovered) ||
+			!sameFloat(r.RelapseSeconds, tc.fel) || !sameFloat(r.Stuck.GoodputShare, tc.share) {
+			t.Errorf("%s: %s, %v s, recovered at %v s, fell at %v s, stuck share %v; want %s, %v s, %v s, %v s, %v",
+				tc.name, r.Outcome, secs, r.RecoveredSeconds, r.RelapseSeconds, r.Stuck.GoodputShare,
+				tc.outcome, tc.seconds, tc.recovered, tc.fel, tc.share)
+		}
+	}
+}
+
+// TestRecoveryOutcomeStuck pins which outcomes count as stuck (RecoveryOutcome.Stuck;
+// docs/metrics.md §13.9, §15): Stuck and Relapsed, no other — and so the catalogue's `stuck`
+// indicator, which sweeps, maps and tipping points count.
+func TestRecoveryOutcomeStuck(t *testing.T) {
+	stuck, _ := LookupMetric("fault.x.stuck")
+	relapsed, _ := LookupMetric("fault.x.relapsed")
+	tests := []struct {
+		o                  RecoveryOutcome
+		want               bool
+		stuckInd, relapInd float64
+	}{
+		{Recovered, false, 0, 0},
+		{Stuck, true, 1, 0},
+		{Relapsed, true, 1, 1},
+		{Undecided, false, 0, 0},
+		{NoBaseline, false, math.NaN(), math.NaN()},
+	}
+	for _, tc := range tests {
+		r := &Recovery{Outcome: tc.o}
+		if got := tc.o.Stuck(); got != tc.want {
+			t.Errorf("%s.Stuck() = %v, want %v", tc.o, got, tc.want)
+		}
+		if got := stuck.fault(r); !sameFloat(got, tc.stuckInd) {
+			t.Errorf("stuck indicator of %s = %v, want %v", tc.o, got, tc.stuckInd)
+		}
+		if got := relapsed.fault(r); !sameFloat(got, tc.relapInd) {
+			t.Errorf("relapsed indicator of %s = %v, want %v", tc.o, got, tc.relapInd)
+		}
+	}
+}
+
+// recDriverSeries is goodput 100/s for 30 s, a trigger [30 s, 40 s) at 10/s, then 0/s for 20 s,
+// with one server whose worker backlog is server(i) and a driver queue of driver(i) in
+// interval i.
+func recDriverSeries(server, driver func(i int) float64) *Series {
+	s := recSpanSeries(repeat(0, 20))
+	for i := range s.Groups {
+		s.Groups[i].DriverQueue = int(driver(i))
+	}
+	recAddServer(s, func(i int, v *ServerInterval) { v.QueueArea = server(i) })
+	return s
+}
+
+// TestRecoveryDriverBacklogDrains pins that the drain test looks at the total backlog, the
+// servers' worker queues plus the operations waiting in the drivers (Recoveries doc, "Stuck";
+// docs/metrics.md §13.6 item 3, §7 driver_queue): a server queue that holds steady at the
+// pool's size while the drivers' wait queues drain steadily is a long outage, undecided with
+// the time the total needs to drain to its pre-trigger level, not a stuck state; the same
+// server queue with a driver queue that holds or grows is stuck, and the stuck state reports
+// the driver backlog.
+func TestRecoveryDriverBacklogDrains(t *testing.T) {
+	// The server holds 100 − 8 workers = 92 requests, wiggling ±5, before and after; the
+	// driver queue is 0 before the trigger.
+	server := func(i int) float64 {
+		if i < 30 {
+			return 0
+		}
+		return 92 + 5*recWiggle[i%10]
+	}
+	tests := []struct {
+		name    string
+		driver  func(i int) float64 // from the trigger's end (i ≥ 40); 0 before
+		outcome RecoveryOutcome
+		more    float64
+		backlog float64 // the stuck state's driver backlog, NaN unless stuck
+	}{
+		// From 2000 at 40 s falling 50/s: 1050 at the window's last interval (59 s), and the
+		// total 92 + 1050 = 1142 (the wiggle leaves the line alone) drains to the pre-trigger
+		// 0 in 22.84 s → 23 s, plus a hold of 5. The server queue alone would say stuck.
+		{"draining 50/s in the drivers", func(i int) float64 { return 2000 - 50*float64(i-40) }, Undecided, 23 + 5, math.NaN()},
+		{"holding at 2000 in the drivers", func(i int) float64 { return 2000 + 10*recWiggle[i%10] }, Stuck, math.NaN(), 2000},
+		{"growing in the drivers", func(i int) float64 { return 100 * float64(i) }, Stuck, math.NaN(), 100 * 54.5},
+	}
+	for _, tc := range tests {
+		s := recDriverSeries(server, func(i int) float64 {
+			if i < 40 {
+				return 0
+			}
+			return tc.driver(i)
+		})
+		r := Recoveries(s)[0]
+		if r.Outcome != tc.outcome || !sameFloat(r.MoreSeconds, tc.more) || !sameFloat(r.Stuck.DriverBacklog, tc.backlog) {
+			t.Errorf("%s: %s, %v s more, driver backlog %v; want %s, %v s more, %v",
+				tc.name, r.Outcome, r.MoreSeconds, r.Stuck.DriverBacklog, tc.outcome, tc.more, tc.backlog)
+		}
+	}
+}
+
+// TestRecoveryDescribeRelapse: the words for a recovery that did not last say when it recovered
+// and when it fell (docs/metrics.md §13.9), and a stuck state held partly in the drivers says
+// how much waits there.
+func TestRecoveryDescribeRelapse(t *testing.T) {
+	relapsed := Recoveries(recSpanSeries(seq(repeat(100, 5), repeat(10, 10))))[0]
+	fell := Recoveries(recSpanSeries(seq(repeat(100, 10), repeat(10, 4))))[0]
+	inDrivers := Recoveries(recDriverSeries(func(int) float64 { return 0 }, func(i int) float64 {
+		if i < 40 {
+			return 0
+		}
+		return 2000
+	}))[0]
+	tests := []struct {
+		r    Recovery
+		want string
+	}{
+		{relapsed, "recovered 0 s after it ended, then relapsed 5 s after it: stuck at 10 % of pre-trigger goodput, amplification 1.00, backlog 0"},
+		{fell, "recovered 0 s after it ended, then fell below the band 10 s after it; undecided: run about 6 s longer to tell"},
+		{inDrivers, "stuck at 0 % of pre-trigger goodput, amplification NaN, backlog 0 (and 2000 waiting in the drivers)"},
+	}
+	for _, tc := range tests {
+		if got := tc.r.Describe(); got != tc.want {
+			t.Errorf("%s: Describe() = %q, want %q", tc.r.Outcome, got, tc.want)
+		}
+	}
+}

@@ -105,10 +105,10 @@ func Run(ctx context.Context, o Options) (tip.Result, error) {
 		if !ok {
 			return tipping.Undecided, fmt.Errorf("%s=%s: no trigger %q in the run", a.Path, a.Text(x), o.Trigger)
 		}
-		switch rec.Outcome {
-		case results.Recovered:
+		switch {
+		case rec.Outcome == results.Recovered:
 			return tipping.Recovered, nil
-		case results.Stuck:
+		case rec.Outcome.Stuck(): // a relapse is stuck too (docs/metrics.md §13.9)
 			return tipping.Stuck, nil
 		}
 		return tipping.Undecided, nil

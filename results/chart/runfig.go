@@ -66,6 +66,8 @@ func NewRun(hdr results.Header, ts *results.Timeseries, sum *results.Summary) *R
 			label += ": recovered in " + formatSecs(rec.Seconds)
 		case results.Stuck:
 			label += ": stuck"
+		case results.Relapsed:
+			label += ": relapsed"
 		case results.Undecided:
 			label += ": undecided"
 		}

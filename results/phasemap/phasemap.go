@@ -18,7 +18,7 @@ type Cell struct {
 	Params       []results.Param `json:"params"`
 	Replications int             `json:"replications"`
 	Recovered    int             `json:"recovered"`
-	Stuck        int             `json:"stuck"`
+	Stuck        int             `json:"stuck"` // relapses included (results.RecoveryOutcome.Stuck)
 	Undecided    int             `json:"undecided"`
 	NoBaseline   int             `json:"noBaseline"`
 	// PStuck is Stuck ÷ (Stuck + Recovered), the share of the replications that decided; NaN
@@ -51,13 +51,13 @@ func NewCell(params []results.Param, outcomes []results.RecoveryOutcome, seconds
 	c := Cell{Params: slices.Clone(params), Replications: len(outcomes), RecoveryMedian: math.NaN()}
 	var rec []float64
 	for i, o := range outcomes {
-		switch o {
-		case results.Recovered:
+		switch {
+		case o == results.Recovered:
 			c.Recovered++
 			rec = append(rec, seconds[i])
-		case results.Stuck:
+		case o.Stuck(): // a relapse is stuck too (docs/metrics.md §13.9)
 			c.Stuck++
-		case results.Undecided:
+		case o == results.Undecided:
 			c.Undecided++
 		default:
 			c.NoBaseline++

@@ -49,6 +49,12 @@ func TestNewCell(t *testing.T) {
 	if u := NewCell(nil, []results.RecoveryOutcome{results.Undecided, results.Undecided}, []float64{0, 0}); !math.IsNaN(u.PStuck) {
 		t.Errorf("a cell of undecided runs: P(stuck) %v, want NaN (no verdict)", u.PStuck)
 	}
+	// A relapse (recovered, then stuck to the end of the run) is stuck, not recovered, and its
+	// time is no recovery time (docs/metrics.md §13.9, §15).
+	r := NewCell(nil, []results.RecoveryOutcome{results.Relapsed, results.Recovered, results.Relapsed, results.Stuck}, []float64{math.NaN(), 4, math.NaN(), math.NaN()})
+	if r.Stuck != 3 || r.Recovered != 1 || r.NoBaseline != 0 || r.PStuck != 3.0/4 || r.RecoveryMedian != 4 {
+		t.Errorf("a cell with relapses: %+v; want 3 stuck (2 relapsed), 1 recovered, P(stuck) 3/4, median 4", r)
+	}
 	empty := NewCell(nil, nil, nil)
 	if !math.IsNaN(empty.PStuck) || !math.IsNaN(empty.RecoveryMedian) {
 		t.Errorf("a cell that did not run: P(stuck) %v, median %v; want NaN", empty.PStuck, empty.RecoveryMedian)

@@ -32,7 +32,10 @@ func (s *Scenario) offered(faults bool) float64 {
 		g := &s.Clients[i]
 		switch {
 		case g.Workload.Rate != nil && g.Workload.Rate.p != nil:
-			p := g.Workload.Rate.p
+			p, err := g.scaledRate(s)
+			if err != nil {
+				p = g.Workload.Rate.p // a factor Validate refuses; the estimate stays finite
+			}
 			for j := range s.Faults {
 				f := &s.Faults[j]
 				if !faults || f.Kind != loadKind || f.Group != "" && f.Group != g.Name {

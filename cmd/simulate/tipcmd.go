@@ -70,6 +70,7 @@ Examples:
 			if err != nil {
 				return err
 			}
+			noteLoadScale(stderr, sc, []string{*param})
 			name, err := studyTrigger(sc, *trigger)
 			if err != nil {
 				return err

@@ -78,6 +78,9 @@
 //	interval     1s                 time-series resolution; in (0, duration]
 //	topology     one standalone db  the servers
 //	clients      (required)         the application groups; at least one
+//	load         1                  multiplies every open-loop group's rate (a finite number
+//	                                > 0; 2 doubles the load); closed loops are left as they
+//	                                are; the canonical text leaves out 1 (below)
 //	faults       []                 timed changes to the servers and to the load: triggers
 //	recovery     (the defaults)     the rule that judges recovery after each trigger
 //	sweep        replications: 10   parameters to vary across runs
@@ -237,6 +240,17 @@
 //
 // A load change is a profile, or a load fault (below). A spike in a rate is a trigger from its
 // start for its duration, a step or a ramp one to the end of the run.
+//
+// load (top level, [Scenario.Load]) scales the whole workload at once: every open-loop group's
+// rate profile is multiplied by it ([workload.Scale]) before its load faults are laid in, so a
+// load fault's factor applies on top of it and a surge scales with the load. A closed-loop
+// group (threads) is left as it is: its load is set by its threads and think time and by the
+// replies, not by a rate, so load does not scale it, and a sweep, map or tipping-point search
+// over load says so on stderr when the scenario has one. load is a field as any other, so
+// sweep, map, tip and tune vary it by its path (--vary load=0.5:3:0.25, --param load); a
+// sweep of it is a load sweep, answered with the knee and headroom in total offered load
+// (docs/metrics.md §17), today's load being the scenario as written (its own load, 1 unless it
+// sets one).
 //
 // appRetry (client.AppRetry): attempts (1 = no retries; ≥ 1), perAttemptTimeout (0s = none),
 // backoff (none, exponential: base·2^(k−1) capped at cap, fullJitter: U[0,1) of that), base

@@ -41,7 +41,10 @@ func (g *Group) ClientWorkload(sc *Scenario) (client.Workload, error) {
 		Stop: sim.Time(sc.Duration),
 	}
 	if r := g.Workload.Rate; r != nil {
-		p := r.p
+		p, err := g.scaledRate(sc)
+		if err != nil {
+			return client.Workload{}, err
+		}
 		for i := range sc.Faults {
 			f := &sc.Faults[i]
 			if f.Kind != loadKind || f.Group != "" && f.Group != g.Name {
@@ -58,6 +61,33 @@ func (g *Group) ClientWorkload(sc *Scenario) (client.Workload, error) {
 		}
 	}
 	return w, nil
+}
+
+// scaledRate is the group's open-loop rate profile with the scenario's load factor applied
+// (workload.Scale); the profile itself at the default factor 1, so that an unscaled scenario
+// runs exactly as written. The group must be an open loop.
+func (g *Group) scaledRate(sc *Scenario) (workload.Profile, error) {
+	p := g.Workload.Rate.p
+	if sc.Load == 1 || p == nil {
+		return p, nil
+	}
+	q, err := workload.Scale(p, float64(sc.Load))
+	if err != nil {
+		return nil, fmt.Errorf("load: %w", err)
+	}
+	return q, nil
+}
+
+// ClosedLoopGroups returns the names of the closed-loop groups (threads), in order: the groups
+// whose load the scenario's load factor leaves unchanged.
+func (s *Scenario) ClosedLoopGroups() []string {
+	var out []string
+	for i := range s.Clients {
+		if s.Clients[i].Workload.Rate == nil {
+			out = append(out, s.Clients[i].Name)
+		}
+	}
+	return out
 }
 
 // ServerFaults returns the faults as server.Cluster.Schedule takes them, in fault order: every

@@ -17,6 +17,7 @@ import (
 // client thread one operation per think time plus a millisecond of service (an upper bound for
 // service times of a millisecond or more), or per pace when the thread is paced and the pace is
 // the longer (a paced thread starts no sooner than one pace after its previous start).
+// An open-loop group's rate is its profile times the scenario's load factor (Scenario.Load).
 //
 // The millisecond is the cycle of a thread whose operations reach a server. One whose
 // operations fail in the client at once (an sre-throttle client's local rejection; a
@@ -44,7 +45,10 @@ func (s *Scenario) offered(faults bool) float64 {
 		g := &s.Clients[i]
 		switch {
 		case g.Workload.Rate != nil && g.Workload.Rate.p != nil:
-			p := g.Workload.Rate.p
+			p, err := g.scaledRate(s)
+			if err != nil {
+				p = g.Workload.Rate.p // a factor Validate refuses; the estimate stays finite
+			}
 			for j := range s.Faults {
 				f := &s.Faults[j]
 				if !faults || f.Kind != loadKind || f.Group != "" && f.Group != g.Name {
@@ -68,7 +72,8 @@ func (s *Scenario) offered(faults bool) float64 {
 }
 
 // LoadContext returns what a load sweep of s is judged against (sweep.LoadContext): the load
-// s offers as configured, and its configured ceiling. The ceiling counts the nodes that take the
+// s offers as configured (at its own load factor: a sweep of load is judged against the
+// scenario as written), and its configured ceiling. The ceiling counts the nodes that take the
 // clients' commands: every standalone, and the primary of a replica set or of each shard; each
 // gives the lesser of its ingress request limiter's rate (when enabled) and its workers ÷ mean
 // service time. Secondaries, which serve only reads that ask for them, and mongos routers,

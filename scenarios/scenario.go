@@ -42,6 +42,11 @@ type Scenario struct {
 	Topology Topology `yaml:"topology"`
 	// Clients are the application groups; at least one.
 	Clients []Group `yaml:"clients"`
+	// Load multiplies every open-loop group's rate (default 1; a finite number > 0): the
+	// whole workload × k, one field that a sweep, map, tipping point or tuning can vary
+	// (--vary load=1:3:0.25). A load fault's factor applies on top of it; closed-loop groups
+	// (threads) are left as they are. The canonical text leaves out load: 1.
+	Load LoadScale `yaml:"load"`
 	// Faults are timed changes to the servers.
 	Faults []Fault `yaml:"faults"`
 	// Recovery is the rule that judges recovery after each trigger; absent, its defaults.
@@ -52,6 +57,36 @@ type Scenario struct {
 	Expect []Expect `yaml:"expect,omitzero"`
 
 	src *source // where the scenario came from; nil for one built in code
+}
+
+// LoadScale is the scenario's load factor (Scenario.Load), a plain number. Its canonical text
+// leaves out the default, 1, so that a scenario that does not scale its load reads, prints and
+// hashes as it did before the field existed.
+type LoadScale float64
+
+// loadScaleRule is the rule a load factor must meet, as problems state it.
+const loadScaleRule = "must be a finite number > 0 (every open-loop group's rate is multiplied by it: 2 doubles the load)"
+
+// decodeYAML reads the factor: a plain number, its rule checked by Validate.
+func (l *LoadScale) decodeYAML(d *decoder, n *yamlstrict.Node, path string) {
+	if n.Kind != yamlstrict.ScalarKind {
+		d.Problem(n, path, yamlstrict.Describe(n), loadScaleRule)
+		return
+	}
+	x, rule := yamlstrict.ParseNumber(n.Text)
+	if rule != "" {
+		d.Problem(n, path, n.Text, loadScaleRule)
+		return
+	}
+	*l = LoadScale(x)
+}
+
+// encodeYAML writes the factor, or nothing for the default 1.
+func (l LoadScale) encodeYAML() *yamlstrict.Node {
+	if l == 1 {
+		return nil
+	}
+	return yamlstrict.NewScalar(yamlstrict.FormatFloat(float64(l)))
 }
 
 // Recovery is the rule that decides, after each trigger, whether goodput recovered, stuck or
@@ -496,7 +531,7 @@ const (
 
 func (s *Scenario) setDefaults() {
 	src := s.src
-	*s = Scenario{Seed: DefaultSeed, Duration: DefaultDuration, Interval: DefaultInterval, src: src}
+	*s = Scenario{Seed: DefaultSeed, Duration: DefaultDuration, Interval: DefaultInterval, Load: 1, src: src}
 	s.Topology.setDefaults()
 	s.Sweep.setDefaults()
 }

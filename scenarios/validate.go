@@ -98,10 +98,30 @@ func (s *Scenario) validate(d *decoder, trySweep bool) {
 	}
 	v.topology()
 	v.clients()
+	v.loadScale()
 	v.faults()
 	v.recovery()
 	v.sweep()
 	v.expect()
+}
+
+// loadScale checks the scenario's load factor: a finite number > 0, and no open-loop group's
+// peak rate, multiplied by it, beyond what a profile may reach (workload.MaxOpsRate).
+func (v *validator) loadScale() {
+	l := float64(v.sc.Load)
+	if !(l > 0) || math.IsInf(l, 0) {
+		v.bad("load", yamlstrict.FormatFloat(l), loadScaleRule)
+		return
+	}
+	for i := range v.sc.Clients {
+		g := &v.sc.Clients[i]
+		if g.Workload.Rate == nil || g.Workload.Rate.p == nil {
+			continue
+		}
+		if _, err := g.scaledRate(v.sc); err != nil {
+			v.bad("load", yamlstrict.FormatFloat(l), fmt.Sprintf("clients[%d] (%s): %s", i, g.Name, strings.TrimPrefix(err.Error(), "load: ")))
+		}
+	}
 }
 
 // maxNameBytes bounds the names of a scenario, its nodes, shards and client groups. A scenario's

@@ -72,6 +72,7 @@ Examples:
 			if err != nil {
 				return err
 			}
+			noteLoadScale(stderr, sc, axisPaths(axes))
 			name, err := studyTrigger(sc, *trigger)
 			if err != nil {
 				return err

@@ -96,6 +96,7 @@ Examples:
 			if _, ok := sc.Sweep.Parameters["seed"]; ok {
 				return errSeedParameter
 			}
+			noteLoadScale(stderr, sc, sc.Sweep.Paths())
 			npoints := 1.0
 			for _, p := range sc.Sweep.Parameters {
 				npoints *= float64(len(p.Values))

@@ -70,6 +70,7 @@ Examples (the first takes about 23 s of CPU time, some 12 s on two free cores):
 			if err != nil {
 				return err
 			}
+			noteLoadScale(stderr, sc, []string{*param})
 			name, err := studyTrigger(sc, *trigger)
 			if err != nil {
 				return err

@@ -209,9 +209,10 @@ func (a LoadAnswers) Sentences() []string {
 	return out
 }
 
-// IsLoadPath reports whether a sweep parameter is a workload's rate, so that the sweep is a load
-// sweep: its x is the offered load, and today's load and the headroom mean something.
+// IsLoadPath reports whether a sweep parameter is a workload's rate, or the scenario's load
+// factor (load, plain numbers: every open-loop group's rate × the factor), so that the sweep is
+// a load sweep: its x is the offered load, and today's load and the headroom mean something.
 func IsLoadPath(path string, values []string) bool {
 	_, kind, _, ok := results.ParseValues(values)
-	return ok && kind == results.ValueRate && strings.Contains(path, "workload")
+	return ok && (kind == results.ValueRate && strings.Contains(path, "workload") || kind == results.ValueNumber && path == "load")
 }

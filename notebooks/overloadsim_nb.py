@@ -243,8 +243,9 @@ def read_sweep_header(folder: Path) -> dict:
 def read_sweep_answers(folder: Path) -> tuple[dict, list[dict]]:
     """A load sweep's answers from its sweep.json: (context, answers). The context is what the
     sweep is judged against (today, ceiling, ceilingSource, slo); each answer is one line's
-    knee, lastServed, latencyKnee, latencyRule and headroom, computed by the simulator's own
-    rules (results.AnswerLoad), never again here."""
+    safe load and what lies beyond it, headroom, knee, lastServed, kneeBracket, latencyKnee,
+    latencyBracket and latencyRule, computed by the simulator's own rules (sweep.AnswerLoad,
+    docs/metrics.md §17), never again here."""
     doc = json.loads((folder / "sweep.json").read_text())
     if "answers" not in doc:
         raise ValueError(f"{folder}: the sweep has no answers: it does not vary a workload's rate")

@@ -242,11 +242,11 @@
 // start for its duration, a step or a ramp one to the end of the run.
 //
 // load (top level, [Scenario.Load]) scales the whole workload at once: every open-loop group's
-// rate profile is multiplied by it ([workload.Scale]) before its load faults are laid in, so a
-// load fault's factor applies on top of it and a surge scales with the load. A closed-loop
-// group (threads) is left as it is: its load is set by its threads and think time and by the
-// replies, not by a rate, so load does not scale it, and a sweep, map or tipping-point search
-// over load says so on stderr when the scenario has one. load is a field as any other, so
+// rate profile is multiplied by it (workload.Scale in client/workload) before its load faults
+// are laid in, so a load fault's factor applies on top of it and a surge scales with the load.
+// A closed-loop group (threads) is left as it is: its load is set by its threads and think time
+// and by the replies, not by a rate, so load does not scale it, and a sweep, map or
+// tipping-point search over load says so on stderr when the scenario has one. load is a field as any other, so
 // sweep, map, tip and tune vary it by its path (--vary load=0.5:3:0.25, --param load); a
 // sweep of it is a load sweep, answered with the knee and headroom in total offered load
 // (docs/metrics.md §17), today's load being the scenario as written (its own load, 1 unless it

@@ -48,7 +48,7 @@ func TestSweepLoadScale(t *testing.T) {
 	if s := run(args, &stdout, &stderr); s != exitOK {
 		t.Fatalf("status %d: %s", s, stderr.String())
 	}
-	for _, want := range []string{"Today's load (the scenario as configured) is 4000/s.", "The knee is between ", "Headroom over today's load: "} {
+	for _, want := range []string{"Today's load (the scenario as configured) is 4000/s.", "The knee is between ", "× today's load"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
 		}

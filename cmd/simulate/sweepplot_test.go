@@ -55,7 +55,7 @@ func TestLoadSweepAnswers(t *testing.T) {
 	out := runOK(t, "sweep", "healthy", "--vary", "clients[0].workload.rate=500/s:1500/s:500/s", "--set", "duration=10s",
 		"--set", "warmup=2s", "--replications", "2", "--slo", "300ms", "--out", dir)
 	for _, want := range []string{"The configured ceiling is 1000/s (ingress request limiter 1000/s on db). Today's load (the scenario as configured) is 500/s.",
-		"The knee is between", "and 1", "Headroom over today's load: 2.9", "p99 latency above the 300ms SLO"} {
+		"Safe to 1.98× today's load (992/s): beyond it, at 1488/s,", "The knee is between 992/s (1.98×", "and 1488/s (2.98×", "p99 latency above the 300ms SLO"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the sweep's summary does not say %q:\n%s", want, out)
 		}
@@ -64,7 +64,7 @@ func TestLoadSweepAnswers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`"context": {`, `"today": 500`, `"ceiling": 1000`, `"slo": 0.3`, `"answers": [`, `"kneeFound": true`} {
+	for _, want := range []string{`"context": {`, `"today": 500`, `"ceiling": 1000`, `"slo": 0.3`, `"answers": [`, `"kneeFound": true`, `"headroom": 1.98`, `"kneeBracket": [`} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("sweep.json lacks %s", want)
 		}

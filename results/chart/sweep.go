@@ -382,7 +382,7 @@ func (s *Sweep) answer(l *SweepLine) (sweep.LoadAnswers, bool) {
 }
 
 // LineName is line i's name in the keys: for a load sweep of several lines, with its knee and
-// headroom.
+// headroom (the safe load ÷ today, sweep.LoadAnswers.Headroom).
 func (s *Sweep) LineName(i int) string {
 	l := s.Lines[i]
 	if s.By == "" || s.Context == nil || !s.X.IsLoad() {
@@ -396,7 +396,7 @@ func (s *Sweep) LineName(i int) string {
 		case !a.KneeFound:
 			return l.Name + " (no knee)"
 		case a.Headroom > 0:
-			return fmt.Sprintf("%s (knee %.0f/s, %.2f×)", l.Name, a.Knee, a.Headroom)
+			return fmt.Sprintf("%s (knee %.0f/s, safe to %.2f×)", l.Name, a.Knee, a.Headroom)
 		default:
 			return fmt.Sprintf("%s (knee %.0f/s)", l.Name, a.Knee)
 		}
@@ -505,8 +505,9 @@ type MarkKind int
 // The vertical marks of a load sweep.
 const (
 	TodayMark       MarkKind = iota // today's load: the scenario as configured
-	KneeMark                        // the knee of a sweep of one line
-	LatencyKneeMark                 // the latency knee of a sweep of one line
+	SafeMark                        // the safe load of a sweep of one line
+	KneeMark                        // the knee of a sweep of one line (and its latency knee, at the same load)
+	LatencyKneeMark                 // the latency knee of a sweep of one line, at another load than the knee
 )
 
 // Mark is a vertical mark at a load of a load sweep, with its label beside the line and its
@@ -519,9 +520,10 @@ type Mark struct {
 }
 
 // LoadMarks returns the vertical marks of a load sweep, from its context and answers: today's
-// load (with the headroom, for one line) and, for a sweep of one line, the knee and the latency
-// knee; with several lines each line's knee and headroom are in its name (LineName) instead.
-// None for a sweep whose x is not the offered load, or without answers.
+// load (with the headroom, for one line) and, for a sweep of one line, the safe load, the knee
+// and the latency knee — one mark for both knees when they are the same point, so that neither
+// hides the other; with several lines each line's knee and headroom are in its name (LineName)
+// instead. None for a sweep whose x is not the offered load, or without answers.
 func (s *Sweep) LoadMarks() []Mark {
 	if s.Context == nil || len(s.Answers) == 0 || !s.X.IsLoad() {
 		return nil
@@ -530,16 +532,23 @@ func (s *Sweep) LoadMarks() []Mark {
 	if s.Context.Today > 0 {
 		label := fmt.Sprintf("today %.0f/s", s.Context.Today)
 		if len(s.Answers) == 1 && s.Answers[0].Headroom > 0 {
-			label += fmt.Sprintf(" · headroom %.2f×", s.Answers[0].Headroom)
+			label += fmt.Sprintf(" · safe to %.2f×", s.Answers[0].Headroom)
 		}
 		out = append(out, Mark{TodayMark, s.Context.Today, Total, label, "today's load (the scenario as configured)"})
 	}
 	if s.OneLoadLine() {
 		a := s.Answers[0]
-		if a.KneeFound {
-			out = append(out, Mark{KneeMark, a.Knee, FaultEdge, fmt.Sprintf("knee %.0f/s", a.Knee), "knee: first load served < 95 %"})
+		if a.Safe.Offered > 0 && a.Beyond.Offered > 0 {
+			out = append(out, Mark{SafeMark, a.Safe.Offered, Goodput, fmt.Sprintf("safe %.0f/s", a.Safe.Offered), "safe: served in full within the latency rule"})
 		}
-		if a.LatencyFound {
+		both := a.KneeFound && a.LatencyFound && a.Knee == a.LatencyKnee
+		switch {
+		case both:
+			out = append(out, Mark{KneeMark, a.Knee, FaultEdge, fmt.Sprintf("knees %.0f/s", a.Knee), "knee and latency knee, at the same load"})
+		case a.KneeFound:
+			out = append(out, Mark{KneeMark, a.Knee, FaultEdge, fmt.Sprintf("knee %.0f/s", a.Knee), "knee: first load not served in full"})
+		}
+		if a.LatencyFound && !both {
 			out = append(out, Mark{LatencyKneeMark, a.LatencyKnee, Rejections, fmt.Sprintf("latency knee %.0f/s", a.LatencyKnee), "latency knee: " + a.LatencyRule})
 		}
 	}

@@ -106,3 +106,32 @@ func TestRegistry(t *testing.T) {
 		t.Errorf("sweep figures %v", got)
 	}
 }
+
+// TestLoadMarks: a load sweep of one line marks today's load with the headroom, the safe load,
+// and the knee and the latency knee, one mark for both when they are the same point and one
+// each when not (LoadMarks).
+func TestLoadMarks(t *testing.T) {
+	answers := sweep.LoadAnswers{KneeFound: true, Knee: 300, LatencyFound: true, LatencyKnee: 250, LatencyRule: "p99 latency above the 100ms SLO",
+		Safe: sweep.LoadPoint{Offered: 200}, Beyond: sweep.LoadPoint{Offered: 250}, Headroom: 2}
+	s := &Sweep{X: NewXAxis("clients[0].workload.rate", []string{"100/s", "200/s", "250/s", "300/s"}),
+		Context: &sweep.LoadContext{Today: 100}, Answers: []sweep.LoadAnswers{answers}}
+	labels := func() []string {
+		var out []string
+		for _, m := range s.LoadMarks() {
+			out = append(out, m.Label)
+		}
+		return out
+	}
+	if got, want := labels(), []string{"today 100/s · safe to 2.00×", "safe 200/s", "knee 300/s", "latency knee 250/s"}; !slices.Equal(got, want) {
+		t.Errorf("knees apart: marks %q, want %q", got, want)
+	}
+	s.Answers[0].LatencyKnee = 300
+	if got, want := labels(), []string{"today 100/s · safe to 2.00×", "safe 200/s", "knees 300/s"}; !slices.Equal(got, want) {
+		t.Errorf("knees together: marks %q, want %q", got, want)
+	}
+	s.Answers[0].Beyond = sweep.LoadPoint{} // every load swept was safe: no mark for the highest
+	s.Answers[0].KneeFound, s.Answers[0].LatencyFound = false, false
+	if got, want := labels(), []string{"today 100/s · safe to 2.00×"}; !slices.Equal(got, want) {
+		t.Errorf("no knee: marks %q, want %q", got, want)
+	}
+}

@@ -121,21 +121,24 @@ func (s *Sweep) GoodputFigure() *Figure {
 		pn.Layers = append(pn.Layers, Markers{Colour: col, Glyph: kneeGlyph, X: []float64{k.X}, Y: []float64{k.Y}})
 	}
 	if len(knees) > 0 {
-		pn.Keys = append(pn.Keys, Key{Label: "knee: goodput < 95 % of offered", Kind: KeyGlyph, Style: Style{Colour: Total}, Glyph: &kneeKeyGlyph})
+		pn.Keys = append(pn.Keys, Key{Label: "knee: first load not served in full", Kind: KeyGlyph, Style: Style{Colour: Total}, Glyph: &kneeKeyGlyph})
 	}
 	s.addLoadMarks(&pn, false, 1)
 	return &Figure{Name: SweepGoodput, Title: "Goodput vs " + s.Versus(), Subtitle: s.Subtitle(), Panels: []Panel{pn}}
 }
 
 // addLoadMarks adds a load sweep's marks (LoadMarks) to a panel whose x is the offered load:
-// vertical lines in the marks' colours, today's dotted, the knees dashed. latency also adds
+// vertical lines in the marks' colours, today's dotted, the safe load solid, the knees dashed. latency also adds
 // the latency knee's threshold (LatencyThreshold), on the p99 panel, latencies scaled by k.
 func (s *Sweep) addLoadMarks(pn *Panel, latency bool, k float64) {
 	var marks VMarks
 	for _, m := range s.LoadMarks() {
 		sty := Style{Colour: m.Colour, Width: Thin, Dash: Dashed}
-		if m.Kind == TodayMark {
+		switch m.Kind {
+		case TodayMark:
 			sty.Dash = Dotted
+		case SafeMark:
+			sty.Dash = Solid
 		}
 		marks = append(marks, VMark{X: m.X, Label: m.Label, Style: sty})
 		pn.Keys = append(pn.Keys, Key{Label: m.Key, Style: sty})

@@ -440,7 +440,7 @@ func TestShardsTable(t *testing.T) {
 }
 
 // TestSweepAnswers: a load sweep's report says its answers in words, before the points: the
-// ceiling, today's load, the knee and the headroom.
+// ceiling, today's load, the safe load and its headroom first, then the knee.
 func TestSweepAnswers(t *testing.T) {
 	dir := t.TempDir()
 	hdr := results.Header{Tool: "overloadsim", Version: "dev", Scenario: "load"}
@@ -463,7 +463,7 @@ func TestSweepAnswers(t *testing.T) {
 	}
 	page := b.String()
 	for _, want := range []string{"<h2>Answers</h2>", "The configured ceiling is 1000/s (ingress request limiter 1000/s on db).",
-		"The knee is between 1000/s (served in full) and 1500/s", "Latency gives out at 1500/s", "Headroom over today&#39;s load: 3.75× to the knee"} {
+		"Safe to 2.50× today&#39;s load (1000/s): beyond it, at 1500/s,", "The knee is between 1000/s (2.50×, served in full", "Latency gives out at 1500/s"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the report lacks %q", want)
 		}

@@ -155,7 +155,7 @@ func SweepAnswers(points []PointStats, ctx LoadContext) []LoadAnswers {
 		for i := range points {
 			all[i] = &points[i]
 		}
-		return []LoadAnswers{AnswerLoad(all, "total.", ctx)}
+		return []LoadAnswers{AnswerLoad(all, "total.", load, ctx)}
 	}
 	var out []LoadAnswers
 	for _, v := range values[other] {
@@ -167,7 +167,7 @@ func SweepAnswers(points []PointStats, ctx LoadContext) []LoadAnswers {
 				}
 			}
 		}
-		a := AnswerLoad(line, "total.", ctx)
+		a := AnswerLoad(line, "total.", load, ctx)
 		a.Line = v
 		out = append(out, a)
 	}

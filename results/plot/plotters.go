@@ -470,11 +470,3 @@ func (v *vlines) DataRange() (xmin, xmax, ymin, ymax float64) {
 	}
 	return
 }
-
-// vlineKey is the legend thumbnail of one of vlines' markers.
-type vlineKey struct{ style draw.LineStyle }
-
-func (k vlineKey) Thumbnail(c *draw.Canvas) {
-	y := c.Center().Y
-	c.StrokeLine2(k.style, c.Min.X, y, c.Max.X, y)
-}

@@ -41,3 +41,11 @@ func clopperPearson(s, r int, beta float64) (lo, hi float64) {
 	}
 	return lo, hi
 }
+
+// Interval is the exact (Clopper–Pearson) interval for P(stuck) from stuck and recovered runs,
+// two-sided at the given level (0.95: each side misses with probability at most 2.5 %): what a
+// search can say of P(stuck) at a value it probed, such as an end of an interval that brackets
+// no flip.
+func Interval(stuck, recovered int, level float64) (lo, hi float64) {
+	return clopperPearson(stuck, recovered, (1-level)/2)
+}

@@ -55,8 +55,6 @@ func TestTipBadInput(t *testing.T) {
 		status int
 		stderr string
 	}{
-		{"no flip, both recovered", []string{"--param", "faults[0].for", "--range", "1ms:20ms", "--precision", "5ms"}, exitFailure, "no flip between the ends, both recovered"},
-		{"no flip, both stuck", []string{"--param", "faults[0].for", "--range", "2s:4s", "--precision", "500ms"}, exitFailure, "no flip between the ends, both stuck"},
 		{"the other way", []string{"--param", "faults[0].for", "--range", "100ms:3s", "--precision", "200ms", "--sticks", "below"}, exitFailure, "the flip runs the other way"},
 		{"missing flags", []string{"--param", "faults[0].for"}, exitUsage, "are required"},
 		{"reversed range", []string{"--param", "faults[0].for", "--range", "3s:1s", "--precision", "1s"}, exitUsage, "FROM must be below TO"},
@@ -82,6 +80,45 @@ func TestTipBadInput(t *testing.T) {
 			}
 			if _, err := os.Stat(dir); err == nil {
 				t.Errorf("a refused search left %s behind", dir)
+			}
+		})
+	}
+}
+
+// TestTipNoFlip: a range that holds no flip is an answer, written and quoted like a boundary
+// (exit 0, tip.json with noFlip): never stuck up to the end where runs would stick first, with
+// the exact interval for P(stuck) there; or stuck throughout, down to the end where they would
+// recover first.
+func TestTipNoFlip(t *testing.T) {
+	for _, tc := range []struct {
+		name, span, precision, sticks string
+		side, value, words            string
+		stuck                         bool
+	}{
+		{"never stuck", "1ms:20ms", "5ms", "above", "recovered", "20ms", "never stuck in the range: up to faults[0].for = 20ms, 0 of ", false},
+		{"never stuck, sticking below", "1ms:20ms", "5ms", "below", "recovered", "1ms", "never stuck in the range: down to faults[0].for = 1ms, 0 of ", false},
+		{"stuck throughout", "2s:4s", "500ms", "above", "stuck", "2s", "stuck throughout the range: even at faults[0].for = 2s, ", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "out")
+			var stdout, stderr bytes.Buffer
+			args := []string{"tip", tinyCut, "--param", "faults[0].for", "--range", tc.span, "--precision", tc.precision, "--sticks", tc.sticks, "--out", dir}
+			if s := run(args, &stdout, &stderr); s != exitOK {
+				t.Fatalf("status %d, want %d (a written result); stderr: %s", s, exitOK, stderr.String())
+			}
+			if !strings.Contains(stdout.String(), tc.words) || !strings.Contains(stdout.String(), "(95 % interval); no flip in the range") {
+				t.Errorf("stdout lacks %q:\n%s", tc.words, stdout.String())
+			}
+			got, err := tip.Read(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := got.NoFlip
+			if f == nil || f.Side != tc.side || f.Value != tc.value || f.Runs == 0 || f.Level != 0.95 || len(got.Probes) != 2 {
+				t.Fatalf("tip.json: noFlip %+v, %d probes; want side %s at %s over the two ends", f, len(got.Probes), tc.side, tc.value)
+			}
+			if tc.stuck != (f.Stuck == f.Runs) || !tc.stuck && (f.Stuck != 0 || !(f.PHi > 0 && f.PHi < 0.5)) || tc.stuck && !(f.PLo > 0.5 && f.PLo < 1) {
+				t.Errorf("noFlip %+v: want every run on the %s side, and the exact interval for P(stuck) there", f, tc.side)
 			}
 		})
 	}

@@ -115,6 +115,9 @@ func Run(ctx context.Context, o Options) (tip.Result, error) {
 	})
 	var cfgErr *field.Error
 	var ends *tipping.EndsError
+	if errors.As(err, &ends) && ends.Lo.Verdict == ends.Hi.Verdict && ends.Lo.Verdict != tipping.Tie {
+		return a.noFlip(o.Header, o.Trigger, o.Sticks, ends), nil
+	}
 	if errors.As(err, &cfgErr) || errors.As(err, &ends) {
 		return tip.Result{}, err
 	}
@@ -136,6 +139,32 @@ func (r *Range) result(hdr results.Header, trigger, sticks string, s tipping.Res
 			Stuck: p.Stuck, Recovered: p.Recovered, Undecided: p.Undecided, Verdict: verdictName(p.Verdict),
 			PLo: p.PLo, PHi: p.PHi})
 	}
+	return t
+}
+
+// NoFlipLevel is the level of the interval for P(stuck) that a search without a flip reports.
+const NoFlipLevel = 0.95
+
+// noFlip is the result of a search whose ends came out on one side: a result, not an error (a
+// range that never sticks is an answer to quote). It says P(stuck) at the end nearest the other
+// side: the stuck end of the range for a range that recovered throughout, the recovered end for
+// one stuck throughout.
+func (r *Range) noFlip(hdr results.Header, trigger, sticks string, e *tipping.EndsError) tip.Result {
+	nan := math.NaN()
+	s := tipping.Result{Boundary: nan, Lo: nan, Hi: nan, Confidence: NoFlipLevel,
+		Probes: []tipping.ProbeResult{e.Lo, e.Hi}, Replications: e.Lo.Replications + e.Hi.Replications}
+	t := r.result(hdr, trigger, sticks, s, false)
+	first, last := e.Hi, e.Lo // where runs would stick first, and last: the high end with sticks above
+	if sticks == "below" {
+		first, last = e.Lo, e.Hi
+	}
+	side, end := "recovered", first
+	if e.Lo.Verdict == tipping.StuckSide {
+		side, end = "stuck", last
+	}
+	lo, hi := tipping.Interval(end.Stuck, end.Recovered, NoFlipLevel)
+	t.NoFlip = &tip.NoFlip{Side: side, Value: r.Text(end.X), X: end.X, Stuck: end.Stuck, Runs: end.Stuck + end.Recovered,
+		PLo: lo, PHi: hi, Level: NoFlipLevel}
 	return t
 }
 

@@ -52,10 +52,40 @@ type Result struct {
 	Warnings []string `json:"warnings,omitempty"`
 	// Partial is true when the search was interrupted: the bracket is the narrowest reached.
 	Partial bool `json:"partial,omitempty"`
+	// NoFlip, when set, is the answer of a search whose range holds no flip: both ends came out
+	// on one side of 1/2. Boundary, Lo, Hi and the fit are then NaN.
+	NoFlip *NoFlip `json:"noFlip,omitempty"`
+}
+
+// NoFlip is what a search whose range holds no flip can say: on which side the whole range lies,
+// and P(stuck) at the end nearest the other side, where the boundary would be entered first.
+type NoFlip struct {
+	Side  string  `json:"side"` // "recovered" (never stuck in the range) or "stuck" (stuck throughout)
+	Value string  `json:"value"`
+	X     float64 `json:"x"` // the end nearest the other side, in Result.Unit
+	// Stuck of Runs decided runs at X were stuck; [PLo, PHi] is the exact interval for P(stuck)
+	// there at Level (analysis/tipping.Interval).
+	Stuck int     `json:"stuck"`
+	Runs  int     `json:"runs"`
+	PLo   float64 `json:"pLo"`
+	PHi   float64 `json:"pHi"`
+	Level float64 `json:"level"`
 }
 
 // Describe says where the boundary lies in one line.
 func (t *Result) Describe() string {
+	if f := t.NoFlip; f != nil {
+		at := t.Param + " = " + f.Value
+		beyond := map[string]string{"above": "above", "below": "below"}[t.Sticks]
+		if f.Side == "stuck" {
+			beyond = map[string]string{"above": "below", "below": "above"}[t.Sticks]
+			return fmt.Sprintf("after %s, stuck throughout the range: even at %s, %d of %d runs stuck, P(stuck) ≥ %s (%g %% interval); no flip in the range, the boundary, if any, lies %s it",
+				t.Trigger, at, f.Stuck, f.Runs, percent(f.PLo, false), 100*f.Level, beyond)
+		}
+		toward := map[string]string{"above": "up to", "below": "down to"}[t.Sticks]
+		return fmt.Sprintf("after %s, never stuck in the range: %s %s, %d of %d runs stuck, P(stuck) ≤ %s (%g %% interval); no flip in the range, the boundary, if any, lies %s it",
+			t.Trigger, toward, at, f.Stuck, f.Runs, percent(f.PHi, true), 100*f.Level, beyond)
+	}
 	v := func(x float64) string { return t.Param + " = " + results.FormatValue(x, t.Unit) }
 	text := fmt.Sprintf("after %s, runs stick %s %s (%g %% interval %s to %s; %d runs over %d probes)",
 		t.Trigger, t.Sticks, v(t.Boundary), 100*t.Confidence, results.FormatValue(t.Lo, t.Unit), results.FormatValue(t.Hi, t.Unit),
@@ -70,6 +100,16 @@ func (t *Result) Describe() string {
 		text += fmt.Sprintf("; a logistic fit puts it at %s", results.FormatValue(t.FitX50, t.Unit))
 	}
 	return text
+}
+
+// percent prints a bound on a probability as a whole percentage, rounded away from the
+// interval's inside (an upper bound up, a lower bound down), so that the words never claim more
+// than the interval does.
+func percent(p float64, upper bool) string {
+	if upper {
+		return fmt.Sprintf("%.0f %%", math.Ceil(100*p))
+	}
+	return fmt.Sprintf("%.0f %%", math.Floor(100*p))
 }
 
 // Write writes tip.json into dir (created if needed), replacing the result it held (see

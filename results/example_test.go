@@ -51,8 +51,8 @@ func ExampleCheck() {
 	}
 	// Output:
 	// spike: recovered 0 s after it ended (band 100.0 ± 30.0/s)
-	// run: total.amplification = 1.15167, above 1.05 (baseline 1)
-	// run: total.goodput = 84.8333, below 95 (baseline 100)
-	// run: group.app.amplification = 1.15167, above 1.05 (baseline 1)
-	// run: group.app.goodput = 84.8333, below 95 (baseline 100)
+	// run: total.amplification = 1.15167, above the limit 1.05 (baseline 1, +15 %)
+	// run: total.goodput = 84.8333/s, below the limit 95/s (baseline 100/s, -15 %)
+	// run: group.app.amplification = 1.15167, above the limit 1.05 (baseline 1, +15 %)
+	// run: group.app.goodput = 84.8333/s, below the limit 95/s (baseline 100/s, -15 %)
 }

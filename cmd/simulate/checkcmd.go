@@ -24,16 +24,20 @@ var checkCommand = command{
 
 Compares the run or sweep in RESULT_DIR with the baseline and names every metric and point
 that regressed: goodput below the baseline's confidence band, amplification or p99 latency
-above it, each widened by its relative tolerance. --write-baseline makes a baseline instead.
+above it, each widened by its relative tolerance, with its unit and its change from the
+baseline. --junit FILE also writes every comparison as a JUnit XML report, which CI systems show
+test by test. --write-baseline makes a baseline instead.
 
 Examples:
   simulate run spike --out out/spike
-  simulate check --baseline results/baselines/spike.json out/spike`,
+  simulate check --baseline results/baselines/spike.json out/spike
+  simulate check --baseline results/baselines/spike.json --junit out/check.xml out/spike`,
 	flags: func(fs *pflag.FlagSet) func([]string, io.Writer, io.Writer) error {
 		baseline := fs.String("baseline", "", "baseline file to compare with")
 		write := fs.String("write-baseline", "", "write a baseline of RESULT_DIR to this file")
 		tol := fs.StringToString("tolerance", nil, "relative tolerances: "+toleranceText())
 		format := fs.String("format", "text", "text, or json: {result, baseline, ok, note, partial, regressions}")
+		junit := fs.String("junit", "", "also write every comparison to this file as a JUnit XML report")
 		return func(args []string, stdout, _ io.Writer) error {
 			if len(args) != 1 {
 				return usageErrorf("want exactly one RESULT_DIR")
@@ -83,7 +87,18 @@ Examples:
 			if d := b.ConfigDiff(hdr); d != "" && *format == "text" {
 				fmt.Fprintf(stdout, "note: %s\n", d)
 			}
-			regs := sweep.Check(b, got, t)
+			cmps := sweep.Compare(b, got, t)
+			var regs []sweep.Regression
+			for _, c := range cmps {
+				if !c.Pass {
+					regs = append(regs, c.Regression)
+				}
+			}
+			if *junit != "" {
+				if err := writeCheckJUnit(*junit, dir, *baseline, b.ConfigDiff(hdr), partial, cmps); err != nil {
+					return err
+				}
+			}
 			if *format == "json" {
 				if err := printCheckJSON(stdout, dir, *baseline, b.ConfigDiff(hdr), partial, regs); err != nil {
 					return err
@@ -178,4 +193,22 @@ func printCheckJSON(w io.Writer, dir, baseline, note, partial string, regs []swe
 	}
 	_, err = fmt.Fprintf(w, "%s\n", b)
 	return err
+}
+
+// writeCheckJUnit writes check's comparisons to path as a JUnit XML report (sweep.WriteJUnit),
+// atomically, with the configuration and partial-sweep notes as the suite's output.
+func writeCheckJUnit(path, dir, baseline, note, partial string, cmps []sweep.Comparison) error {
+	var notes []string
+	if note != "" {
+		notes = append(notes, "note: "+note)
+	}
+	if partial != "" {
+		notes = append(notes, fmt.Sprintf("%s is a partial sweep (%s)", dir, partial))
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return results.WriteFileAtomic(path, func(w io.Writer) error {
+		return sweep.WriteJUnit(w, dir+" against "+baseline, strings.Join(notes, "\n"), cmps)
+	})
 }

@@ -75,7 +75,8 @@ func TestSweepWorkersIdentical(t *testing.T) {
 	}
 }
 
-// TestCheckGate: a baseline written from a run accepts the same run and rejects a worse one.
+// TestCheckGate: a baseline written from a run accepts the same run and rejects a worse one,
+// naming the metric with its unit and limit, and --junit writes every comparison for CI.
 func TestCheckGate(t *testing.T) {
 	dir := t.TempDir()
 	good, worse := filepath.Join(dir, "good"), filepath.Join(dir, "worse")
@@ -88,9 +89,20 @@ func TestCheckGate(t *testing.T) {
 	// Halve the node's capacity: goodput cannot keep up with the same offered load.
 	runOK(t, "run", "healthy", "--set", "duration=10s", "--set", "topology.nodes[0].workers=1", "--out", worse)
 	var out, errb bytes.Buffer
-	if s := run([]string{"check", "--baseline", base, worse}, &out, &errb); s != exitFailure ||
-		!strings.Contains(out.String(), "goodput") {
+	junit := filepath.Join(dir, "ci", "check.xml")
+	if s := run([]string{"check", "--baseline", base, "--junit", junit, worse}, &out, &errb); s != exitFailure ||
+		!strings.Contains(out.String(), "total.goodput = ") || !strings.Contains(out.String(), "/s, below the limit ") {
 		t.Errorf("check of a worse run: exit %d\n%s%s", s, out.String(), errb.String())
+	}
+	// The JUnit report lists every comparison, the regressed ones failed with their line.
+	b, err := os.ReadFile(junit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	report := string(b)
+	if !strings.HasPrefix(report, "<?xml") || !strings.Contains(report, `classname="run" name="total.goodput"`) ||
+		!strings.Contains(report, `<failure message="run: total.goodput = `) || !strings.Contains(report, `name="total.amplification"`) {
+		t.Errorf("the JUnit report:\n%s", report)
 	}
 }
 

@@ -114,21 +114,64 @@ type Regression struct {
 	Limit    float64 // the bound it crossed
 }
 
-// String describes the regression in one line.
+// String describes the regression in one line, in the metric's unit, with the bound it crossed
+// and how far it moved from the baseline: "run: total.latency_ok_p99 = 21.6 ms, above the
+// limit 12.3 ms (baseline 11.2 ms, +93 %)".
 func (r Regression) String() string {
 	point := r.Point
 	if point == "" {
 		point = "run"
 	}
+	unit := ""
+	if m, ok := results.LookupMetric(r.Metric); ok {
+		unit = m.Unit
+	}
+	v := func(x float64) string { return withUnit(x, unit, r.Baseline) }
 	switch {
 	case r.Metric == "":
 		return fmt.Sprintf("%s: point missing", point)
 	case math.IsNaN(r.Got):
-		return fmt.Sprintf("%s: %s missing (baseline %s)", point, r.Metric, results.FormatFloat(r.Baseline))
-	case r.Got < r.Limit:
-		return fmt.Sprintf("%s: %s = %s, below %s (baseline %s)", point, r.Metric, results.FormatFloat(r.Got), results.FormatFloat(r.Limit), results.FormatFloat(r.Baseline))
+		return fmt.Sprintf("%s: %s missing (baseline %s)", point, r.Metric, v(r.Baseline))
 	}
-	return fmt.Sprintf("%s: %s = %s, above %s (baseline %s)", point, r.Metric, results.FormatFloat(r.Got), results.FormatFloat(r.Limit), results.FormatFloat(r.Baseline))
+	side := "above"
+	if r.Got < r.Limit {
+		side = "below"
+	}
+	change := ""
+	if r.Baseline != 0 && !math.IsNaN(r.Baseline) {
+		change = ", " + relChange((r.Got-r.Baseline)/math.Abs(r.Baseline))
+	}
+	return fmt.Sprintf("%s: %s = %s, %s the limit %s (baseline %s%s)", point, r.Metric, v(r.Got), side, v(r.Limit), v(r.Baseline), change)
+}
+
+// withUnit prints x of a metric in unit ("s", "/s" or none) at the files' six significant
+// digits: seconds as milliseconds when the baseline is under a second, so that a regression
+// and its limit read in the unit of the number they are compared with.
+func withUnit(x float64, unit string, baseline float64) string {
+	switch {
+	case math.IsNaN(x):
+		return "no value"
+	case unit == "s" && math.Abs(baseline) < 1:
+		return results.FormatFloat(round6(1000*x)) + " ms"
+	case unit == "s":
+		return results.FormatFloat(x) + " s"
+	case unit == "/s":
+		return results.FormatFloat(x) + "/s"
+	}
+	return results.FormatFloat(x)
+}
+
+// relChange prints a relative change as a signed percentage, two significant digits below
+// 10 % ("+93 %", "-4.5 %").
+func relChange(x float64) string {
+	sign := "+"
+	if x < 0 {
+		sign, x = "-", -x
+	}
+	if 100*x >= 10 {
+		return fmt.Sprintf("%s%.0f %%", sign, 100*x)
+	}
+	return sign + strconv.FormatFloat(100*x, 'g', 2, 64) + " %"
 }
 
 // checkedMetric says whether a metric is checked (one the catalogue gives a tolerance:
@@ -169,16 +212,35 @@ func CheckedNames(sep, last string) string {
 // Metrics whose baseline mean has no value are not checked. A result equal to its baseline
 // passes, whatever the tolerance.
 func Check(b Baseline, got []PointStats, tol Tolerance) []Regression {
+	var out []Regression
+	for _, c := range Compare(b, got, tol) {
+		if !c.Pass {
+			out = append(out, c.Regression)
+		}
+	}
+	return out
+}
+
+// Comparison is one check Compare made: a checked metric at a point, or a point, and whether it
+// passed; a failed one is a Regression.
+type Comparison struct {
+	Regression
+	Pass bool
+}
+
+// Compare makes every check Check makes, passed or not, in the same order: what a CI report
+// lists as its test cases (a JUnit file), where Check gives only the failures.
+func Compare(b Baseline, got []PointStats, tol Tolerance) []Comparison {
 	byKey := map[string]*PointStats{}
 	for i := range got {
 		byKey[got[i].Key()] = &got[i]
 	}
-	var out []Regression
+	var out []Comparison
 	for _, bp := range b.Points {
 		key := bp.Key()
 		gp := byKey[key]
 		if gp == nil {
-			out = append(out, Regression{Point: key, Baseline: math.NaN(), Got: math.NaN(), Limit: math.NaN()})
+			out = append(out, Comparison{Regression: Regression{Point: key, Baseline: math.NaN(), Got: math.NaN(), Limit: math.NaN()}})
 			continue
 		}
 		for _, bm := range bp.Metrics {
@@ -198,15 +260,11 @@ func Check(b Baseline, got []PointStats, tol Tolerance) []Regression {
 			reg := Regression{Point: key, Metric: bm.Name, Baseline: mean, Got: v}
 			if lowerIsWorse {
 				reg.Limit = float64((mean - half) * (1 - rel))
-				if math.IsNaN(v) || v < reg.Limit {
-					out = append(out, reg)
-				}
+				out = append(out, Comparison{reg, !(math.IsNaN(v) || v < reg.Limit)})
 				continue
 			}
 			reg.Limit = float64((mean + half) * (1 + rel))
-			if !ok || v > reg.Limit {
-				out = append(out, reg)
-			}
+			out = append(out, Comparison{reg, !(!ok || v > reg.Limit)})
 		}
 	}
 	return out

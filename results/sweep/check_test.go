@@ -78,7 +78,7 @@ func TestCheck(t *testing.T) {
 	if r.Point != "rate=300" || r.Baseline != 1000 || r.Got != 900 || math.Abs(r.Limit-902.5) > 1e-9 {
 		t.Errorf("goodput regression = %+v, want point rate=300, baseline 1000, got 900, limit 902.5", r)
 	}
-	if want := "rate=300: total.goodput = 900, below 902.5 (baseline 1000)"; r.String() != want {
+	if want := "rate=300: total.goodput = 900/s, below the limit 902.5/s (baseline 1000/s, -10 %)"; r.String() != want {
 		t.Errorf("String() = %q, want %q", r.String(), want)
 	}
 }
@@ -128,5 +128,28 @@ func TestBaselineFile(t *testing.T) {
 	}
 	if regs := Check(b, read, Tolerance{}); len(regs) != 0 {
 		t.Errorf("the sweep folder regressed against its baseline: %v", regs)
+	}
+}
+
+// TestRegressionWords pins a regression's line as CI shows it: the value, the limit and the
+// baseline in the metric's unit (seconds as milliseconds for a sub-second baseline), and the
+// change from the baseline.
+func TestRegressionWords(t *testing.T) {
+	for _, tc := range []struct {
+		r    Regression
+		want string
+	}{
+		{Regression{Metric: "total.latency_ok_p99", Baseline: 0.0112, Got: 0.0216, Limit: 0.01232},
+			"run: total.latency_ok_p99 = 21.6 ms, above the limit 12.32 ms (baseline 11.2 ms, +93 %)"},
+		{Regression{Point: "rate=300/s", Metric: "group.app.amplification", Baseline: 1, Got: 1.04, Limit: 1.03},
+			"rate=300/s: group.app.amplification = 1.04, above the limit 1.03 (baseline 1, +4 %)"},
+		{Regression{Metric: "total.latency_ok_p99", Baseline: 2.5, Got: 3, Limit: 2.75},
+			"run: total.latency_ok_p99 = 3 s, above the limit 2.75 s (baseline 2.5 s, +20 %)"},
+		{Regression{Metric: "total.goodput", Baseline: 1000, Got: math.NaN(), Limit: 950}, "run: total.goodput missing (baseline 1000/s)"},
+		{Regression{Point: "rate=300/s", Baseline: math.NaN(), Got: math.NaN(), Limit: math.NaN()}, "rate=300/s: point missing"},
+	} {
+		if got := tc.r.String(); got != tc.want {
+			t.Errorf("%+v:\n got %q\nwant %q", tc.r, got, tc.want)
+		}
 	}
 }

@@ -181,13 +181,15 @@ type Run struct {
 
 // NewRun completes a run from its header and series: the warm-up is chosen by AutoWarmup when
 // hdr.WarmupAuto (and written back into the header), the interval is taken from the series,
-// and the summary is computed over the measured window.
+// and the summary is computed over the measured window, with its phases around the triggers.
 func NewRun(hdr Header, s *Series) *Run {
 	if hdr.WarmupAuto {
 		hdr.Warmup = AutoWarmup(s)
 	}
 	hdr.Interval = s.Interval
-	return &Run{Header: hdr, Series: s, Summary: Summarize(s, hdr.Warmup)}
+	sum := Summarize(s, hdr.Warmup)
+	sum.Phases = Phases(s, hdr.Warmup)
+	return &Run{Header: hdr, Series: s, Summary: sum}
 }
 
 // WriteRunDir writes run.json, timeseries.csv, shards.csv (runs with mongos nodes only) and

@@ -112,7 +112,10 @@ type Summary struct {
 	Groups     []GroupSummary  `json:"groups"`   // by name
 	Servers    []ServerSummary `json:"servers"`  // by name
 	Recoveries []Recovery      `json:"recoveries"`
-	Shards     []ShardSummary  `json:"shards,omitempty"` // by mongos, then shard; runs with mongos nodes only
+	// Phases are the measured window cut at the triggers (Phases): before, during and after
+	// each, all groups together. A run's summary has them (NewRun); absent without triggers.
+	Phases []Phase        `json:"phases,omitempty"`
+	Shards []ShardSummary `json:"shards,omitempty"` // by mongos, then shard; runs with mongos nodes only
 	// Expected is what the run measured for each of its scenario's expectations, in order
 	// (Measure): kept with a sweep's units, judged by Judge. Verdicts are the judgements of a
 	// single run, written to summary.json.

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -21,14 +22,18 @@ import (
 // offered load, amplification, latency, failures by class; per server, utilisation and the share
 // of capacity spent on rejections; per mongos and shard, the routing layer's overload retries;
 // a Couchbase policy's retries by reason; and recovery after each fault.
-func printSummary(w io.Writer, run *results.Run) {
+func printSummary(w io.Writer, run *results.Run, where string) {
 	h, s := run.Header, run.Summary
 	fmt.Fprintf(w, "%s (seed %d): %s\n", h.Scenario, h.Seed, h.Claim)
 	warm := "fixed"
 	if h.WarmupAuto {
 		warm = "MSER-5"
 	}
-	fmt.Fprintf(w, "measured %v after a %v warm-up (%s)\n\n", s.Measured, s.Warmup, warm)
+	fmt.Fprintf(w, "measured %v after a %v warm-up (%s)\n", s.Measured, s.Warmup, warm)
+	if where != "" {
+		fmt.Fprintln(w, where)
+	}
+	fmt.Fprintln(w)
 	fmt.Fprintf(w, "%-16s %9s %9s %7s %9s %9s %9s  %s\n", "group", "offered/s", "goodput/s", "ampl", "p50", "p99", "failed/s", "failures by class")
 	groups := append(append([]results.GroupSummary(nil), s.Groups...), s.Total)
 	for _, g := range groups {
@@ -81,11 +86,40 @@ func printSummary(w io.Writer, run *results.Run) {
 	if len(gates) > 0 {
 		fmt.Fprintf(w, "\nclient-side limits\n  %s\n", strings.Join(gates, "\n  "))
 	}
+	printPhases(w, s.Phases)
 	if len(s.Recoveries) > 0 {
 		fmt.Fprintln(w)
 		for _, r := range s.Recoveries {
 			fmt.Fprintf(w, "after %s: %s\n", r.Fault, r.Describe())
 		}
+	}
+}
+
+// whereToday says where the scenario's load sits against its configured capacity: "today's
+// load 508/s (the scenario as configured, averaged over the run) = 51 % of the configured
+// ceiling 1000/s (ingress request limiter 1000/s on db)"; "" when either is unknown.
+func whereToday(ctx sweep.LoadContext) string {
+	if ctx.Today <= 0 || ctx.Ceiling <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("today's load %.0f/s (the scenario as configured, averaged over the run) = %.0f %% of the configured ceiling %.0f/s (%s)",
+		ctx.Today, 100*ctx.Today/ctx.Ceiling, ctx.Ceiling, ctx.CeilingSource)
+}
+
+// printPhases writes the run's phases around its triggers (results.Phases), all groups together:
+// the whole run's averages hide a surge that a phase of its own shows.
+func printPhases(w io.Writer, phases []results.Phase) {
+	if len(phases) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n%-24s %-13s %9s %9s %9s %7s %9s\n", "phase", "from–to", "offered/s", "goodput/s", "failed", "ampl", "p99")
+	for _, p := range phases {
+		span := fmt.Sprintf("%v–%v", time.Duration(p.Start), time.Duration(p.End))
+		failed := "-"
+		if !math.IsNaN(p.FailureShare) {
+			failed = strconv.FormatFloat(100*p.FailureShare, 'f', 1, 64) + " %"
+		}
+		fmt.Fprintf(w, "%-24s %-13s %9.1f %9.1f %9s %7.3f %9s\n", p.Name, span, p.Offered, p.Goodput, failed, p.Amplification, secs(p.P99))
 	}
 }
 

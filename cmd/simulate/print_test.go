@@ -25,7 +25,7 @@ func TestPrintSummaryExplainsServerColumns(t *testing.T) {
 		},
 	}
 	var b bytes.Buffer
-	printSummary(&b, run)
+	printSummary(&b, run, "")
 	out := b.String()
 	lines := strings.Split(out, "\n")
 	row := -1
@@ -122,6 +122,26 @@ func TestPrintSweepOneReplication(t *testing.T) {
 	for _, want := range []string{"goodput 0/s", "amplification 4 ", "p99 -", "(1 replication: no interval)"} {
 		if !strings.Contains(lines[2], want) {
 			t.Errorf("line %q lacks %q", lines[2], want)
+		}
+	}
+}
+
+// TestRunSaysWhereTodaySits: a run says where the scenario's load sits against its configured
+// ceiling, and shows its phases around the trigger, where the whole run's averages hide the
+// surge (the spike's failures: 850/s over the run, 63 % of operations during the spike).
+func TestRunSaysWhereTodaySits(t *testing.T) {
+	var out, errb bytes.Buffer
+	if s := run([]string{"run", "spike", "--out", t.TempDir()}, &out, &errb); s != exitOK {
+		t.Fatalf("run spike = %d; stderr:\n%s", s, errb.String())
+	}
+	for _, want := range []string{
+		"today's load 1611/s (the scenario as configured, averaged over the run) = 161 % of the configured ceiling 1000/s (ingress request limiter 1000/s on db)",
+		"before spike             0s–10s            508.4     508.4     0.0 %   1.000",
+		"during spike             10s–30s          3003.6    1049.7    62.8 %   2.864",
+		"after spike              30s–45s",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("run spike does not say %q:\n%s", want, out.String())
 		}
 	}
 }

@@ -180,7 +180,7 @@ Examples:
 			case "csv":
 				return results.WriteTimeseries(stdout, run.Series)
 			}
-			printSummary(stdout, run)
+			printSummary(stdout, run, whereToday(sc.LoadContext(0)))
 			return printVerdicts(stdout, exps, run.Summary.Verdicts, 0, run.Summary.Expected)
 		}
 	},

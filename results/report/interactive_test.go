@@ -7,10 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/overloadsim/overloadsim/bench"
-	"github.com/overloadsim/overloadsim/results"
 	"github.com/overloadsim/overloadsim/results/chart"
-	"github.com/overloadsim/overloadsim/scenarios"
 )
 
 // TestReduce: a run with more intervals than the charts draw keeps every series' peaks and dips
@@ -56,21 +53,7 @@ func TestReduce(t *testing.T) {
 // outcome to shade, and the amplification's "1 = no retries" line — so that interactive.js only
 // draws (chart.Run.Charts).
 func TestInteractiveChartsData(t *testing.T) {
-	sc, err := scenarios.Lookup("spike")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sc.Set("duration", "14s"); err != nil { // the spike runs from 10 s
-		t.Fatal(err)
-	}
-	r, err := bench.Run(sc, sc.Seed, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	if err := results.WriteRunDir(dir, r); err != nil {
-		t.Fatal(err)
-	}
+	dir := spikeRun(t, "14s") // the spike runs from 10 s
 	run, err := chart.ReadRun(dir)
 	if err != nil {
 		t.Fatal(err)

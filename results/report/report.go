@@ -156,6 +156,11 @@ type runView struct {
 	Servers     []serverRow
 	Shards      []shardRow // runs with mongos nodes only
 	Recoveries  []recoveryRow
+	Phases      []phaseRow // before, during and after each trigger (results.Phases)
+}
+
+type phaseRow struct {
+	Name, Window, Offered, Goodput, Failed, Amplification, P99 string
 }
 
 type shardRow struct {
@@ -377,6 +382,11 @@ func runPage(h results.Header, s results.Summary) *view {
 		}
 		rr.Result, rr.Recovered = r.Describe(), r.Outcome == results.Recovered
 		rv.Recoveries = append(rv.Recoveries, rr)
+	}
+	for _, p := range s.Phases {
+		rv.Phases = append(rv.Phases, phaseRow{Name: p.Name, Window: simTime(p.Start) + " – " + simTime(p.End),
+			Offered: rate(p.Offered), Goodput: rate(p.Goodput), Failed: share(p.FailureShare),
+			Amplification: ratio(p.Amplification), P99: latency(p.P99)})
 	}
 	v.Run = rv
 	return v

@@ -494,3 +494,20 @@ func TestStaleFigureRefused(t *testing.T) {
 		t.Error("a report was written over a stale figure")
 	}
 }
+
+// TestRunPhases: a run report shows the run's phases around its trigger (results.Phases), so
+// that the surge's failures are not read from the whole run's averages.
+func TestRunPhases(t *testing.T) {
+	dir := spikeRun(t, "14s") // the spike runs from 10 s to the end
+	var b bytes.Buffer
+	if err := Render(&b, dir); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, want := range []string{`<table id="phases">`, `<td class="name">before spike</td><td class="name">0 s – 10 s</td>`,
+		`<td class="name">during spike</td><td class="name">10 s – 14 s</td>`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the report lacks %s", want)
+		}
+	}
+}

@@ -1,6 +1,9 @@
 package results
 
-import "io"
+import (
+	"io"
+	"strings"
+)
 
 // The files of a study's result whose record lives in a package of its own (results/tune):
 // they are written and read as every result's are, through these.
@@ -33,3 +36,14 @@ func ReadJSON(path string, v any) error { return readJSON(path, v) }
 // FormatFloat writes x as every float in every output file is written: six significant digits,
 // and the empty string for NaN and ±Inf ("no value").
 func FormatFloat(x float64) string { return formatFloat(x) }
+
+// JoinAnd joins words as a sentence lists them: "a", "a and b", "a, b and c".
+func JoinAnd(words []string) string {
+	switch len(words) {
+	case 0:
+		return ""
+	case 1:
+		return words[0]
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
+}

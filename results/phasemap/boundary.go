@@ -337,7 +337,7 @@ func describeBoundary(m *Map, along int, pts []BoundaryPoint, horizon string) st
 			}
 			values = append(values, lines[j].row.Value)
 		}
-		fmt.Fprintf(&b, "with %s=%s %s", rowPath, joinAnd(values), text)
+		fmt.Fprintf(&b, "with %s=%s %s", rowPath, results.JoinAnd(values), text)
 		i = j
 	}
 	b.WriteString(".")
@@ -380,18 +380,7 @@ func lineClause(path string, pts []BoundaryPoint, horizon string) (text string, 
 		ats[i] = dir + " at " + val(q.At)
 	}
 	return fmt.Sprintf("P(stuck) is not monotone along %s: it crosses 1/2 %s (noise near 1/2, or a window)",
-		path, joinAnd(ats)), true
-}
-
-// joinAnd joins words as "a", "a and b", "a, b and c".
-func joinAnd(words []string) string {
-	switch len(words) {
-	case 0:
-		return ""
-	case 1:
-		return words[0]
-	}
-	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
+		path, results.JoinAnd(ats)), true
 }
 
 // plural writes n and the noun, with an "s" unless n is 1.

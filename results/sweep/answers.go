@@ -354,13 +354,10 @@ func (a LoadAnswers) trouble() string {
 			parts = append(parts, fmt.Sprintf("%s of operations fail", percent(b.FailureShare)))
 		}
 	}
-	switch len(parts) {
-	case 0:
+	if len(parts) == 0 {
 		return "the answers' rules break"
-	case 1:
-		return parts[0]
 	}
-	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+	return results.JoinAnd(parts)
 }
 
 // percent prints a share as a percentage to two significant figures, whole numbers from 10 %

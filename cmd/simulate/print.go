@@ -172,6 +172,7 @@ func failures(fs []results.ClassFailures) string {
 // interval: its line gives the values alone and says so.
 func printSweep(w io.Writer, points []sweep.PointStats) {
 	fmt.Fprintln(w, "each value: the mean over the replications ± its 95 % confidence half-width")
+	offered := offeredShown(points)
 	for _, p := range points {
 		var params []string
 		for _, pr := range p.Params {
@@ -182,6 +183,9 @@ func printSweep(w io.Writer, points []sweep.PointStats) {
 			label = "(base)"
 		}
 		fmt.Fprintf(w, "%-40s", label)
+		if st, ok := p.Metric("total.offered"); offered && ok {
+			fmt.Fprintf(w, "  offered %s", meanCI(st, 1, "/s"))
+		}
 		for _, m := range results.Headlines(results.ScopeGroup) {
 			if st, ok := p.Metric("total." + m.Name); m.Short != "" && ok {
 				scale, unit := textUnit(m.Unit)

@@ -198,3 +198,35 @@ func writeSweep(dir string, hdr results.Header, ctx *sweep.LoadContext, exps []r
 	}
 	return verr
 }
+
+// offeredShown reports whether a sweep's point lines show the total offered load: when a
+// parameter is a load (sweep.IsLoadPath) that is not the whole load in operations/s — the
+// load factor, or one group's rate while other groups offer theirs — so that every point can
+// be read against the answers and the figures, which are in total offered load.
+func offeredShown(points []sweep.PointStats) bool {
+	if len(points) == 0 {
+		return false
+	}
+	groups := 0
+	for _, m := range points[0].Metrics {
+		if strings.HasPrefix(m.Name, "group.") && strings.HasSuffix(m.Name, ".offered") {
+			groups++
+		}
+	}
+	values := map[string][]string{}
+	var paths []string
+	for _, p := range points {
+		for _, pr := range p.Params {
+			if _, ok := values[pr.Path]; !ok {
+				paths = append(paths, pr.Path)
+			}
+			values[pr.Path] = append(values[pr.Path], pr.Value)
+		}
+	}
+	for _, path := range paths {
+		if sweep.IsLoadPath(path, values[path]) && (path == "load" || groups > 1) {
+			return true
+		}
+	}
+	return false
+}

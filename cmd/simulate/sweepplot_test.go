@@ -1,10 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/results/sweep"
 )
 
 // TestSweepKeepsOrder is the policy × load sweep a planner runs first, with the policy named
@@ -71,5 +75,36 @@ func TestLoadSweepAnswers(t *testing.T) {
 	}
 	if s, _, errb := runStatus("sweep", "healthy", "--slo", "-1s"); s != exitUsage || !strings.Contains(errb, "--slo -1s: must be ≥ 0") {
 		t.Errorf("--slo -1s: exit %d %s", s, errb)
+	}
+}
+
+// TestSweepPrintsTotalOffered: when the swept parameter is not the whole load in operations/s
+// (one group's rate beside another group, or the load factor), each point line shows the
+// total offered load, which the answers and the figures' x axis are in (offeredShown); a
+// sweep of the one group's rate, which is the whole load, does not repeat it.
+func TestSweepPrintsTotalOffered(t *testing.T) {
+	pt := func(path, value string, groups ...string) sweep.PointStats {
+		p := sweep.PointStats{Params: []results.Param{{Path: path, Value: value}}, Replications: 2,
+			Metrics: []results.MetricStats{{Name: "total.offered", Mean: 1234.5, CI95: 6, N: 2}, {Name: "total.goodput", Mean: 1000, CI95: 1, N: 2}}}
+		for _, g := range groups {
+			p.Metrics = append(p.Metrics, results.MetricStats{Name: "group." + g + ".offered", Mean: 600, N: 2})
+		}
+		return p
+	}
+	for _, c := range []struct {
+		gloss string
+		point sweep.PointStats
+		want  bool
+	}{
+		{"one group's rate of two", pt("clients[0].workload.rate", "500/s", "web", "batch"), true},
+		{"the load factor", pt("load", "1.5", "web"), true},
+		{"the one group's rate", pt("clients[0].workload.rate", "500/s", "web"), false},
+		{"no load", pt("clients[0].driver.retryPolicy", "none", "web", "batch"), false},
+	} {
+		var b bytes.Buffer
+		printSweep(&b, []sweep.PointStats{c.point})
+		if got := strings.Contains(b.String(), "  offered 1234 ± 6/s  goodput"); got != c.want {
+			t.Errorf("%s: the total offered load shown %v, want %v:\n%s", c.gloss, got, c.want, b.String())
+		}
 	}
 }

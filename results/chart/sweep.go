@@ -20,6 +20,9 @@ type SweepOptions struct {
 	// (the first parameter when none is numeric). The other parameter, if any, is one line per
 	// value.
 	X string
+	// Labels are the short names given to parameters (--label PATH=NAME), over the automatic
+	// ones (ParamLabel).
+	Labels map[string]string
 }
 
 // XAxis maps a swept parameter's values to positions on the x axis.
@@ -29,6 +32,9 @@ type XAxis struct {
 	Values []string          // in order of first appearance
 	Pos    map[string]float64
 	Label  string
+	// Offered says that the positions are the total offered load at each value (OnOffered),
+	// not the values themselves: a load sweep's axis, on which its marks are drawn.
+	Offered bool
 }
 
 // NewXAxis reads the values of the parameter path. All values of one numeric kind make a
@@ -79,15 +85,51 @@ func NewXAxis(path string, values []string) *XAxis {
 // Categorical reports whether the axis is one position per value rather than numbers.
 func (a *XAxis) Categorical() bool { return a.Kind == results.ValueText }
 
-// IsLoad reports whether the parameter is a workload's rate, so that x is the offered load.
-func (a *XAxis) IsLoad() bool {
-	return a.Kind == results.ValueRate && strings.Contains(a.Path, "workload")
+// IsLoad reports whether the axis is the total offered load (OnOffered): the parameter is a
+// workload's rate or the load factor (sweep.IsLoadPath), and each value's position is the
+// offered load of all groups measured there, so that a load sweep's answers and marks, which
+// are in total offered load, sit where they belong.
+func (a *XAxis) IsLoad() bool { return a.Offered }
+
+// OnOffered puts a load parameter's values (sweep.IsLoadPath) at the total offered load of
+// all groups measured at each: the mean over the points of that value of total.offered, the
+// mean over their replications. A sweep of one group's rate, where the other groups offer
+// their own load, or of the load factor is then drawn in the same operations/s as its answers
+// (sweep.LoadAnswers: the knee, the safe load) and today's load. The axis is unchanged, and
+// not a load axis, when the parameter is no load or a value has no offered load.
+func (a *XAxis) OnOffered(points []sweep.PointStats, name string) {
+	if !sweep.IsLoadPath(a.Path, a.Values) {
+		return
+	}
+	pos := map[string]float64{}
+	for _, v := range a.Values {
+		var sum float64
+		var n int
+		for i := range points {
+			if param(&points[i], a.Path) != v {
+				continue
+			}
+			m, ok := points[i].Metric("total.offered")
+			if !ok || math.IsNaN(m.Mean) {
+				return
+			}
+			sum += m.Mean
+			n++
+		}
+		if n == 0 {
+			return
+		}
+		pos[v] = sum / float64(n)
+	}
+	a.Pos, a.Kind, a.Offered = pos, results.ValueRate, true
+	a.Label = "total offered load, all groups (operations/s) · swept: " + name
 }
 
 // SweepLine is one line of a sweep figure: the points of one value of the second parameter,
 // or one group (or all of them), sorted by x.
 type SweepLine struct {
-	Name   string
+	Name   string // the value of the second parameter, or the group
+	Label  string // its name in the keys: the value named by what differs (ValueNames)
 	Prefix string // metric prefix: "total." or "group.NAME."
 	Points []*sweep.PointStats
 	X      []float64
@@ -121,7 +163,14 @@ type Sweep struct {
 	X       *XAxis
 	By      string // the second parameter's path, "" if none
 	Lines   []*SweepLine
+	// Info and Labels name the parameters (Label): the scenario's groups, nodes and faults,
+	// and the names given (SweepOptions.Labels).
+	Info   ParamInfo
+	Labels map[string]string
 }
+
+// Label is the short name of a parameter of the sweep (ParamLabel).
+func (s *Sweep) Label(path string) string { return ParamLabel(path, s.Info, s.Labels) }
 
 func param(p *sweep.PointStats, path string) string {
 	for _, pr := range p.Params {
@@ -143,7 +192,8 @@ func ReadSweep(dir string, opts SweepOptions) (*Sweep, error) {
 	if len(pts) == 0 {
 		return nil, fmt.Errorf("plot: %s: the sweep has no points", dir)
 	}
-	s := &Sweep{Header: b.Header, Points: pts, Context: b.Context, Answers: b.Answers}
+	s := &Sweep{Header: b.Header, Points: pts, Context: b.Context, Answers: b.Answers,
+		Info: ParamInfoOf(b.Header.Canonical), Labels: opts.Labels}
 	var paths []string
 	for _, p := range pts {
 		for _, pr := range p.Params {
@@ -185,9 +235,13 @@ func ReadSweep(dir string, opts SweepOptions) (*Sweep, error) {
 		}
 	}
 	s.X = NewXAxis(xPath, valuesOf(xPath))
+	if xPath != "" && s.X.Label != "" {
+		s.X.Label = s.Label(xPath) + strings.TrimPrefix(s.X.Label, xPath)
+	}
+	s.X.OnOffered(pts, s.Label(xPath))
 
 	newLine := func(name, prefix string, keep func(*sweep.PointStats) bool) *SweepLine {
-		l := &SweepLine{Name: name, Prefix: prefix}
+		l := &SweepLine{Name: name, Label: name, Prefix: prefix}
 		for i := range pts {
 			if keep(&pts[i]) {
 				l.Points = append(l.Points, &pts[i])
@@ -208,8 +262,10 @@ func ReadSweep(dir string, opts SweepOptions) (*Sweep, error) {
 				values = append(values, v)
 			}
 		}
-		for _, v := range values {
+		names := ValueNames(values)
+		for i, v := range values {
 			s.Lines = append(s.Lines, newLine(v, "total.", func(p *sweep.PointStats) bool { return param(p, s.By) == v }))
+			s.Lines[i].Label = names[i]
 		}
 		return s, nil
 	}
@@ -218,7 +274,7 @@ func ReadSweep(dir string, opts SweepOptions) (*Sweep, error) {
 	if len(groups) <= 1 {
 		s.Lines = []*SweepLine{newLine("all groups", "total.", all)}
 		if len(groups) == 1 {
-			s.Lines[0].Name = groups[0]
+			s.Lines[0].Name, s.Lines[0].Label = groups[0], groups[0]
 		}
 		return s, nil
 	}
@@ -260,7 +316,7 @@ func (s *Sweep) Subtitle() string {
 func (s *Sweep) PanelTitle() string {
 	switch {
 	case s.By != "":
-		return "one line per value of " + s.By + " (all groups)"
+		return "one line per value of " + s.Label(s.By) + " (all groups)"
 	case len(s.Lines) > 1:
 		return "all client groups and each group"
 	}
@@ -275,7 +331,7 @@ func (s *Sweep) Versus() string {
 	case s.X.Path == "":
 		return "the single point"
 	}
-	return s.X.Path
+	return s.Label(s.X.Path)
 }
 
 // LineColour is line i's colour, and its band's fill: the palette in order; with the groups
@@ -386,7 +442,7 @@ func (s *Sweep) answer(l *SweepLine) (sweep.LoadAnswers, bool) {
 func (s *Sweep) LineName(i int) string {
 	l := s.Lines[i]
 	if s.By == "" || s.Context == nil || !s.X.IsLoad() {
-		return l.Name
+		return l.Label
 	}
 	for _, a := range s.Answers {
 		if a.Line != l.Name {
@@ -394,14 +450,14 @@ func (s *Sweep) LineName(i int) string {
 		}
 		switch {
 		case !a.KneeFound:
-			return l.Name + " (no knee)"
+			return l.Label + " (no knee)"
 		case a.Headroom > 0:
-			return fmt.Sprintf("%s (knee %.0f/s, safe to %.2f×)", l.Name, a.Knee, a.Headroom)
+			return fmt.Sprintf("%s (knee %.0f/s, safe to %.2f×)", l.Label, a.Knee, a.Headroom)
 		default:
-			return fmt.Sprintf("%s (knee %.0f/s)", l.Name, a.Knee)
+			return fmt.Sprintf("%s (knee %.0f/s)", l.Label, a.Knee)
 		}
 	}
-	return l.Name
+	return l.Label
 }
 
 // LowestLoadP99 is the mean p99 latency of successes at the lowest offered load.

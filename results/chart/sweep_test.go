@@ -61,6 +61,7 @@ func kneeSweep(ctx *sweep.LoadContext, answers []sweep.LoadAnswers) *Sweep {
 	const rate, policy = "clients[0].workload.rate", "clients[0].driver.retryPolicy"
 	s := &Sweep{Context: ctx, Answers: answers, By: policy,
 		X: NewXAxis(rate, []string{"100/s", "200/s", "300/s", "400/s"})}
+	s.X.Offered = true // the rates are the whole load: their positions are the offered load
 	for _, name := range []string{"none", "legacy"} {
 		l := &SweepLine{Name: name, Prefix: "total."}
 		for i, offered := range []float64{100, 200, 300, 400} {
@@ -115,6 +116,7 @@ func TestLoadMarks(t *testing.T) {
 		Safe: sweep.LoadPoint{Offered: 200}, Beyond: sweep.LoadPoint{Offered: 250}, Headroom: 2}
 	s := &Sweep{X: NewXAxis("clients[0].workload.rate", []string{"100/s", "200/s", "250/s", "300/s"}),
 		Context: &sweep.LoadContext{Today: 100}, Answers: []sweep.LoadAnswers{answers}}
+	s.X.Offered = true
 	labels := func() []string {
 		var out []string
 		for _, m := range s.LoadMarks() {

@@ -2,8 +2,10 @@ package chart
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -101,7 +103,7 @@ func TestSweepFigureOneLoadLine(t *testing.T) {
 		t.Errorf("goodput title %q, subtitle %q", goodput.Title, goodput.Subtitle)
 	}
 	pn := &goodput.Panels[0]
-	if pn.X.Label != "clients[0].workload.rate (operations/s)" || !slices.Equal(pn.X.Cover, []float64{100, 200, 300, 400}) || pn.X.Categorical {
+	if pn.X.Label != "total offered load, all groups (operations/s) · swept: clients[0].workload.rate" || !slices.Equal(pn.X.Cover, []float64{100, 200, 300, 400}) || pn.X.Categorical {
 		t.Errorf("x axis %+v, want the rate covering every value", pn.X)
 	}
 	if !slices.Equal(pn.Y.Cover, fromZero) {
@@ -211,5 +213,70 @@ func TestSweepFigureLines(t *testing.T) {
 	}
 	if goodput.Subtitle != "scenario fixture · 8 points × 3 replications · points: mean; bars: 95 % confidence interval (Student t)" {
 		t.Errorf("categorical subtitle %q", goodput.Subtitle)
+	}
+}
+
+// TestSweepFigureMarksOnTotalLoad: a load sweep's x axis is the total offered load (XAxis.OnOffered),
+// so that its marks, which are in total offered load (sweep.LoadAnswers, today's load), sit on
+// the points they name: a sweep of one group's rate while another group offers 100/s more
+// draws its points at the total (200…500/s, not the rate's 100…400/s) and the knee's mark at
+// the knee point's x; a sweep of the load factor is a load sweep too, drawn the same way with
+// the same marks (today, safe, knees).
+func TestSweepFigureMarksOnTotalLoad(t *testing.T) {
+	// Both sweeps are offered a total of 200, 300, 400, 500/s, goodput min(offered, 350/s):
+	// the knee is the point offered 400/s, the safe load 300/s.
+	total := []float64{200, 300, 400, 500}
+	shifted := func(path, value string, offered float64) sweep.PointStats {
+		p := sweepPoint(offered, "")
+		p.Params = []results.Param{{Path: path, Value: value}}
+		for i := range p.Metrics {
+			if p.Metrics[i].Name == "total.goodput" {
+				p.Metrics[i].Mean, p.Metrics[i].CI95 = min(offered, 350), 1
+			}
+			if p.Metrics[i].Name == "total.latency_ok_p99" {
+				p.Metrics[i].Mean, p.Metrics[i].CI95 = 0.005, 0.001
+			}
+		}
+		return p
+	}
+	for _, c := range []struct {
+		gloss, path string
+		values      []string
+	}{
+		{"one group's rate, another offering 100/s", ratePath, []string{"100/s", "200/s", "300/s", "400/s"}},
+		{"the load factor", "load", []string{"1", "1.5", "2", "2.5"}},
+	} {
+		var pts []sweep.PointStats
+		for i, v := range c.values {
+			pts = append(pts, shifted(c.path, v, total[i]))
+		}
+		dir := t.TempDir()
+		hdr := results.Header{Tool: "overloadsim", Version: "test", Scenario: "fixture", Seed: 1, Duration: 10 * time.Second, Interval: time.Second}
+		if err := sweep.WriteSweepDir(dir, hdr, pts, "", &sweep.LoadContext{Today: 200, Ceiling: 350}); err != nil {
+			t.Fatal(err)
+		}
+		figs, err := SweepFigures(dir, SweepOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pn := &figs[0].Panels[0]
+		line := pn.Layers[0].(Interval)
+		if !slices.Equal(line.X, total) || !strings.HasPrefix(pn.X.Label, "total offered load, all groups (operations/s)") {
+			t.Errorf("%s: points at %v on %q, want the total offered load %v", c.gloss, line.X, pn.X.Label, total)
+		}
+		marks, ok := pn.Layers[len(pn.Layers)-1].(VMarks)
+		if !ok {
+			t.Errorf("%s: layers %v, want the load marks last", c.gloss, layerTypes(pn))
+			continue
+		}
+		got := map[string]float64{}
+		for _, m := range marks {
+			got[strings.Fields(m.Label)[0]] = m.X
+		}
+		// Each mark at the x of the point it names: today the first, safe the second, the
+		// knees the third.
+		if want := map[string]float64{"today": line.X[0], "safe": line.X[1], "knee": line.X[2]}; !maps.Equal(got, want) {
+			t.Errorf("%s: marks %v, want %v", c.gloss, got, want)
+		}
 	}
 }

@@ -17,16 +17,26 @@ func writeFigures(dir string, stderr io.Writer) error { return writeFiguresX(dir
 
 // writeFiguresX is writeFigures with the parameter on a sweep's x axis (chart.SweepOptions.X).
 func writeFiguresX(dir, x string, stderr io.Writer) error {
+	return writeFiguresWith(dir, chart.SweepOptions{X: x}, stderr)
+}
+
+// writeFiguresWith is writeFigures with a sweep's options: the parameter on its x axis and the
+// parameters' names (--x, --label).
+func writeFiguresWith(dir string, opts chart.SweepOptions, stderr io.Writer) error {
+	x := opts.X
 	m, err := results.ReadManifest(dir)
 	if err != nil {
 		return err
+	}
+	if len(opts.Labels) > 0 && m.Kind != results.KindSweep {
+		return usageErrorf("--label: %s holds a %s: --label names a sweep's parameters", dir, m.Kind)
 	}
 	var names []string
 	switch m.Kind {
 	case results.KindMap:
 		names, err = plot.WriteMapFigures(dir)
 	case results.KindSweep:
-		names, err = plot.WriteSweepFigures(dir, chart.SweepOptions{X: x})
+		names, err = plot.WriteSweepFigures(dir, opts)
 	case results.KindRun:
 		names, err = plot.WriteRunFigures(dir)
 	case results.KindTune:

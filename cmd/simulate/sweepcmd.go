@@ -13,6 +13,7 @@ import (
 	"github.com/overloadsim/overloadsim/experiment"
 	sweepexp "github.com/overloadsim/overloadsim/experiment/sweep"
 	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/results/chart"
 	"github.com/overloadsim/overloadsim/results/sweep"
 	"github.com/overloadsim/overloadsim/scenarios"
 
@@ -30,7 +31,8 @@ per metric). The results are the same for any number of workers. Ctrl-C (or SIGT
 writes the points already complete, marked partial; a second Ctrl-C stops at once. Every
 finished run is kept in the folder's units/, so the same command resumes where it stopped.
 With --plot, the first numeric parameter is the figures' x axis (or --x) and the other
-parameter one line per value. --shard i/n runs only shard i of n; 'simulate merge' joins them.
+parameter one line per value; a load sweep's x is the total offered load of all groups, and
+parameters are named by short names from the scenario or --label PATH=NAME. --shard i/n runs only shard i of n; 'simulate merge' joins them.
 
 Examples:
   simulate sweep spike --vary 'clients[0].workload.rate=1000/s:4000/s:500/s' --replications 5
@@ -47,6 +49,7 @@ Examples:
 		plotToo := fs.Bool("plot", false, "also draw the figures next to the results")
 		slo := fs.Duration("slo", 0, "p99 latency objective for a load sweep's latency knee (default: 2 × the p99 at the lowest load)")
 		x := fs.String("x", "", "with --plot: the parameter on the figures' x axis (default: the first numeric one)")
+		labels := labelFlag(fs)
 		shardSpec := shardFlag(fs)
 		format := jsonFormat(fs, "sweep.json")
 		return func(args []string, stdout, stderr io.Writer) error {
@@ -57,6 +60,13 @@ Examples:
 			shard, err := parseShard(fs, *shardSpec, *format, *plotToo, "sweep")
 			if err != nil {
 				return err
+			}
+			names, err := labels()
+			if err != nil {
+				return err
+			}
+			if len(names) > 0 && !*plotToo {
+				return usageErrorf("--label names the parameters in the figures: give --plot too, or give --label to 'simulate plot'")
 			}
 			if len(*vary) > 2 {
 				return usageErrorf("--vary: %d parameters: at most 2", len(*vary))
@@ -134,7 +144,7 @@ Examples:
 				return err
 			}
 			if *plotToo { // a sweep whose claim fails is drawn all the same
-				if perr := writeFiguresX(dir, *x, stderr); perr != nil {
+				if perr := writeFiguresWith(dir, chart.SweepOptions{X: *x, Labels: names}, stderr); perr != nil {
 					return perr
 				}
 			}

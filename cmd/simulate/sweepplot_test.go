@@ -35,19 +35,42 @@ func TestSweepKeepsOrder(t *testing.T) {
 		}
 		return string(b)
 	}
-	for _, want := range []string{"Goodput vs offered load", "one line per value of clients[0].driver.retryPolicy", ">mongodb-2026-03 (knee "} {
+	// The parameters are named by their short names (chart.ParamLabel), read from the scenario
+	// the sweep records: the group app's retry policy and rate.
+	for _, want := range []string{"Goodput vs offered load", "one line per value of app retry policy", ">mongodb-2026-03 (knee ", "swept: app rate"} {
 		if !strings.Contains(svg(), want) {
 			t.Errorf("sweep-goodput.svg does not say %q", want)
 		}
 	}
 	runOK(t, "plot", dir, "--x", "clients[0].driver.retryPolicy")
-	for _, want := range []string{"Goodput vs clients[0].driver.retryPolicy", "one line per value of clients[0].workload.rate", ">1500/s<"} {
+	for _, want := range []string{"Goodput vs app retry policy", "one line per value of app rate", ">1500/s<"} {
 		if !strings.Contains(svg(), want) {
 			t.Errorf("with --x the policy: sweep-goodput.svg does not say %q", want)
 		}
 	}
 	if s, _, errb := runStatus("plot", dir, "--x", "clients[0].count"); s == exitOK || !strings.Contains(errb, "not a parameter of the sweep") {
 		t.Errorf("--x of no parameter: exit %d, %s", s, errb)
+	}
+	// --label names a parameter over its short name; a malformed one, or one of no parameter
+	// of the sweep, is refused, and so is --label on a sweep drawing no figure.
+	runOK(t, "plot", dir, "--label", "clients[0].driver.retryPolicy=policy", "--label", "clients[0].workload.rate=app load")
+	for _, want := range []string{"one line per value of policy", "swept: app load"} {
+		if !strings.Contains(svg(), want) {
+			t.Errorf("with --label: sweep-goodput.svg does not say %q", want)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"plot", dir, "--label", "policy"}, "--label \"policy\": want PATH=NAME"},
+		{[]string{"plot", dir, "--label", "a=b", "--label", "a=c"}, "a is already named \"b\""},
+		{[]string{"plot", dir, "--label", "clients[0].count=clients"}, "--label clients[0].count=clients: not a parameter of the sweep"},
+		{[]string{"sweep", "healthy", "--label", "load=load"}, "give --plot too"},
+	} {
+		if s, _, errb := runStatus(c.args...); s == exitOK || !strings.Contains(errb, c.want) {
+			t.Errorf("%q: exit %d, %s; want it refused saying %q", c.args, s, errb, c.want)
+		}
 	}
 	runOK(t, "check", "--baseline", filepath.Join(dir, "sweep.json"), dir) // the folder is whole after the redraw
 }

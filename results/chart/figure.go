@@ -14,6 +14,11 @@ type Figure struct {
 	Rows []int
 	// Weights are the rows' relative heights; nil (or a missing or zero weight) is 1.
 	Weights []float64
+	// KeysBelow puts the last panel's legend below the panels, in as many columns as fit the
+	// figure's width, rather than in a gutter right of them: a legend of long entries (a
+	// sweep's lines with their knees, its marks) then takes a strip of the height instead of a
+	// third of the width.
+	KeysBelow bool
 }
 
 // Grid returns the panels by row, as Rows arranges them.
@@ -37,7 +42,8 @@ func (f *Figure) Grid() [][]*Panel {
 // Panel is one plot of a figure. A renderer draws, in this order: the windows, the reference
 // lines, the crosses, the series, the bounds, the outline, the empty message if any, the
 // layers, and over everything the windows' labels, the bounds' labels, the rings and the point
-// labels; the legend is Keys, in order, beside the last panel of a row.
+// labels; the legend is Keys, in order, beside the last panel of a row (or below the figure,
+// Figure.KeysBelow).
 type Panel struct {
 	Name         string // the panel's key in its figure ("rates")
 	Title        string

@@ -175,9 +175,9 @@ var fieldWords = map[string]string{
 	"ingressRequestAdmissionBurstCapacitySecs": "limiter burst",
 	"ingressRequestAdmissionMaxQueueDepth":     "limiter queue",
 	"ingressConnectionEstablishmentRatePerSec": "connection limiter rate",
-	"maxQueueDepth":                            "queue limit",
-	"service":                                  "service time",
-	"rate":                                     "rate",
+	"maxQueueDepth": "queue limit",
+	"service":       "service time",
+	"rate":          "rate",
 }
 
 // indexed matches a path that starts with one element of a list: "clients[1].driver.retryPolicy"

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"image/color"
+	"maps"
 	"math"
 	"path/filepath"
 	"slices"
@@ -210,6 +211,11 @@ func ReadSweep(dir string, opts SweepOptions) (*Sweep, error) {
 			}
 		}
 		return vs
+	}
+	for _, path := range slices.Sorted(maps.Keys(opts.Labels)) {
+		if !slices.Contains(paths, path) {
+			return nil, fmt.Errorf("plot: --label %s=%s: not a parameter of the sweep in %s (its parameters: %s)", path, opts.Labels[path], dir, strings.Join(paths, ", "))
+		}
 	}
 	xPath := ""
 	switch {

@@ -124,7 +124,7 @@ func (s *Sweep) GoodputFigure() *Figure {
 		pn.Keys = append(pn.Keys, Key{Label: "knee: first load not served in full", Kind: KeyGlyph, Style: Style{Colour: Total}, Glyph: &kneeKeyGlyph})
 	}
 	s.addLoadMarks(&pn, false, 1)
-	return &Figure{Name: SweepGoodput, Title: "Goodput vs " + s.Versus(), Subtitle: s.Subtitle(), Panels: []Panel{pn}}
+	return &Figure{Name: SweepGoodput, Title: "Goodput vs " + s.Versus(), Subtitle: s.Subtitle(), Panels: []Panel{pn}, KeysBelow: true}
 }
 
 // addLoadMarks adds a load sweep's marks (LoadMarks) to a panel whose x is the offered load:
@@ -171,7 +171,7 @@ func (s *Sweep) AmplificationFigure() *Figure {
 	pn.Refs = []Ref{noRetries}
 	s.addLines(&pn, "amplification", 1, false, "no value: nothing issued")
 	pn.Keys = append(pn.Keys, noRetriesKey())
-	return &Figure{Name: SweepAmplification, Title: "Retry amplification vs " + s.Versus(), Subtitle: s.Subtitle(), Panels: []Panel{pn}}
+	return &Figure{Name: SweepAmplification, Title: "Retry amplification vs " + s.Versus(), Subtitle: s.Subtitle(), Panels: []Panel{pn}, KeysBelow: true}
 }
 
 // P99Figure is the p99 latency of successful operations against the swept parameter, on a log
@@ -199,5 +199,5 @@ func (s *Sweep) P99Figure() *Figure {
 	}
 	s.addLines(&pn, "latency_ok_p99", k, useLog, "no value: no operation succeeded")
 	s.addLoadMarks(&pn, true, k)
-	return &Figure{Name: SweepP99, Title: "p99 latency of successful operations vs " + s.Versus(), Subtitle: s.Subtitle(), Panels: []Panel{pn}}
+	return &Figure{Name: SweepP99, Title: "p99 latency of successful operations vs " + s.Versus(), Subtitle: s.Subtitle(), Panels: []Panel{pn}, KeysBelow: true}
 }

@@ -22,15 +22,45 @@ import (
 type panel struct {
 	p      *plot.Plot
 	legend plot.Legend
-	keys   []string       // the legend's entries
-	over   []plot.Plotter // drawn last, over the data (labels)
+	keys   []string             // the legend's entries
+	thumbs [][]plot.Thumbnailer // each entry's icons, to lay the legend out in columns
+	over   []plot.Plotter       // drawn last, over the data (labels)
 }
 
 // key adds a legend entry.
 func (pn *panel) key(name string, thumbs ...plot.Thumbnailer) {
 	pn.legend.Add(name, thumbs...)
 	pn.keys = append(pn.keys, name)
+	pn.thumbs = append(pn.thumbs, thumbs)
 }
+
+// columns lays the legend's entries out in columns, in order down each column, within width:
+// as many columns as fit (at most maxColumns), each a legend of its own, and their widths.
+func (pn *panel) columns(width vg.Length) ([]plot.Legend, []vg.Length) {
+	n := len(pn.keys)
+	for ncols := min(n, maxColumns); ncols >= 1; ncols-- {
+		per := (n + ncols - 1) / ncols
+		var legends []plot.Legend
+		var widths []vg.Length
+		var total vg.Length
+		for i := 0; i < n; i += per {
+			l := newLegend()
+			for j := i; j < min(i+per, n); j++ {
+				l.Add(pn.keys[j], pn.thumbs[j]...)
+			}
+			w := l.Rectangle(draw.Canvas{}).Size().X + colGap
+			legends, widths, total = append(legends, l), append(widths, w), total+w
+		}
+		if total <= width || ncols == 1 {
+			return legends, widths
+		}
+	}
+	return nil, nil
+}
+
+// maxColumns is the most columns a legend below the panels takes (Figure.KeysBelow), so that
+// it reads down its columns rather than across the page.
+const maxColumns = 3
 
 func newPanel(title, xlabel, ylabel string) *panel {
 	return &panel{p: newPlot(title, xlabel, ylabel), legend: newLegend()}
@@ -57,6 +87,7 @@ type figure struct {
 	subtitle string
 	rows     [][]*panel
 	weights  []float64 // relative row heights; nil for equal rows
+	below    bool      // the last panel's legend below the panels (chart.Figure.KeysBelow)
 	ready    bool      // prepare has run
 }
 
@@ -116,12 +147,26 @@ func (f *figure) draw(dc draw.Canvas) {
 	area := header(dc, f.title, f.subtitle)
 
 	var gutter vg.Length
+	var under *panel // the panel whose legend is below the panels
+	if last := f.rows[len(f.rows)-1]; f.below && last[len(last)-1].hasLegend() {
+		under = last[len(last)-1]
+	}
 	for _, row := range f.rows {
 		for _, pn := range row {
-			if pn.hasLegend() {
+			if pn.hasLegend() && pn != under {
 				gutter = max(gutter, pn.legend.Rectangle(draw.Canvas{}).Size().X+vg.Length(2*gutterPad))
 			}
 		}
+	}
+	var legends []plot.Legend
+	var widths []vg.Length
+	var strip vg.Length // the height of the legend below the panels
+	if under != nil {
+		legends, widths = under.columns(area.Max.X - area.Min.X - gutter)
+		for _, l := range legends {
+			strip = max(strip, l.Rectangle(draw.Canvas{}).Size().Y)
+		}
+		area.Min.Y += strip + rowGap
 	}
 
 	// Tiles: split the height by weight, then each row's width equally, the last tile of a
@@ -191,7 +236,18 @@ func (f *figure) draw(dc draw.Canvas) {
 				c = draw.Crop(c, 0, 0, 0, -(topOff - o[2]))
 			}
 			pn.p.Draw(c)
-			if j == len(row)-1 && pn.hasLegend() {
+			if pn == under {
+				// The columns below the panel, from its data area's left edge.
+				d := pn.p.DataCanvas(c)
+				x := d.Min.X
+				for k, l := range legends {
+					lc := draw.Canvas{Canvas: dc.Canvas, Rectangle: vg.Rectangle{
+						Min: vg.Point{X: x, Y: area.Min.Y - rowGap - strip},
+						Max: vg.Point{X: x + widths[k], Y: area.Min.Y - rowGap}}}
+					l.Draw(lc)
+					x += widths[k]
+				}
+			} else if j == len(row)-1 && pn.hasLegend() {
 				d := pn.p.DataCanvas(c)
 				lc := draw.Canvas{Canvas: dc.Canvas, Rectangle: vg.Rectangle{
 					Min: vg.Point{X: c.Max.X + gutterPad, Y: d.Min.Y},

@@ -16,7 +16,7 @@ import (
 // render lays a figure built as data (chart.Figure) out for gonum: its panels by row, each
 // with its axes, windows, reference lines, series and legend, drawn as given.
 func render(f *chart.Figure) *figure {
-	out := &figure{name: f.Name, title: f.Title, subtitle: f.Subtitle, weights: f.Weights}
+	out := &figure{name: f.Name, title: f.Title, subtitle: f.Subtitle, weights: f.Weights, below: f.KeysBelow}
 	for _, row := range f.Grid() {
 		var pns []*panel
 		for _, cp := range row {

@@ -30,24 +30,48 @@ func (s *Sweep) xAxis() Axis {
 		a.Cover = []float64{-0.5, float64(len(s.X.Values)) - 0.5}
 		return a
 	}
+	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, v := range s.X.Values {
 		a.Cover = append(a.Cover, s.X.Pos[v])
+		lo, hi = math.Min(lo, s.X.Pos[v]), math.Max(hi, s.X.Pos[v])
+	}
+	// A margin either side, so that the first and last points, and a mark at either (today's
+	// load at the lowest point), stand clear of the frame rather than on it; never below 0 for
+	// values that are not.
+	if pad := xMargin * (hi - lo); pad > 0 {
+		low := lo - pad
+		if lo >= 0 {
+			low = math.Max(low, 0)
+		}
+		a.Cover = append(a.Cover, low, hi+pad)
 	}
 	return a
 }
+
+// xMargin is the margin either side of a numeric x axis, as a fraction of its values' range.
+const xMargin = 0.03
 
 // panel is a sweep figure's one panel, its y axis labelled y.
 func (s *Sweep) panel(y Axis) Panel {
 	return Panel{Title: s.PanelTitle(), X: s.xAxis(), Y: y}
 }
 
-// absentGlyph marks where a line has no value; kneeGlyph rings a knee on its line, and
-// kneeKeyGlyph in the key.
+// absentGlyph marks where a line has no value; kneeGlyph rings a knee on its line (KneeGlyph),
+// and kneeKeyGlyph in the key.
 var (
 	absentGlyph  = Glyph{Shape: Cross, Radius: 5}
 	kneeGlyph    = Glyph{Shape: Ring, Radius: 7}
 	kneeKeyGlyph = Glyph{Shape: Ring, Radius: 5}
 )
+
+// KneeGlyph is the ring around line i's knee: kneeGlyph, wider for the lines before the last
+// by 1.5 points each, so that the knees of lines at the same point (policies that all break at
+// the same load) stand as nested rings in every line's colour, none hidden under another.
+func (s *Sweep) KneeGlyph(i int) Glyph {
+	g := kneeGlyph
+	g.Radius += 1.5 * float64(len(s.Lines)-1-i)
+	return g
+}
 
 // addLines adds every line's mean of metric, scaled by k, with its confidence interval: a line
 // over a band over numbers, a glyph with whiskers over categories, side by side (Dodge). On a
@@ -118,7 +142,7 @@ func (s *Sweep) GoodputFigure() *Figure {
 		// A ring in the line's colour, without a text label: many lines' labels would pile up
 		// at the same load; the key says what the ring is.
 		col, _ := s.LineColour(k.Line)
-		pn.Layers = append(pn.Layers, Markers{Colour: col, Glyph: kneeGlyph, X: []float64{k.X}, Y: []float64{k.Y}})
+		pn.Layers = append(pn.Layers, Markers{Colour: col, Glyph: s.KneeGlyph(k.Line), X: []float64{k.X}, Y: []float64{k.Y}})
 	}
 	if len(knees) > 0 {
 		pn.Keys = append(pn.Keys, Key{Label: "knee: first load not served in full", Kind: KeyGlyph, Style: Style{Colour: Total}, Glyph: &kneeKeyGlyph})

@@ -103,8 +103,8 @@ func TestSweepFigureOneLoadLine(t *testing.T) {
 		t.Errorf("goodput title %q, subtitle %q", goodput.Title, goodput.Subtitle)
 	}
 	pn := &goodput.Panels[0]
-	if pn.X.Label != "total offered load, all groups (operations/s) · swept: clients[0].workload.rate" || !slices.Equal(pn.X.Cover, []float64{100, 200, 300, 400}) || pn.X.Categorical {
-		t.Errorf("x axis %+v, want the rate covering every value", pn.X)
+	if pn.X.Label != "total offered load, all groups (operations/s) · swept: clients[0].workload.rate" || !slices.Equal(pn.X.Cover, []float64{100, 200, 300, 400, 91, 409}) || pn.X.Categorical {
+		t.Errorf("x axis %+v, want the load covering every value, with a margin of 3 %% of the range either side", pn.X)
 	}
 	if !slices.Equal(pn.Y.Cover, fromZero) {
 		t.Errorf("goodput y axis %+v, want it from zero", pn.Y)
@@ -176,8 +176,10 @@ func TestSweepFigureLines(t *testing.T) {
 	}
 	for i := range 2 {
 		col, _ := (&Sweep{By: policyPath}).LineColour(i)
-		if m := pn.Layers[3+i].(Markers); m.Colour != col || m.Glyph != kneeGlyph || !slices.Equal(m.X, []float64{300}) || !slices.Equal(m.Y, []float64{250}) {
-			t.Errorf("line %d's knee %+v, want a ring in its colour at 300/s", i, m)
+		// The two knees are at the same point: nested rings, the first line's the wider.
+		ring := Glyph{Shape: Ring, Radius: []float64{8.5, 7}[i]}
+		if m := pn.Layers[3+i].(Markers); m.Colour != col || m.Glyph != ring || !slices.Equal(m.X, []float64{300}) || !slices.Equal(m.Y, []float64{250}) {
+			t.Errorf("line %d's knee %+v, want a ring of %+v in its colour at 300/s", i, m, ring)
 		}
 	}
 	if got, want := keyLabels(pn), []string{"none (knee 300/s, safe to 1.33×)", "down (knee 300/s, safe to 1.33×)", "ideal: min(offered, configured ceiling 250/s)",

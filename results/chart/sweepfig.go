@@ -38,7 +38,7 @@ func (s *Sweep) xAxis() Axis {
 	// A margin either side, so that the first and last points, and a mark at either (today's
 	// load at the lowest point), stand clear of the frame rather than on it; never below 0 for
 	// values that are not.
-	if pad := xMargin * (hi - lo); pad > 0 {
+	if pad := float64(xMargin * (hi - lo)); pad > 0 {
 		low := lo - pad
 		if lo >= 0 {
 			low = math.Max(low, 0)
@@ -69,7 +69,7 @@ var (
 // the same load) stand as nested rings in every line's colour, none hidden under another.
 func (s *Sweep) KneeGlyph(i int) Glyph {
 	g := kneeGlyph
-	g.Radius += 1.5 * float64(len(s.Lines)-1-i)
+	g.Radius += float64(1.5 * float64(len(s.Lines)-1-i))
 	return g
 }
 

@@ -94,7 +94,8 @@ func (a *XAxis) IsLoad() bool { return a.Offered }
 
 // OnOffered puts a load parameter's values (sweep.IsLoadPath) at the total offered load of
 // all groups measured at each: the mean over the points of that value of total.offered, the
-// mean over their replications. A sweep of one group's rate, where the other groups offer
+// mean over their replications. Each line's points then stand at their own total offered load
+// (SweepLine.X), which differs from the value's mean when the lines are another load. A sweep of one group's rate, where the other groups offer
 // their own load, or of the load factor is then drawn in the same operations/s as its answers
 // (sweep.LoadAnswers: the knee, the safe load) and today's load. The axis is unchanged, and
 // not a load axis, when the parameter is no load or a value has no offered load.
@@ -257,7 +258,13 @@ func ReadSweep(dir string, opts SweepOptions) (*Sweep, error) {
 			return cmp.Compare(s.X.Pos[param(a, xPath)], s.X.Pos[param(b, xPath)])
 		})
 		for _, p := range l.Points {
-			l.X = append(l.X, s.X.Pos[param(p, xPath)])
+			x := s.X.Pos[param(p, xPath)]
+			if m, ok := p.Metric("total.offered"); ok && s.X.IsLoad() {
+				// The point's own offered load: lines by another load (a second group's rate)
+				// are offered different totals at one swept value.
+				x = m.Mean
+			}
+			l.X = append(l.X, x)
 		}
 		return l
 	}

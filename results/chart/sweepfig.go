@@ -31,9 +31,18 @@ func (s *Sweep) xAxis() Axis {
 		return a
 	}
 	lo, hi := math.Inf(1), math.Inf(-1)
+	var at []float64
 	for _, v := range s.X.Values {
-		a.Cover = append(a.Cover, s.X.Pos[v])
-		lo, hi = math.Min(lo, s.X.Pos[v]), math.Max(hi, s.X.Pos[v])
+		at = append(at, s.X.Pos[v])
+	}
+	for _, l := range s.Lines {
+		at = append(at, l.X...) // a load axis's lines at their own offered loads
+	}
+	for _, x := range at {
+		if !slices.Contains(a.Cover, x) {
+			a.Cover = append(a.Cover, x)
+		}
+		lo, hi = math.Min(lo, x), math.Max(hi, x)
 	}
 	// A margin either side, so that the first and last points, and a mark at either (today's
 	// load at the lowest point), stand clear of the frame rather than on it; never below 0 for

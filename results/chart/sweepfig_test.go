@@ -282,3 +282,25 @@ func TestSweepFigureMarksOnTotalLoad(t *testing.T) {
 		}
 	}
 }
+
+// TestSweepFigureLinesByAnotherLoad: when the lines are values of another load (a second
+// group's rate), each line is offered its own total at one swept value, and each point stands
+// at its own total offered load, not at the mean over the lines (SweepLine.X).
+func TestSweepFigureLinesByAnotherLoad(t *testing.T) {
+	const other = "clients[1].workload.rate"
+	var pts []sweep.PointStats
+	for _, o := range []float64{100, 300} {
+		for _, x := range []float64{100, 200, 300} {
+			p := sweepPoint(x+o, "")
+			p.Params = []results.Param{{Path: ratePath, Value: fmt.Sprintf("%.0f/s", x)}, {Path: other, Value: fmt.Sprintf("%.0f/s", o)}}
+			pts = append(pts, p)
+		}
+	}
+	goodput, _, _ := sweepFigures(t, pts, ratePath)
+	pn := &goodput.Panels[0]
+	for i, want := range [][]float64{{200, 300, 400}, {400, 500, 600}} {
+		if line := pn.Layers[i].(Interval); !slices.Equal(line.X, want) {
+			t.Errorf("line %d at %v, want its own total offered loads %v", i, line.X, want)
+		}
+	}
+}

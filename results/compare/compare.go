@@ -145,7 +145,7 @@ func deltaCI95(h1 float64, n1 int, h2 float64, n2 int) float64 {
 		return 0
 	}
 	df := (v1 + v2) * (v1 + v2) / (float64(v1*v1)/float64(n1-1) + float64(v2*v2)/float64(n2-1))
-	return q(df) * math.Sqrt(v1+v2)
+	return float64(q(df) * math.Sqrt(v1+v2))
 }
 
 // faultHeadline reports whether name is a trigger's headline metric: "fault.cut.stuck".

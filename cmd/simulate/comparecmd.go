@@ -17,7 +17,7 @@ import (
 )
 
 var compareCommand = command{
-	summary: "compare runs or sweeps side by side: differences and their significance",
+	summary: "compare runs or sweeps side by side: what differs, better or worse, figure and report",
 	usage: `Usage: simulate compare RESULT_DIR RESULT_DIR... [options]
 
 Puts the results of runs or sweeps side by side, the first as the reference, each other named

@@ -146,8 +146,12 @@ func printCompare(w io.Writer, c compare.Comparison) {
 		fmt.Fprintf(w, "  [%d] %s: %s %s%s, seed %d\n", i, r.Label, r.Kind, r.Scenario, folder, r.Seed)
 	}
 	for i := 1; i < len(c.Results); i++ {
-		if h := compare.Headline(c, i); len(h) > 0 {
-			fmt.Fprintf(w, "\n[%d] against the reference: %s\n", i, strings.Join(h, "; "))
+		var parts []string
+		for _, it := range compare.Headline(c, i) {
+			parts = append(parts, it.Text)
+		}
+		if len(parts) > 0 {
+			fmt.Fprintf(w, "\n[%d] against the reference: %s\n", i, strings.Join(parts, "; "))
 		}
 	}
 	point := "\x00"

@@ -73,7 +73,7 @@ func TestCompareOnePointSweeps(t *testing.T) {
 	runOK(t, "sweep", "spike", "--set", "duration=12s", "--replications", "3", "--out", a)
 	runOK(t, "sweep", "spike", "--set", "duration=12s", "--set", "clients[1].driver.retryPolicy=mongodb-2026-07", "--replications", "3", "--out", b)
 	out := filepath.Join(base, "cmp")
-	text := runOK(t, "compare", a, b, "--plot", "--out", out)
+	text := runOK(t, "compare", a, b, "--plot", "--report", "--out", out)
 	for _, want := range []string{"[1] clients[1].driver.retryPolicy=mongodb-2026-07: sweep spike", "[1] against the reference: ", ": better"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("compare prints no %q:\n%s", want, text)
@@ -85,6 +85,13 @@ func TestCompareOnePointSweeps(t *testing.T) {
 	}
 	if !m.Has("compare.svg") || !m.Has("compare.png") {
 		t.Errorf("a comparison of one-point sweeps has no figure: manifest %v", m.Files)
+	}
+	// The page colours each difference by its verdict (green better, red worse, grey the rest).
+	page, _ := os.ReadFile(filepath.Join(out, "compare.html"))
+	for _, want := range []string{`<span class="delta better">`, `<span class="better">p99 latency of successes`, "<figure id=\"figure-1\">"} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("compare.html has no %q", want)
+		}
 	}
 }
 

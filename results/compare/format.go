@@ -95,12 +95,24 @@ func format(metric string, x float64, digits int, signed bool) string {
 	return g(x)
 }
 
+// HeadlineItem is one metric's part of a Headline: its text and its verdict (NoVerdict where
+// points differ in verdict).
+type HeadlineItem struct {
+	Text    string
+	Verdict Verdict
+}
+
+// headlineWords name the group metrics in a headline where the catalogue's label is not the
+// comparison's word.
+var headlineWords = map[string]string{"latency_ok_p99": "p99 latency of successes"}
+
 // Headline is what a comparison says of result i (i > 0) first, metric by metric over every
 // metric it compares but the offered load: with one point, each difference and its verdict
 // ("goodput -13.7/s (-1.8 %): worse"); over several, how many points are better and worse
-// ("goodput worse at 2 of 4 points, better at none").
-func Headline(c Comparison, i int) []string {
-	var out []string
+// ("goodput better at none, worse at 2 of 4 points"), better or worse when all the points judged
+// so agree.
+func Headline(c Comparison, i int) []HeadlineItem {
+	var out []HeadlineItem
 	var metrics []string
 	points := map[string]bool{}
 	for _, row := range c.Rows {
@@ -113,12 +125,16 @@ func Headline(c Comparison, i int) []string {
 		name := metric[strings.LastIndex(metric, ".")+1:]
 		if m, ok := results.LookupMetric(metric); ok {
 			name = m.Label
+			if w, ok := headlineWords[m.Name]; ok {
+				name = w
+			}
 			if m.Scope == results.ScopeFault {
 				name = strings.TrimPrefix(metric[:strings.LastIndex(metric, ".")], "fault.") + " " + m.Label
 			}
 		}
 		var better, worse, judged int
 		var one string
+		var verdict Verdict
 		for _, row := range c.Rows {
 			if row.Metric != metric || i >= len(row.Values) {
 				continue
@@ -141,11 +157,12 @@ func Headline(c Comparison, i int) []string {
 			if v.Verdict != NoVerdict && v.Verdict != Neutral {
 				one += ": " + string(v.Verdict)
 			}
+			verdict = v.Verdict
 		}
 		switch {
 		case judged == 0:
 		case len(points) == 1:
-			out = append(out, one)
+			out = append(out, HeadlineItem{one, verdict})
 		default:
 			count := func(n int) string {
 				if n == 0 {
@@ -153,11 +170,16 @@ func Headline(c Comparison, i int) []string {
 				}
 				return fmt.Sprintf("%d of %d points", n, judged)
 			}
-			if better+worse == 0 {
-				out = append(out, fmt.Sprintf("%s: no significant difference at %d points", name, judged))
-				continue
+			it := HeadlineItem{Text: fmt.Sprintf("%s better at %s, worse at %s", name, count(better), count(worse))}
+			switch {
+			case better+worse == 0:
+				it = HeadlineItem{fmt.Sprintf("%s: no significant difference at %d points", name, judged), NotSignificant}
+			case worse == 0:
+				it.Verdict = Better
+			case better == 0:
+				it.Verdict = Worse
 			}
-			out = append(out, fmt.Sprintf("%s better at %s, worse at %s", name, count(better), count(worse)))
+			out = append(out, it)
 		}
 	}
 	return out

@@ -176,11 +176,18 @@ func TestHeadline(t *testing.T) {
 			Metrics: []results.MetricStats{{Name: "total.goodput", Mean: goodput, CI95: 1, N: 5}}}
 	}
 	one := Compare([]Input{{Label: "a", Points: []sweep.PointStats{pt("1", 200)}}, {Label: "b", Points: []sweep.PointStats{pt("1", 210)}}})
-	if got := strings.Join(Headline(one, 1), "; "); got != "goodput +10/s (+5.0 %): better" {
+	text := func(items []HeadlineItem) string {
+		var parts []string
+		for _, it := range items {
+			parts = append(parts, it.Text+" ["+string(it.Verdict)+"]")
+		}
+		return strings.Join(parts, "; ")
+	}
+	if got := text(Headline(one, 1)); got != "goodput +10/s (+5.0 %): better [better]" {
 		t.Errorf("one point: %q", got)
 	}
 	two := Compare([]Input{{Label: "a", Points: []sweep.PointStats{pt("1", 200), pt("2", 300)}}, {Label: "b", Points: []sweep.PointStats{pt("1", 210), pt("2", 300.5)}}})
-	if got := strings.Join(Headline(two, 1), "; "); got != "goodput better at 1 of 2 points, worse at none" {
+	if got := text(Headline(two, 1)); got != "goodput better at 1 of 2 points, worse at none [better]" {
 		t.Errorf("two points: %q", got)
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 
 	"github.com/overloadsim/overloadsim/results"
 	"github.com/overloadsim/overloadsim/results/chart"
@@ -74,16 +73,7 @@ func WriteCompare(dir string) (string, error) {
 	for i := 1; i < len(c.Results); i++ {
 		h := compareHeadline{Index: i, Label: c.Results[i].Label}
 		for _, t := range compare.Headline(c, i) {
-			it := compareItem{Text: t}
-			switch {
-			case strings.HasSuffix(t, ": "+string(compare.Better)):
-				it.Verdict = "better"
-			case strings.HasSuffix(t, ": "+string(compare.Worse)):
-				it.Verdict = "worse"
-			case strings.HasSuffix(t, ": "+string(compare.NotSignificant)), strings.HasSuffix(t, ": "+string(compare.Untested)):
-				it.Verdict = "ns"
-			}
-			h.Items = append(h.Items, it)
+			h.Items = append(h.Items, compareItem{Text: t.Text, Verdict: verdictClass(t.Verdict)})
 		}
 		v.Headlines = append(v.Headlines, h)
 	}
@@ -143,13 +133,21 @@ func compareCellOf(metric string, v compare.Value, ref bool) compareCell {
 	if !math.IsNaN(v.P) {
 		c.Delta += ", p " + strconv.FormatFloat(v.P, 'g', 2, 64)
 	}
-	switch v.Verdict {
-	case compare.Better, compare.Worse:
-		c.Verdict = string(v.Verdict)
-		c.Delta += ": " + string(v.Verdict)
-	case compare.NotSignificant, compare.Untested:
-		c.Verdict = "ns"
+	if v.Verdict != compare.NoVerdict && v.Verdict != compare.Neutral {
 		c.Delta += ": " + string(v.Verdict)
 	}
+	c.Verdict = verdictClass(v.Verdict)
 	return c
+}
+
+// verdictClass is the page's class of a verdict, which colours it: better, worse, or ns (not
+// significant or untested); none for the rest.
+func verdictClass(v compare.Verdict) string {
+	switch v {
+	case compare.Better, compare.Worse:
+		return string(v)
+	case compare.NotSignificant, compare.Untested:
+		return "ns"
+	}
+	return ""
 }

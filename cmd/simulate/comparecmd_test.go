@@ -6,7 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/overloadsim/overloadsim/internal/yamlstrict"
 	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/scenarios"
 )
 
 // TestCompareCommand: two runs side by side, with the figure and the report; json output;
@@ -15,10 +17,12 @@ func TestCompareCommand(t *testing.T) {
 	base := t.TempDir()
 	a, b := filepath.Join(base, "a"), filepath.Join(base, "b")
 	runOK(t, "run", "spike", "--set", "duration=12s", "--out", a)
-	runOK(t, "run", "spike", "--set", "duration=12s", "--set", "clients[1].driver.retryPolicy=mongodb-2026-07", "--out", b)
+	runOK(t, "run", "spike", "--set", "duration=12s", "--set", "clients[1].driver.retryPolicy=mongodb-2026-07", "--set", "load=1.2", "--out", b)
 	out := filepath.Join(base, "cmp")
 	text := runOK(t, "compare", a, b, "--report", "--out", out)
-	for _, want := range []string{"[0] " + a + ": run spike", "[1] " + b, "total.amplification", "%"} {
+	// Every difference names the result, not the first alone nor its folder (issue 28 item 8).
+	for _, want := range []string{"[0] reference (" + a + "): run spike", "[1] clients[1].driver.retryPolicy=mongodb-2026-07, load=1.2: run spike (" + b + ")",
+		"total.amplification", "attempts/op", "/s", "untested"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("compare prints no %q:\n%s", want, text)
 		}
@@ -36,6 +40,11 @@ func TestCompareCommand(t *testing.T) {
 	if !strings.Contains(string(page), "<svg") || !strings.Contains(string(page), "Welch") || results.MarkedResult(page) != m.ResultDigest() {
 		t.Error("compare.html lacks the figure, the method, or its result mark")
 	}
+	for _, want := range []string{"<code>load=1.2</code>", "clients[1].driver.retryPolicy=mongodb-2026-07, load=1.2"} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("compare.html does not name the result by what differs: no %q", want)
+		}
+	}
 	js := runOK(t, "compare", a, b, "--format", "json", "--out", filepath.Join(base, "cmp2"))
 	if !strings.HasPrefix(js, "{") || !strings.Contains(js, `"deltaRel"`) {
 		t.Errorf("--format json: %.200s", js)
@@ -52,5 +61,81 @@ func TestCompareCommand(t *testing.T) {
 		if s, _, errb := runStatus(tc.args...); s == exitOK || !strings.Contains(errb, tc.want) {
 			t.Errorf("%v: exit %d %s; want a refusal saying %q", tc.args, s, errb, tc.want)
 		}
+	}
+}
+
+// TestCompareOnePointSweeps: the help's own example, sweeps of one point each compared, gets a
+// figure (each result's values with their intervals) and names the other sweep by its
+// difference; its text says better or worse by the metric's direction.
+func TestCompareOnePointSweeps(t *testing.T) {
+	base := t.TempDir()
+	a, b := filepath.Join(base, "03"), filepath.Join(base, "07")
+	runOK(t, "sweep", "spike", "--set", "duration=12s", "--replications", "3", "--out", a)
+	runOK(t, "sweep", "spike", "--set", "duration=12s", "--set", "clients[1].driver.retryPolicy=mongodb-2026-07", "--replications", "3", "--out", b)
+	out := filepath.Join(base, "cmp")
+	text := runOK(t, "compare", a, b, "--plot", "--report", "--out", out)
+	for _, want := range []string{"[1] clients[1].driver.retryPolicy=mongodb-2026-07: sweep spike", "[1] against the reference: ", ": better"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("compare prints no %q:\n%s", want, text)
+		}
+	}
+	m, err := results.ReadManifestOf(out, results.KindCompare)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !m.Has("compare.svg") || !m.Has("compare.png") {
+		t.Errorf("a comparison of one-point sweeps has no figure: manifest %v", m.Files)
+	}
+	// The page colours each difference by its verdict (green better, red worse, grey the rest).
+	page, _ := os.ReadFile(filepath.Join(out, "compare.html"))
+	for _, want := range []string{`<span class="delta better">`, `<span class="better">p99 latency of successes`, "<figure id=\"figure-1\">"} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("compare.html has no %q", want)
+		}
+	}
+}
+
+// TestScenarioDifferences pins how compare names a result: every setting in which its
+// canonical scenario differs from the reference's, in the scenario's order, as the --set that
+// makes one into the other; prose and expectations left out, a sweep block only between
+// sweeps, a removed setting and a lengthened list said as such.
+func TestScenarioDifferences(t *testing.T) {
+	hdr := func(name string, sets ...string) results.Header {
+		sc, err := scenarios.Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sc.SetAll(sets...); err != nil {
+			t.Fatal(err)
+		}
+		return results.Header{Scenario: sc.Name, Canonical: sc.String()}
+	}
+	ref := hdr("spike")
+	for _, tc := range []struct {
+		other  results.Header
+		sweeps bool
+		want   []string
+	}{
+		{hdr("spike"), false, nil},
+		{hdr("spike", "load=1.5", "clients[1].driver.retryPolicy=mongodb-2026-07"), false,
+			[]string{"clients[1].driver.retryPolicy=mongodb-2026-07", "load=1.5"}},
+		{hdr("spike", "clients[0].workload.rate.peak=2000/s", "duration=60s"), false,
+			[]string{"duration=1m0s", "clients[0].workload.rate.peak=2000/s"}},
+		{hdr("spike", "sweep.replications=3"), false, nil},
+		{hdr("spike", "sweep.replications=3"), true, []string{"sweep.replications=3"}},
+	} {
+		got, err := scenarioDifferences("x", ref, tc.other, tc.sweeps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Join(got, "; ") != strings.Join(tc.want, "; ") {
+			t.Errorf("differences %q, want %q", got, tc.want)
+		}
+	}
+	a, b := &yamlstrict.Node{Kind: yamlstrict.MapKind}, &yamlstrict.Node{Kind: yamlstrict.MapKind}
+	a.Keys, a.Vals = []*yamlstrict.Node{yamlstrict.NewScalar("x"), yamlstrict.NewScalar("l")}, []*yamlstrict.Node{yamlstrict.NewScalar("1"), {Kind: yamlstrict.SeqKind}}
+	b.Keys, b.Vals = []*yamlstrict.Node{yamlstrict.NewScalar("l")}, []*yamlstrict.Node{{Kind: yamlstrict.SeqKind, Items: []*yamlstrict.Node{yamlstrict.NewScalar("a")}}}
+	if got := nodeDifferences("", a, b, func(string) bool { return false }); strings.Join(got, "; ") != "x removed; l=[a]" {
+		t.Errorf("a removed setting and a longer list: %q", got)
 	}
 }

@@ -10,7 +10,7 @@
 //
 //	calibrate  write a scenario of your cluster from its serverStatus documents, or check one against them
 //	check      compare a run or sweep with a baseline; exit 1 on a regression
-//	compare    compare runs or sweeps side by side: differences and their significance
+//	compare    compare runs or sweeps side by side: what differs, better or worse, figure and report
 //	help       print a command's help, a topic, or the list of commands and topics
 //	list       list the library's scenarios, what each demonstrates and which drivers it models
 //	map        map where an overload sticks: P(stuck) over a grid of two or three parameters

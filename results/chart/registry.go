@@ -44,7 +44,7 @@ var Registry = []Spec{
 		"(colour, on a fixed 0–1 scale), the 50 % boundary (bold line, interpolated between cells), the median recovery time in " +
 		"seconds of the replications that recovered (numbers), cells with undecided replications (?) and cells not run (hatched)."},
 	{TunePareto, results.KindTune, ""}, // no report embeds it: docs/tune.md describes it
-	{Compare, results.KindCompare, "Goodput and retry amplification of every result, over time (runs) or over the swept parameter (sweeps)."},
+	{Compare, results.KindCompare, "What changed: goodput of every result, and each result's difference from the reference (result − reference) in goodput, failures, p99 latency of successes and retry amplification, over time with the fault windows shaded (runs) or over the swept parameter with the difference's 95 % interval (sweeps); for sweeps of one point, each result's value with its 95 % interval. Green better, red worse (p < 0.05), grey not significant or untested."},
 }
 
 // Lookup returns the registry's figure named name; it panics on a name not in Registry, which

@@ -17,7 +17,7 @@ func TestCompare(t *testing.T) {
 	a := Input{Label: "a", Kind: results.KindSweep, Points: []sweep.PointStats{point("1/s", 100, 1, 5), point("2/s", 200, 1, 5)}}
 	b := Input{Label: "b", Kind: results.KindSweep, Points: []sweep.PointStats{point("2/s", 210, 1, 5), point("3/s", 250, 1, 5)}}
 	c := Compare([]Input{a, b})
-	if len(c.Results) != 2 || c.Results[1].Label != "b" {
+	if len(c.Results) != 2 || c.Results[1].Label != "b (same scenario)" || c.Results[1].Folder != "b" || c.Results[0].Label != "reference (a)" {
 		t.Fatalf("results %+v", c.Results)
 	}
 	// Three points (1/s, 2/s from a; 3/s from b) × (5 metrics + the trigger's share stuck).
@@ -53,7 +53,7 @@ func TestCompare(t *testing.T) {
 	if err := WriteCSV(&b2, c); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(b2.String(), "point,metric,a_mean,a_ci95,a_n,b_mean,b_ci95,b_n,b_delta,b_delta_rel,b_p\n") {
+	if !strings.HasPrefix(b2.String(), "point,metric,unit,reference (a)_mean,reference (a)_ci95,reference (a)_n,b (same scenario)_mean,b (same scenario)_ci95,b (same scenario)_n,b (same scenario)_delta,b (same scenario)_delta_rel,b (same scenario)_delta_ci95,b (same scenario)_p,b (same scenario)_verdict\n") {
 		t.Errorf("compare.csv header: %s", strings.SplitN(b2.String(), "\n", 2)[0])
 	}
 }

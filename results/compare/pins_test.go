@@ -2,6 +2,7 @@ package compare
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/overloadsim/overloadsim/internal/stats"
@@ -82,5 +83,111 @@ func TestCompareWelchOwnReplications(t *testing.T) {
 			t.Errorf("Compare(%+v vs reference %+v) p = %v (significant %v), want %v (%v) with each side's own n",
 				tc.other, tc.ref, v.P, v.Significant, want, tc.significant)
 		}
+	}
+}
+
+// TestResultLabelEveryDifference pins that a compared result is named by every difference of
+// its scenario from the reference's, in order, not by the first alone nor by its folder
+// (ResultLabel; issue 28 item 8), that the reference is named as such, that a result with
+// none is named by its folder, and that two results with the same differences are told apart.
+func TestResultLabelEveryDifference(t *testing.T) {
+	two := []string{"clients[1].driver.retryPolicy=mongodb-2026-07", "load=1.5"}
+	in := func(folder string, diffs []string) Input {
+		return Input{Label: folder, Kind: results.KindRun, Differences: diffs,
+			Points: []sweep.PointStats{{Replications: 1, Metrics: []results.MetricStats{{Name: "total.goodput", Mean: 1, N: 1}}}}}
+	}
+	c := Compare([]Input{in("out/a", nil), in("out/b", two), in("out/c", nil), in("out/d", two)})
+	for i, want := range []string{
+		"reference (out/a)",
+		"clients[1].driver.retryPolicy=mongodb-2026-07, load=1.5",
+		"out/c (same scenario)",
+		"clients[1].driver.retryPolicy=mongodb-2026-07, load=1.5 (out/d)",
+	} {
+		if got := c.Results[i].Label; got != want {
+			t.Errorf("result %d is labelled %q, want %q", i, got, want)
+		}
+	}
+	if got := c.Results[1].Differences; len(got) != 2 || c.Results[1].Folder != "out/b" {
+		t.Errorf("result 1 records differences %q, folder %q", got, c.Results[1].Folder)
+	}
+}
+
+// TestJudge pins the verdict on a difference (Judge): better or worse by the catalogue's
+// direction (goodput and a share recovered up, failures, latency, amplification, a share stuck
+// and a recovery time down) when p < 0.05, not significant at p ≥ 0.05 (0.05 itself included)
+// and for no difference, untested without a p-value, neither for the offered load.
+func TestJudge(t *testing.T) {
+	for _, tc := range []struct {
+		metric   string
+		delta, p float64
+		want     Verdict
+	}{
+		{"total.goodput", 10, 0.01, Better},
+		{"total.goodput", -10, 0.01, Worse},
+		{"total.failures", 10, 0.01, Worse},
+		{"total.failures", -10, 0.01, Better},
+		{"total.latency_ok_p99", -0.5, 0.001, Better},
+		{"total.amplification", 0.2, 0.001, Worse},
+		{"fault.cut.stuck", 0.25, 0.01, Worse},
+		{"fault.cut.recovery_time", -3, 0.01, Better},
+		{"total.goodput", 10, 0.049, Better},
+		{"total.goodput", 10, 0.05, NotSignificant}, // the threshold: p < 0.05, not ≤
+		{"total.failures", 10, 0.2, NotSignificant},
+		{"total.goodput", 0, 0, NotSignificant},
+		{"total.goodput", 10, math.NaN(), Untested},
+		{"total.offered", 10, 0.01, Neutral},
+		{"total.goodput", math.NaN(), math.NaN(), NoVerdict},
+	} {
+		if got := Judge(tc.metric, tc.delta, tc.p); got != tc.want {
+			t.Errorf("Judge(%s, %+v, p %v) = %q, want %q", tc.metric, tc.delta, tc.p, got, tc.want)
+		}
+	}
+	// Compare judges every row: a significant rise in failures is worse.
+	v := ansCompareRow(t, results.MetricStats{Mean: 100, CI95: 1, N: 5}, results.MetricStats{Mean: 90, CI95: 1, N: 5})
+	if v.Verdict != Worse {
+		t.Errorf("goodput 100 ± 1 → 90 ± 1 over 5 replications: verdict %q, want worse", v.Verdict)
+	}
+}
+
+// TestDeltaCI95 pins the difference's 95 % interval (Value.DeltaCI95) to Welch's test: a
+// difference as large as the half-width has a p-value of exactly 0.05 (stats.WelchP), for
+// equal and unequal replication counts; with one replication there is none.
+func TestDeltaCI95(t *testing.T) {
+	for _, tc := range []struct {
+		h1, h2 float64
+		n1, n2 int
+	}{{4, 4, 5, 5}, {40, 4, 2, 30}, {1, 3, 10, 3}} {
+		h := deltaCI95(tc.h1, tc.n1, tc.h2, tc.n2)
+		p := stats.WelchP(100, tc.h1, tc.n1, 100+h, tc.h2, tc.n2, results.ConfidenceLevel)
+		if math.Abs(p-0.05) > 1e-6 {
+			t.Errorf("half-widths %v (n %d), %v (n %d): difference interval ±%v, whose end has p %v, want 0.05", tc.h1, tc.n1, tc.h2, tc.n2, h, p)
+		}
+	}
+	if h := deltaCI95(1, 1, 1, 5); !math.IsNaN(h) {
+		t.Errorf("one replication: interval %v, want none", h)
+	}
+}
+
+// TestHeadline pins what the comparison says first of a result: each difference in its unit
+// with its verdict for one point; counts of better and worse points over several.
+func TestHeadline(t *testing.T) {
+	pt := func(v string, goodput float64) sweep.PointStats {
+		return sweep.PointStats{Params: []results.Param{{Path: "load", Value: v}}, Replications: 5,
+			Metrics: []results.MetricStats{{Name: "total.goodput", Mean: goodput, CI95: 1, N: 5}}}
+	}
+	one := Compare([]Input{{Label: "a", Points: []sweep.PointStats{pt("1", 200)}}, {Label: "b", Points: []sweep.PointStats{pt("1", 210)}}})
+	text := func(items []HeadlineItem) string {
+		var parts []string
+		for _, it := range items {
+			parts = append(parts, it.Text+" ["+string(it.Verdict)+"]")
+		}
+		return strings.Join(parts, "; ")
+	}
+	if got := text(Headline(one, 1)); got != "goodput +10/s (+5.0 %): better [better]" {
+		t.Errorf("one point: %q", got)
+	}
+	two := Compare([]Input{{Label: "a", Points: []sweep.PointStats{pt("1", 200), pt("2", 300)}}, {Label: "b", Points: []sweep.PointStats{pt("1", 210), pt("2", 300.5)}}})
+	if got := text(Headline(two, 1)); got != "goodput better at 1 of 2 points, worse at none [better]" {
+		t.Errorf("two points: %q", got)
 	}
 }

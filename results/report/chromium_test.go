@@ -756,7 +756,7 @@ func TestCompareChromium(t *testing.T) {
 	if err := compare.Write(out, compare.Header(c, "overloadsim", "test"), c); err != nil {
 		t.Fatal(err)
 	}
-	names, err := plot.WriteCompareFigures(out, dirs, []string{"mongodb-2026-03", "mongodb-2026-07"})
+	names, err := plot.WriteCompareFigures(out, dirs)
 	if err != nil || len(names) != 1 {
 		t.Fatalf("WriteCompareFigures = %v, %v", names, err)
 	}

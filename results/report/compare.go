@@ -24,12 +24,22 @@ var compareTemplate string
 var comparePage = template.Must(template.New(CompareFile).Parse(compareTemplate))
 
 type compareView struct {
-	Title   string
-	Result  string
-	Results []compare.Compared
-	Rows    []compareRow
-	Figures []figure
+	Title     string
+	Result    string
+	Results   []compare.Compared
+	Headlines []compareHeadline
+	Rows      []compareRow
+	Figures   []figure
 }
+
+// compareHeadline is what the page says first of a compared result (compare.Headline).
+type compareHeadline struct {
+	Index int
+	Label string
+	Items []compareItem
+}
+
+type compareItem struct{ Text, Verdict string }
 
 type compareRow struct {
 	Point, Metric string
@@ -37,8 +47,9 @@ type compareRow struct {
 }
 
 type compareCell struct {
-	Text        string
-	Significant bool
+	Text    string
+	Delta   string // the difference from the reference, with its p-value and verdict
+	Verdict string // the verdict's class: better, worse, ns (not significant or untested), or ""
 }
 
 // WriteCompare renders the comparison folder dir (compare.Write) into
@@ -59,13 +70,20 @@ func WriteCompare(dir string) (string, error) {
 		}
 		v.Title += r.Label
 	}
+	for i := 1; i < len(c.Results); i++ {
+		h := compareHeadline{Index: i, Label: c.Results[i].Label}
+		for _, t := range compare.Headline(c, i) {
+			h.Items = append(h.Items, compareItem{Text: t.Text, Verdict: verdictClass(t.Verdict)})
+		}
+		v.Headlines = append(v.Headlines, h)
+	}
 	for _, row := range c.Rows {
 		cr := compareRow{Point: row.Point, Metric: row.Metric}
 		if cr.Point == "" {
 			cr.Point = "–"
 		}
 		for i, val := range row.Values {
-			cr.Cells = append(cr.Cells, compareCell{Text: compareText(val, i == 0), Significant: val.Significant})
+			cr.Cells = append(cr.Cells, compareCellOf(row.Metric, val, i == 0))
 		}
 		v.Rows = append(v.Rows, cr)
 	}
@@ -97,30 +115,39 @@ func WriteCompare(dir string) (string, error) {
 	return path, results.AddFiles(dir, CompareFile)
 }
 
-// compareText formats one value of a comparison: "1000 ± 2.1 (n 5)", and for the others
-// "+3.2 % (p 0.01)".
-func compareText(v compare.Value, ref bool) string {
+// compareCellOf formats one value of a comparison in its metric's unit: "764.5/s ± 5/s", and
+// for the others their difference, "-13.7/s, -1.8 %, p 0.00091: worse", with the verdict's class
+// (compare.Judge) that colours it.
+func compareCellOf(metric string, v compare.Value, ref bool) compareCell {
+	c := compareCell{Text: compare.FormatCI(metric, v.Mean, v.CI95)}
 	if math.IsNaN(v.Mean) {
-		return noValue
-	}
-	g := func(x float64) string { return strconv.FormatFloat(x, 'g', 4, 64) }
-	s := g(v.Mean)
-	if !math.IsNaN(v.CI95) {
-		s += " ± " + g(v.CI95)
+		c.Text = noValue
 	}
 	if ref || math.IsNaN(v.Delta) {
-		return s
+		return c
 	}
-	d := g(v.Delta)
-	if v.Delta >= 0 {
-		d = "+" + d
+	c.Delta = compare.FormatDelta(metric, v.Delta)
+	if !math.IsNaN(v.DeltaRel) && v.Delta != 0 {
+		c.Delta += fmt.Sprintf(", %+.1f %%", 100*v.DeltaRel)
 	}
-	if !math.IsNaN(v.DeltaRel) {
-		d = fmt.Sprintf("%+.1f %%", 100*v.DeltaRel)
-	}
-	s += " (" + d
 	if !math.IsNaN(v.P) {
-		s += ", p " + g(v.P)
+		c.Delta += ", p " + strconv.FormatFloat(v.P, 'g', 2, 64)
 	}
-	return s + ")"
+	if v.Verdict != compare.NoVerdict && v.Verdict != compare.Neutral {
+		c.Delta += ": " + string(v.Verdict)
+	}
+	c.Verdict = verdictClass(v.Verdict)
+	return c
+}
+
+// verdictClass is the page's class of a verdict, which colours it: better, worse, or ns (not
+// significant or untested); none for the rest.
+func verdictClass(v compare.Verdict) string {
+	switch v {
+	case compare.Better, compare.Worse:
+		return string(v)
+	case compare.NotSignificant, compare.Untested:
+		return "ns"
+	}
+	return ""
 }

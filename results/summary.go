@@ -154,7 +154,7 @@ func groupSummary(name string, g *GroupInterval, secs float64, classes, reasons 
 		Amplification: ratio(g.Attempts, g.Issued), Goodput: rate(g.Succeeded, secs),
 		FailureRate: rate(g.Failed, secs), RetriesRefusedRate: rate(g.RetriesRefused, secs),
 		Success: summarizeLatency(&g.Success), Failure: summarizeLatency(&g.Failure),
-		Attempt:   summarizeLatency(&g.Attempt), AllP99: MergedQuantile(0.99, &g.Success, &g.Failure),
+		Attempt: summarizeLatency(&g.Attempt), AllP99: MergedQuantile(0.99, &g.Success, &g.Failure),
 		TokensMin: math.NaN(), TokensMean: math.NaN(),
 	}
 	for c, class := range classes {

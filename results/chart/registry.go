@@ -23,6 +23,7 @@ const (
 	SweepGoodput       = "sweep-goodput"
 	SweepAmplification = "sweep-amplification"
 	SweepP99           = "sweep-p99"
+	SweepDecision      = "sweep-decision" // a sweep that varies a policy or a limiter only
 	Map                = "map"
 	TunePareto         = "tune-pareto"
 	Compare            = "compare"
@@ -37,6 +38,7 @@ var Registry = []Spec{
 	{Latency, results.KindRun, "Operation latency over time, from issue to final result with retries and backoff included: successful and failed operations."},
 	{Shards, results.KindRun, "Mongos routers over time: attempts per operation toward each shard, and each retry budget's balance."},
 	{Servers, results.KindRun, "Servers over time: utilisation and queue, and what limited them: request-limiter tokens, work wasted on abandoned requests, connections open and refused (each when the run has any)."},
+	{SweepDecision, results.KindSweep, "Policy decision: per policy, the share of operations that failed beside goodput, retry amplification and the p99 latency of all operations (successes and failures), at today's load, 1.5× and 2× (or the loads swept), with 95 % confidence intervals."},
 	{SweepGoodput, results.KindSweep, "Goodput against the swept parameter: mean over replications with its 95 % confidence interval."},
 	{SweepAmplification, results.KindSweep, "Retry amplification against the swept parameter: mean over replications with its 95 % confidence interval."},
 	{SweepP99, results.KindSweep, "p99 latency of successful operations against the swept parameter: mean over replications with its 95 % confidence interval."},

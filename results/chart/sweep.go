@@ -117,6 +117,8 @@ type Sweep struct {
 	Header  results.Header
 	Context *sweep.LoadContext  // a load sweep's context, nil otherwise
 	Answers []sweep.LoadAnswers // a load sweep's answers, by line
+	// Decision is the sweep's policy decision (sweep.Decide), nil when it varies no policy.
+	Decision *sweep.Decision
 	Points  []sweep.PointStats
 	X       *XAxis
 	By      string // the second parameter's path, "" if none
@@ -143,7 +145,7 @@ func ReadSweep(dir string, opts SweepOptions) (*Sweep, error) {
 	if len(pts) == 0 {
 		return nil, fmt.Errorf("plot: %s: the sweep has no points", dir)
 	}
-	s := &Sweep{Header: b.Header, Points: pts, Context: b.Context, Answers: b.Answers}
+	s := &Sweep{Header: b.Header, Points: pts, Context: b.Context, Answers: b.Answers, Decision: b.Decision}
 	var paths []string
 	for _, p := range pts {
 		for _, pr := range p.Params {

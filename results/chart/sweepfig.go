@@ -15,7 +15,11 @@ func SweepFigures(dir string, opts SweepOptions) ([]*Figure, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []*Figure{s.GoodputFigure(), s.AmplificationFigure(), s.P99Figure()}, nil
+	figs := []*Figure{s.GoodputFigure(), s.AmplificationFigure(), s.P99Figure()}
+	if d := s.Decision; d != nil { // a sweep that varies a policy or a limiter: its decision first
+		figs = append([]*Figure{DecisionFigure(d)}, figs...)
+	}
+	return figs, nil
 }
 
 // xAxis is the figures' x axis: over numbers, reaching every swept value, whether or not a

@@ -119,10 +119,10 @@ type Sweep struct {
 	Answers []sweep.LoadAnswers // a load sweep's answers, by line
 	// Decision is the sweep's policy decision (sweep.Decide), nil when it varies no policy.
 	Decision *sweep.Decision
-	Points  []sweep.PointStats
-	X       *XAxis
-	By      string // the second parameter's path, "" if none
-	Lines   []*SweepLine
+	Points   []sweep.PointStats
+	X        *XAxis
+	By       string // the second parameter's path, "" if none
+	Lines    []*SweepLine
 }
 
 func param(p *sweep.PointStats, path string) string {

@@ -49,14 +49,17 @@ func writeDecision(w io.Writer, d *sweep.Decision) {
 		fmt.Fprint(w, " (the decision reads all groups' operations)")
 	}
 	fmt.Fprintf(w, "; loads: %s.\n", d.Loads)
-	width := len("policy")
+	width, lw := len("policy"), len("1.5× today")
 	for _, p := range d.Policies {
 		width = max(width, len(p))
 	}
-	fmt.Fprintf(w, "%-12s %-*s %-8s %8s %16s %16s %14s %16s %16s  %s\n", "load", width, "policy", "scope", "offered",
+	for _, r := range d.Rows {
+		lw = max(lw, len(r.Level))
+	}
+	fmt.Fprintf(w, "%-*s %-*s %-8s %8s %16s %16s %14s %16s %16s  %s\n", lw, "load", width, "policy", "scope", "offered",
 		"failed", "goodput", "ampl", "p99 successes", "p99 all", "after the trigger")
 	for _, r := range d.Rows {
-		fmt.Fprintf(w, "%-12s %-*s %-8s %8.0f %16s %16s %14s %16s %16s  %s\n", r.Level, width, r.Policy, r.Scope, r.Offered,
+		fmt.Fprintf(w, "%-*s %-*s %-8s %8.0f %16s %16s %14s %16s %16s  %s\n", lw, r.Level, width, r.Policy, r.Scope, r.Offered,
 			estimate(r.FailureShare, 100, " %"), estimate(r.Goodput, 1, "/s"), estimate(r.Amplification, 1, "×"),
 			latencyEstimate(r.P99OK), latencyEstimate(r.P99All), recoveryCell(r.Recovery))
 	}

@@ -172,7 +172,7 @@ func VariedGroup(path string, groups []string) string {
 
 // PolicyName names a policy by what differs between the values: the value itself
 // ("mongodb-2026-07"), a switch by its field ("adaptiveRetries on"), a rate per second with its
-// unit ("800/s").
+// unit, a limit ("limit 800/s").
 func PolicyName(path, value string) string {
 	field := path[strings.LastIndex(path, ".")+1:]
 	switch {
@@ -182,7 +182,7 @@ func PolicyName(path, value string) string {
 		return field + " off"
 	case strings.HasSuffix(field, "PerSec"):
 		if _, err := strconv.ParseFloat(value, 64); err == nil {
-			return value + "/s"
+			return "limit " + value + "/s"
 		}
 	}
 	return value
@@ -217,7 +217,7 @@ func decisionLevels(path string, values []string, offered map[string]float64, to
 				f = o / today
 			}
 		}
-		return []level{{words: "the load swept", factor: f}}, "the sweep has no load axis: the table is at the one load it ran"
+		return []level{{words: "as swept", factor: f}}, "the sweep has no load axis: the table is at the one load it ran"
 	}
 	nums, kind, _, _ := results.ParseValues(values)
 	var out []level
@@ -379,7 +379,7 @@ func (d *Decision) decide(levels []level) []string {
 		return []string{fmt.Sprintf("At %s fewer than two policies have a point: nothing to decide.", lv.words)}
 	}
 	at := "At " + lv.words
-	if lv.words == "the load swept" {
+	if lv.words == "as swept" {
 		at = "At the load swept"
 	}
 	if r := rows[0]; r.Offered > 0 {

@@ -3,6 +3,7 @@ package chart
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/overloadsim/overloadsim/results/sweep"
 )
@@ -18,7 +19,7 @@ func DecisionFigure(d *sweep.Decision) *Figure {
 	var levels []string
 	var xs []float64
 	for _, r := range d.Rows {
-		if r.Scope == d.Decides && !contains(levels, r.Level) {
+		if r.Scope == d.Decides && !slices.Contains(levels, r.Level) {
 			levels = append(levels, r.Level)
 			x := r.Factor
 			if x == 0 {
@@ -110,6 +111,9 @@ func DecisionFigure(d *sweep.Decision) *Figure {
 		if mi == 3 {
 			pn.Keys = append(pn.Keys, noRetriesKey())
 		}
+		if !slices.ContainsFunc(d.Rows, func(r sweep.DecisionRow) bool { return r.Scope == d.Decides && finite(m.value(r).Mean) }) {
+			pn.Empty = "no value: the sweep's points lack the metric"
+		}
 		f.Panels = append(f.Panels, pn)
 	}
 	return f
@@ -131,11 +135,3 @@ func decisionTitle(d *sweep.Decision) string {
 	return field
 }
 
-func contains(xs []string, x string) bool {
-	for _, v := range xs {
-		if v == x {
-			return true
-		}
-	}
-	return false
-}

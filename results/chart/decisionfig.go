@@ -134,4 +134,3 @@ func decisionTitle(d *sweep.Decision) string {
 	}
 	return field
 }
-

@@ -279,6 +279,9 @@ var catalogue = slices.Concat([]MetricInfo{
 		func(g *GroupSummary) *Latency { return &g.Success }, func(g *GroupInterval) *Histogram { return &g.Success }),
 	latencyRows("latency_fail_", "latencyFailure", "failures", "8.1", Roles{},
 		func(g *GroupSummary) *Latency { return &g.Failure }, func(g *GroupInterval) *Histogram { return &g.Failure }),
+	[]MetricInfo{{Name: "latency_all_p99", Scope: ScopeGroup, Unit: "s", Better: BetterLower, Label: "p99 latency, all operations",
+		JSON: "latencyAllP99", Section: "8.1", Doc: "p99 latency of every operation, successes and failures together, seconds",
+		group: func(g *GroupSummary) float64 { return g.AllP99 }}},
 	latencyRows("latency_attempt_", "latencyAttempt", "attempts", "8.2", Roles{},
 		func(g *GroupSummary) *Latency { return &g.Attempt }, func(g *GroupInterval) *Histogram { return &g.Attempt }),
 	[]MetricInfo{

@@ -120,6 +120,16 @@ func (h *Histogram) Quantile(p float64) float64 {
 	return est / 1e9
 }
 
+// MergedQuantile returns the p-quantile (Quantile) of the values of hs together, as if recorded
+// into one histogram (Merge), leaving hs unchanged; NaN when all are empty.
+func MergedQuantile(p float64, hs ...*Histogram) float64 {
+	var all Histogram
+	for _, h := range hs {
+		all.Merge(h)
+	}
+	return all.Quantile(p)
+}
+
 // Buckets calls fn for every non-empty bucket in ascending order with its lowest and highest
 // value and its count, stopping early if fn returns false.
 func (h *Histogram) Buckets(fn func(lo, hi time.Duration, count uint64) bool) {

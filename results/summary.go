@@ -58,6 +58,10 @@ type GroupSummary struct {
 	Success Latency `json:"latencySuccess"` // issue to final result, successes
 	Failure Latency `json:"latencyFailure"` // issue to final result, failures
 	Attempt Latency `json:"latencyAttempt"` // each attempt, from sending to its end
+	// AllP99 is the p99 latency of every operation, successes and failures together (their
+	// histograms merged, docs/metrics.md §8.1), seconds; NaN when none finished. A policy that
+	// fails fast looks quick by its successes' p99 alone.
+	AllP99 float64 `json:"latencyAllP99"`
 
 	// Retry token bucket levels sampled at every interval end over the clients with a bucket:
 	// the lowest seen and the mean. NaN when no client has a bucket.
@@ -150,7 +154,7 @@ func groupSummary(name string, g *GroupInterval, secs float64, classes, reasons 
 		Amplification: ratio(g.Attempts, g.Issued), Goodput: rate(g.Succeeded, secs),
 		FailureRate: rate(g.Failed, secs), RetriesRefusedRate: rate(g.RetriesRefused, secs),
 		Success: summarizeLatency(&g.Success), Failure: summarizeLatency(&g.Failure),
-		Attempt:   summarizeLatency(&g.Attempt),
+		Attempt: summarizeLatency(&g.Attempt), AllP99: MergedQuantile(0.99, &g.Success, &g.Failure),
 		TokensMin: math.NaN(), TokensMean: math.NaN(),
 	}
 	for c, class := range classes {

@@ -202,19 +202,24 @@ func printSweep(w io.Writer, points []sweep.PointStats) {
 	}
 }
 
-// printAnswers prints a load sweep's answers (sweep.SweepAnswers), a paragraph per line.
+// printAnswers prints a load sweep's answers (sweep.SweepAnswers), a paragraph per line, or
+// one paragraph naming all the lines whose answers coincide (sweep.MergeAnswers).
 func printAnswers(w io.Writer, answers []sweep.LoadAnswers, ctx sweep.LoadContext) {
 	if len(answers) == 0 {
 		return
 	}
 	fmt.Fprintf(w, "\n%s\n", ctx.Sentence())
-	for _, a := range answers {
+	for _, b := range sweep.MergeAnswers(answers) {
 		indent := ""
-		if a.Line != "" {
-			fmt.Fprintf(w, "%s:\n", a.Line)
+		if len(b.Lines) > 1 || b.Lines[0] != "" {
+			head := results.JoinAnd(b.Lines)
+			if len(b.Lines) > 1 {
+				head += " (the same answer)"
+			}
+			fmt.Fprintf(w, "%s:\n", head)
 			indent = "  "
 		}
-		for _, s := range a.Sentences() {
+		for _, s := range b.Sentences {
 			fmt.Fprintf(w, "%s%s\n", indent, s)
 		}
 	}

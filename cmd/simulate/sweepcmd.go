@@ -194,6 +194,7 @@ func writeSweep(dir string, hdr results.Header, ctx *sweep.LoadContext, exps []r
 		partial = fmt.Sprintf("%s: %d of %d points complete (%d of %d runs); run the same sweep into the same folder to finish it",
 			stopCause(), len(r.Stats), r.Points, r.Finished, r.Runs)
 	}
+	ctx = withGroups(ctx, hdr) // a policy decision reads the varied group (printDecision)
 	if err := sweep.WriteSweepDir(dir, hdr, r.Stats, partial, ctx, r.Verdicts...); err != nil {
 		return err
 	}
@@ -202,6 +203,7 @@ func writeSweep(dir string, hdr results.Header, ctx *sweep.LoadContext, exps []r
 	if ctx != nil {
 		printAnswers(stdout, sweep.SweepAnswers(r.Stats, *ctx), *ctx)
 	}
+	printDecision(stdout, r.Stats, ctx)
 	verr := printVerdicts(stdout, exps, r.Verdicts, len(r.Stats), nil)
 	if partial != "" {
 		return fmt.Errorf("%w: the sweep is partial (%s)", errInterrupted, partial)

@@ -23,6 +23,7 @@ const (
 	SweepGoodput       = "sweep-goodput"
 	SweepAmplification = "sweep-amplification"
 	SweepP99           = "sweep-p99"
+	SweepDecision      = "sweep-decision" // a sweep that varies a policy or a limiter only
 	Map                = "map"
 	TunePareto         = "tune-pareto"
 	Compare            = "compare"
@@ -40,6 +41,7 @@ var Registry = []Spec{
 	{SweepGoodput, results.KindSweep, "Goodput against the swept parameter: mean over replications with its 95 % confidence interval."},
 	{SweepAmplification, results.KindSweep, "Retry amplification against the swept parameter: mean over replications with its 95 % confidence interval."},
 	{SweepP99, results.KindSweep, "p99 latency of successful operations against the swept parameter: mean over replications with its 95 % confidence interval."},
+	{SweepDecision, results.KindSweep, "Policy decision: per policy, the share of operations that failed beside goodput, retry amplification and the p99 latency of all operations (successes and failures), at today's load, 1.5× and 2× (or the loads swept), with 95 % confidence intervals."},
 	{Map, results.KindMap, "Metastability map: the share of replications stuck after the trigger " +
 		"(colour, on a fixed 0–1 scale), the 50 % boundary (bold line, interpolated between cells), the median recovery time in " +
 		"seconds of the replications that recovered (numbers), cells with undecided replications (?) and cells not run (hatched)."},

@@ -161,10 +161,12 @@ type Sweep struct {
 	Header  results.Header
 	Context *sweep.LoadContext  // a load sweep's context, nil otherwise
 	Answers []sweep.LoadAnswers // a load sweep's answers, by line
-	Points  []sweep.PointStats
-	X       *XAxis
-	By      string // the second parameter's path, "" if none
-	Lines   []*SweepLine
+	// Decision is the sweep's policy decision (sweep.Decide), nil when it varies no policy.
+	Decision *sweep.Decision
+	Points   []sweep.PointStats
+	X        *XAxis
+	By       string // the second parameter's path, "" if none
+	Lines    []*SweepLine
 	// Info and Labels name the parameters (Label): the scenario's groups, nodes and faults,
 	// and the names given (SweepOptions.Labels).
 	Info   ParamInfo
@@ -194,7 +196,7 @@ func ReadSweep(dir string, opts SweepOptions) (*Sweep, error) {
 	if len(pts) == 0 {
 		return nil, fmt.Errorf("plot: %s: the sweep has no points", dir)
 	}
-	s := &Sweep{Header: b.Header, Points: pts, Context: b.Context, Answers: b.Answers,
+	s := &Sweep{Header: b.Header, Points: pts, Context: b.Context, Answers: b.Answers, Decision: b.Decision,
 		Info: ParamInfoOf(b.Header.Canonical), Labels: opts.Labels}
 	var paths []string
 	for _, p := range pts {

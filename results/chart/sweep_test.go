@@ -103,7 +103,7 @@ func TestRegistry(t *testing.T) {
 			t.Errorf("figure %q has no caption", s.Name)
 		}
 	}
-	if got := Names(results.KindSweep); !slices.Equal(got, []string{SweepGoodput, SweepAmplification, SweepP99}) {
+	if got := Names(results.KindSweep); !slices.Equal(got, []string{SweepGoodput, SweepAmplification, SweepP99, SweepDecision}) {
 		t.Errorf("sweep figures %v", got)
 	}
 }

@@ -9,13 +9,18 @@ import (
 
 // SweepFigures builds the figures of the sweep in dir (sweep.json, as sweep.WriteSweepDir
 // writes it), in the registry's order: goodput, retry amplification and p99 latency against the
-// swept parameter (SweepOptions).
+// swept parameter (SweepOptions), then, for a sweep that varies a policy or a limiter, its
+// decision (DecisionFigure).
 func SweepFigures(dir string, opts SweepOptions) ([]*Figure, error) {
 	s, err := ReadSweep(dir, opts)
 	if err != nil {
 		return nil, err
 	}
-	return []*Figure{s.GoodputFigure(), s.AmplificationFigure(), s.P99Figure()}, nil
+	figs := []*Figure{s.GoodputFigure(), s.AmplificationFigure(), s.P99Figure()}
+	if d := s.Decision; d != nil { // a sweep that varies a policy or a limiter
+		figs = append(figs, DecisionFigure(d))
+	}
+	return figs, nil
 }
 
 // xAxis is the figures' x axis: over numbers, reaching every swept value, whether or not a

@@ -61,10 +61,10 @@ func sweepFigures(t *testing.T, points []sweep.PointStats, x string) (goodput, a
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(figs) != 3 {
-		t.Fatalf("%d figures, want 3", len(figs))
+	if len(figs) < 3 { // and the decision's, for a sweep of a policy (decisionfig_test.go)
+		t.Fatalf("%d figures, want 3 or more", len(figs))
 	}
-	for i, name := range Names(results.KindSweep) {
+	for i, name := range Names(results.KindSweep)[:3] {
 		if figs[i].Name != name || len(figs[i].Panels) != 1 {
 			t.Fatalf("figure %d is %q with %d panels, want %q with one", i, figs[i].Name, len(figs[i].Panels), name)
 		}

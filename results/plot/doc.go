@@ -37,7 +37,8 @@
 //
 // WriteSweepFigures draws a sweep folder's figures as chart.SweepFigures builds them from
 // sweep.json, and writes NAME.svg and NAME.png for each of SweepFigures: sweep-goodput,
-// sweep-amplification and sweep-p99 (the p99 latency of successful operations). The x axis
+// sweep-amplification and sweep-p99 (the p99 latency of successful operations), and, for a
+// sweep that varies a policy or a limiter, sweep-decision (chart.DecisionFigure). The x axis
 // is the first numeric swept parameter (the first when none is, or chart.SweepOptions.X):
 // rates ("1000/s") in operations per second, durations in s, ms or µs, plain numbers as they
 // are, and anything else (a policy name, a driver block) as one position per value, in the

@@ -10,6 +10,8 @@
 //   - A strip of header facts: tool and version, seed (a sweep's base seed), replication (a
 //     sweep's points and replications per point), duration, sampling interval, warm-up (fixed
 //     or chosen by MSER-5) and, for a run, the measured window.
+//   - For a sweep that varies a policy or a limiter (sweep.json's decision, sweep.Decide), the
+//     policy decision first: its sentences and its table per policy and load (decision.go).
 //   - For a run, the summary over the measured window (results.Summary): per client group and
 //     for all groups, offered load, goodput, amplification, p50/p99/p99.9 latency of successes,
 //     and failures per second, in total and per error class (a column for each class that
@@ -25,7 +27,7 @@
 //     horizon.
 //   - The figures results/plot draws, each inline with a numbered caption, in the order and
 //     with the captions of chart.Registry, and only those that exist: timeseries.svg, amplification.svg, latency.svg, servers.svg (a
-//     run), sweep-goodput.svg, sweep-amplification.svg, sweep-p99.svg (a sweep), map.svg (a
+//     run), sweep-goodput.svg, sweep-amplification.svg, sweep-p99.svg, sweep-decision.svg (a sweep), map.svg (a
 //     map). Without any, the report says so and names the files it looked for. A map's figure
 //     is drawn when the folder lacks it: by Write into the folder (map.svg and map.png), by
 //     Render in memory.

@@ -116,6 +116,7 @@ type view struct {
 	Partial     string   // why the result is incomplete ("" when whole)
 	Verdict     *verdictView
 	Interactive *interactiveView // a run's interactive charts
+	Decision    *decisionView    // a sweep's policy decision, first on the page (decision.go)
 }
 
 // verdictView is the verdict on the scenario's expect: block, which opens the report.
@@ -234,6 +235,7 @@ func load(dir string) (*view, error) {
 		v = sweepPage(b.Header, b.Points)
 		v.Partial = m.Partial
 		v.Verdict = newVerdict(b.Verdicts)
+		v.Decision = newDecision(b.Decision)
 		if b.Context != nil && len(b.Answers) > 0 {
 			v.Sweep.Context = b.Context.Sentence()
 			for _, a := range b.Answers {

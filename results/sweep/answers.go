@@ -54,6 +54,9 @@ type LoadContext struct {
 	// varies something that changes it (a limiter's rate, the workers): then Ceiling is the
 	// scenario's as configured, and each line of the sweep has its own.
 	Ceilings []PointCeiling `json:"ceilings,omitempty"`
+	// Groups are the scenario's client groups' names in the order of clients[], for a policy
+	// decision's varied group (Decide); not recorded (the decision records its group).
+	Groups []string `json:"-"`
 }
 
 // PointCeiling is one sweep point's configured ceiling.
@@ -375,4 +378,62 @@ func percent(x float64) string {
 func IsLoadPath(path string, values []string) bool {
 	_, kind, _, ok := results.ParseValues(values)
 	return ok && (kind == results.ValueRate && strings.Contains(path, "workload") || kind == results.ValueNumber && path == "load")
+}
+
+// AnswerBlock is the answers of one or more lines of a load sweep printed once: the lines it
+// applies to, in sweep order, and its sentences. A sentence that differs between the lines is
+// given once per line, prefixed with the line's name.
+type AnswerBlock struct {
+	Lines     []string `json:"lines"`
+	Sentences []string `json:"sentences"`
+}
+
+// kneeKey is what makes two lines' answers coincide: the same safe load, the same first load
+// beyond it, the same knee bracket and latency knee, and the same number of sentences.
+type kneeKey struct {
+	safe, beyond, lastServed, knee, latency float64
+	kneeFound, latencyFound                 bool
+	sentences                               int
+}
+
+// MergeAnswers groups the lines whose answers coincide (the same safe load, knee and latency
+// knee, as kneeKey) into one block naming them all, in order of first appearance: a sentence
+// the lines share word for word is given once, the others once per line. A sweep whose lines
+// all reach the same knee (a policy that does not move it) thus says so once, not once per
+// line.
+func MergeAnswers(answers []LoadAnswers) []AnswerBlock {
+	var keys []kneeKey
+	groups := map[kneeKey][]LoadAnswers{}
+	for _, a := range answers {
+		k := kneeKey{a.Safe.Offered, a.Beyond.Offered, a.LastServed, a.Knee, a.LatencyKnee, a.KneeFound, a.LatencyFound, len(a.Sentences())}
+		if _, seen := groups[k]; !seen {
+			keys = append(keys, k)
+		}
+		groups[k] = append(groups[k], a)
+	}
+	var out []AnswerBlock
+	for _, k := range keys {
+		g := groups[k]
+		var b AnswerBlock
+		sentences := make([][]string, len(g))
+		for i, a := range g {
+			b.Lines = append(b.Lines, a.Line)
+			sentences[i] = a.Sentences()
+		}
+		for j := range sentences[0] {
+			same := true
+			for i := range sentences {
+				same = same && sentences[i][j] == sentences[0][j]
+			}
+			if same || len(g) == 1 {
+				b.Sentences = append(b.Sentences, sentences[0][j])
+				continue
+			}
+			for i := range sentences {
+				b.Sentences = append(b.Sentences, g[i].Line+": "+sentences[i][j])
+			}
+		}
+		out = append(out, b)
+	}
+	return out
 }

@@ -23,6 +23,8 @@ type Baseline struct {
 	// the knee, latency knee and headroom of each line. Absent for other results.
 	Context *LoadContext  `json:"context,omitempty"`
 	Answers []LoadAnswers `json:"answers,omitempty"`
+	// Decision is a sweep's policy decision (Decide), when it varies a policy or a limiter.
+	Decision *Decision `json:"decision,omitempty"`
 	// Verdicts are a sweep's judgements of its scenario's expectations, point by point.
 	Verdicts []results.Verdict `json:"expectations,omitempty"`
 	Points   []PointStats      `json:"points"`

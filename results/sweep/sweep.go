@@ -101,6 +101,9 @@ func WriteSweepDir(dir string, hdr results.Header, points []PointStats, partial 
 	b.Partial = partial
 	b.Verdicts = verdicts
 	if ctx != nil {
+		b.Decision = Decide(points, *ctx, ctx.Groups)
+	}
+	if ctx != nil {
 		if answers := SweepAnswers(points, *ctx); answers != nil {
 			c := *ctx
 			b.Context, b.Answers = &c, answers

@@ -145,7 +145,15 @@ func TestRegressionWords(t *testing.T) {
 			"rate=300/s: group.app.amplification = 1.04, above the limit 1.03 (baseline 1, +4 %)"},
 		{Regression{Metric: "total.latency_ok_p99", Baseline: 2.5, Got: 3, Limit: 2.75},
 			"run: total.latency_ok_p99 = 3 s, above the limit 2.75 s (baseline 2.5 s, +20 %)"},
-		{Regression{Metric: "total.goodput", Baseline: 1000, Got: math.NaN(), Limit: 950}, "run: total.goodput missing (baseline 1000/s)"},
+		{Regression{Metric: "total.goodput", Baseline: 1000, Got: math.NaN(), Limit: 950, Missing: true}, "run: total.goodput missing (baseline 1000/s)"},
+		{Regression{Metric: "fault.cut.recovery_time", Baseline: 2, Got: math.NaN(), Limit: 3.2}, "run: fault.cut.recovery_time has no value (baseline 2 s)"},
+		{Regression{Metric: "fault.cut.recovery_time", Baseline: 0, Got: 2, Limit: 1}, "run: fault.cut.recovery_time = 2 s, above the limit 1 s (baseline 0 s)"},
+		{Regression{Metric: "total.failure_share", Baseline: 0.0071, Band: 0, Got: 0.035, Limit: 0.0121},
+			"run: total.failure_share = 3.5 %, above the limit 1.21 % (baseline 0.71 %, +2.8 points)"},
+		{Regression{Point: "rate=300/s", Metric: "fault.cut.stuck", Baseline: 0, Got: 0.2, Limit: 0, N: 10, BaselineN: 10},
+			"rate=300/s: fault.cut.stuck: 2 of 10 runs stuck, where the baseline had none (0 of 10)"},
+		{Regression{Point: "rate=300/s", Metric: "fault.cut.stuck", Baseline: 0.1, Got: 0.6, Limit: 0.404, N: 10, BaselineN: 10},
+			"rate=300/s: fault.cut.stuck: 6 of 10 runs stuck (60 %), above the limit 40.4 %, the top of the baseline's 95 % interval (baseline 1 of 10, 10 %)"},
 		{Regression{Point: "rate=300/s", Baseline: math.NaN(), Got: math.NaN(), Limit: math.NaN()}, "rate=300/s: point missing"},
 	} {
 		if got := tc.r.String(); got != tc.want {

@@ -430,7 +430,7 @@ func compareStuck(key string, gp *PointStats, bm results.MetricStats) Comparison
 		_, hi := phasemap.Wilson(k, bn)
 		reg.Limit = max(round6(hi), reg.Baseline)
 	}
-	return Comparison{reg, !(math.IsNaN(v) || v > reg.Limit)}
+	return Comparison{reg, !math.IsNaN(v) && v <= reg.Limit}
 }
 
 // band is the half-width of the baseline metric's confidence band at six significant digits, 0

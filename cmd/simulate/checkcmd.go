@@ -24,12 +24,14 @@ var checkCommand = command{
        simulate check --write-baseline FILE RESULT_DIR
 
 Compares the run or sweep in RESULT_DIR with the baseline and names every metric and point
-that regressed, each by its gate in the metric catalogue (simulate help metrics): goodput below
+that regressed, each by its gate in the metric catalogue (docs/metrics.md §16): goodput below
 the baseline's confidence band, amplification, p99 latency or a trigger's recovery time above
-it, each widened by its relative tolerance; the failure share (failures ÷ offered, per group and
-in total) above the baseline's by more than its tolerance, an absolute allowance; and a stuck
-trigger where the baseline had none (for a sweep, a share of stuck runs above the baseline's
-95 % interval). Each is said in its unit, with its limit and its change from the baseline. When
+it, each widened by its relative tolerance (a recovery time by one interval more, its
+resolution); the failure share (failures ÷ offered, per group and in total) above the
+baseline's by more than its tolerance, an absolute allowance; and a stuck trigger where the
+baseline had none (for a sweep, a share of stuck runs above the baseline's 95 % interval).
+--tolerance sets the tolerances, each gate by its name. Each regression is said in its unit,
+with its limit and its change from the baseline. When
 the result's scenario differs from the baseline's, every changed field is listed; gated values
 the baseline has none of are not gated, and check says so. --junit FILE also writes every
 comparison as a JUnit XML report, which CI systems show test by test; --markdown FILE as a

@@ -71,8 +71,10 @@ type Roles struct {
 	// others. A comparison shows the group ones, all over every group, in this order, then each
 	// trigger's fault ones; the terminal's sweep table shows the group ones with a Short name.
 	Headline int
-	// Short is the metric's name in the terminal's sweep table and in check --tolerance:
-	// "p99"; "" for a metric neither names.
+	// Short is the metric's name in the terminal's sweep table: "p99"; "" for a metric it does
+	// not show. check names its gates by Gate.Name, which a share gate needs apart from the
+	// metric's ("failure_share" judges failures), and which a metric the sweep table does not
+	// show (failures, a fault's) needs too.
 	Short string
 	// Gate is how check judges the metric against a baseline (docs/metrics.md §16); the zero
 	// Gate for a metric check does not watch. A gated metric is a headline (group or fault).

@@ -197,10 +197,15 @@ var canonicalScenario = yamlstrict.Input{What: "a result's canonical scenario"}
 // from the baseline's, none when they are the same: a check of a changed configuration against
 // its old baseline is legitimate (does the change regress?), but must say what changed, all of
 // it. A canonical text that does not parse (a baseline edited by hand) is compared line by
-// line instead, each differing line a difference at "line N".
+// line instead, each differing line a difference at "line N". A side that records no
+// scenario at all (a baseline written by hand) is one difference, of the whole scenario, not
+// every field of the other.
 func configDifferences(baseline, result string) []yamlstrict.Difference {
-	if baseline == result {
+	switch {
+	case baseline == result:
 		return nil
+	case baseline == "" || result == "":
+		return []yamlstrict.Difference{{Path: "(the whole scenario, header.canonical)", A: recorded(baseline), B: recorded(result)}}
 	}
 	a, errA := canonicalScenario.ParseCanonical([]byte(baseline))
 	b, errB := canonicalScenario.ParseCanonical([]byte(result))
@@ -222,6 +227,14 @@ func configDifferences(baseline, result string) []yamlstrict.Difference {
 		}
 	}
 	return out
+}
+
+// recorded says whether a side records its scenario, for a difference of the whole scenario.
+func recorded(canonical string) string {
+	if canonical == "" {
+		return "not recorded"
+	}
+	return "recorded"
 }
 
 // configNote is the note that lists the configuration's differences, one field a line:

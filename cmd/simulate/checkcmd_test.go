@@ -204,3 +204,26 @@ func TestCheckToleranceFlag(t *testing.T) {
 		t.Errorf("toleranceText() = %q, want %q", got, want)
 	}
 }
+
+// TestConfigDifferences: a canonical scenario that does not parse is compared line by line,
+// every differing line listed; a side without a scenario is one difference, not every field of
+// the other.
+func TestConfigDifferences(t *testing.T) {
+	for _, c := range []struct {
+		name, a, b string
+		want       []string // path: a → b
+	}{
+		{"the same", "seed: 1\n", "seed: 1\n", nil},
+		{"fields", "seed: 1\nduration: 4s\nload: 1\n", "seed: 2\nduration: 5s\nload: 1\n", []string{"seed: 1 → 2", "duration: 4s → 5s"}},
+		{"text that does not parse", "a: [\nb: 1\nc: 2\n", "a: [\nb: 2\nc: 3\n", []string{"line 2: b: 1 → b: 2", "line 3: c: 2 → c: 3"}},
+		{"no scenario in the baseline", "", "seed: 1\nduration: 4s\n", []string{"(the whole scenario, header.canonical): not recorded → recorded"}},
+	} {
+		var got []string
+		for _, d := range configDifferences(c.a, c.b) {
+			got = append(got, d.Path+": "+d.A+" → "+d.B)
+		}
+		if strings.Join(got, "; ") != strings.Join(c.want, "; ") {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+}

@@ -408,12 +408,13 @@ func compareShare(bp, gp *PointStats, bm results.MetricStats, abs float64) (Comp
 	if !ok || math.IsNaN(offered) || offered == 0 {
 		return Comparison{}, false
 	}
-	reg := Regression{Point: bp.Key(), Metric: prefix + m.Gate.Name, Baseline: round6(bm.Mean) / offered,
-		Band: band(bm) / offered, BaselineN: bm.N}
+	// The shares at six significant digits too, as the files carry every value.
+	reg := Regression{Point: bp.Key(), Metric: prefix + m.Gate.Name, Baseline: round6(round6(bm.Mean) / offered),
+		Band: round6(band(bm) / offered), BaselineN: bm.N}
 	reg.Limit = reg.Baseline + reg.Band + abs
 	f, n, missingF := compared(gp, bm.Name)
 	o, _, missingO := compared(gp, prefix+shareOf)
-	reg.Got, reg.N, reg.Missing = f/o, n, missingF || missingO
+	reg.Got, reg.N, reg.Missing = round6(f/o), n, missingF || missingO
 	if o == 0 || reg.Missing {
 		reg.Got = math.NaN()
 	}

@@ -53,7 +53,7 @@ func catalogueTable() []string {
 }
 
 // rolesText is how the catalogue's table says a metric's roles: "headline 2, short `goodput`,
-// tolerance 0.05, example 1"; "" for none.
+// gate `goodput`: band 0.05, example 1"; "" for none.
 func rolesText(r results.Roles) string {
 	var parts []string
 	if r.Headline > 0 {
@@ -62,8 +62,15 @@ func rolesText(r results.Roles) string {
 	if r.Short != "" {
 		parts = append(parts, "short `"+r.Short+"`")
 	}
-	if r.Tolerance != 0 {
-		parts = append(parts, fmt.Sprintf("tolerance %.2f", r.Tolerance))
+	if g := r.Gate; g.Rule != results.GateNone {
+		gate := fmt.Sprintf("gate `%s`: %s", g.Name, g.Rule)
+		if g.Rule != results.GateNoNewStuck {
+			gate += fmt.Sprintf(" %g", g.Tolerance)
+		}
+		if g.Interval {
+			gate += " + 1 interval"
+		}
+		parts = append(parts, gate)
 	}
 	if r.Example > 0 {
 		parts = append(parts, fmt.Sprintf("example %d", r.Example))

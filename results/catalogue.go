@@ -71,16 +71,61 @@ type Roles struct {
 	// others. A comparison shows the group ones, all over every group, in this order, then each
 	// trigger's fault ones; the terminal's sweep table shows the group ones with a Short name.
 	Headline int
-	// Short is the metric's name in the terminal's sweep table and in check --tolerance:
-	// "p99"; "" for a metric neither names.
+	// Short is the metric's name in the terminal's sweep table: "p99"; "" for a metric it does
+	// not show. check names its gates by Gate.Name, which a share gate needs apart from the
+	// metric's ("failure_share" judges failures), and which a metric the sweep table does not
+	// show (failures, a fault's) needs too.
 	Short string
-	// Tolerance is how far, relative to the edge of the baseline's confidence band, check lets
-	// the metric move in its bad direction unless told otherwise (docs/metrics.md §16); 0 for
-	// a metric check does not watch. A watched metric is a group headline with a Short name.
-	Tolerance float64
+	// Gate is how check judges the metric against a baseline (docs/metrics.md §16); the zero
+	// Gate for a metric check does not watch. A gated metric is a headline (group or fault).
+	Gate Gate
 	// Example is the metric's place, from 1, among the metrics a usage message names as
 	// examples of the vocabulary (tune's, after a metric it does not know); 0 for the others.
 	Example int
+}
+
+// GateRule is the rule by which check judges a metric against its baseline (docs/metrics.md
+// §16). Each metric check watches has one; the rule decides what its tolerance means.
+type GateRule string
+
+// The rules.
+const (
+	// GateNone: check does not watch the metric.
+	GateNone GateRule = ""
+	// GateBand: a regression beyond the edge of the baseline's 95 % confidence band in the
+	// metric's bad direction, widened by the tolerance, relative: below (mean − ci95)·(1 − tol)
+	// for a metric whose higher values are better, above (mean + ci95)·(1 + tol) for one whose
+	// lower values are.
+	GateBand GateRule = "band"
+	// GateShare: the metric, a rate of operations, as a share of the offered load of the same
+	// group (failures ÷ offered): a regression above the baseline's share at the top of its
+	// band, (mean + ci95) ÷ offered, plus the tolerance, an absolute allowance (0.005 is half a
+	// percentage point). A share rather than the rate itself, so that the gate asks what a
+	// planner asks ("what fraction of the operations fail?") whatever the load.
+	GateShare GateRule = "share"
+	// GateNoNewStuck: the metric is an outcome indicator, its mean the share of replications
+	// in that outcome (fault.NAME.stuck): a regression when the result has such a replication
+	// where the baseline had none, or when its share is above the upper end of the 95 % Wilson
+	// interval of the baseline's. It takes no tolerance.
+	GateNoNewStuck GateRule = "no-new-stuck"
+)
+
+// Gate is how check judges a metric: by which rule, under which name, and with what allowance
+// unless told otherwise.
+type Gate struct {
+	Rule GateRule
+	// Name is the gate's name in check --tolerance and, for GateShare, in check's reports
+	// (total.failure_share): "goodput", "p99", "failure_share", "stuck".
+	Name string
+	// Tolerance is the gate's allowance unless check --tolerance says otherwise: relative to
+	// the band's edge for GateBand (0.05 is 5 %), an absolute rise of the share for GateShare;
+	// 0 for GateNoNewStuck, which takes none.
+	Tolerance float64
+	// Interval says the metric is measured in whole sampling intervals (a recovery time,
+	// docs/metrics.md §13.5), so that its band gate allows one interval more, the measurement's
+	// resolution: a baseline that recovered in the first interval (0 s) is not held to
+	// exactly 0, which no relative tolerance could widen.
+	Interval bool
 }
 
 // InSummary reports whether the metric is one of Summary.Metrics: what expect: blocks, tune,
@@ -141,9 +186,22 @@ func Headlines(scope Scope) []MetricInfo {
 	return out
 }
 
-// Checked returns the metrics check watches (those with a Tolerance), in headline order.
+// Checked returns the metrics check watches (those with a Gate): the group ones, then the fault
+// ones, each in headline order.
 func Checked() []MetricInfo {
-	return slices.DeleteFunc(Headlines(ScopeGroup), func(m MetricInfo) bool { return m.Tolerance == 0 })
+	return slices.DeleteFunc(append(Headlines(ScopeGroup), Headlines(ScopeFault)...), func(m MetricInfo) bool { return m.Gate.Rule == GateNone })
+}
+
+// LookupGate returns the catalogue's row of the metric a gate judges, by the gate's name
+// ("p99", "failure_share") or the name of the gated value in full ("total.failure_share").
+func LookupGate(name string) (MetricInfo, bool) {
+	last := name[strings.LastIndex(name, ".")+1:]
+	for _, m := range Checked() {
+		if m.Gate.Name == last {
+			return m, true
+		}
+	}
+	return MetricInfo{}, false
 }
 
 // Examples returns the metrics a usage message names as examples, in their order
@@ -236,14 +294,15 @@ var catalogue = slices.Concat([]MetricInfo{
 		Doc:   "commands put on the wire per second, retries included",
 		group: func(g *GroupSummary) float64 { return g.AttemptRate }, interval: (*GroupInterval).AttemptRate},
 	{Name: "amplification", Scope: ScopeGroup, Better: BetterLower, Label: "retry amplification", JSON: "amplification", Section: "4",
-		Roles: Roles{Headline: 3, Short: "amplification", Tolerance: 0.05, Example: 2},
+		Roles: Roles{Headline: 3, Short: "amplification", Gate: Gate{Rule: GateBand, Name: "amplification", Tolerance: 0.05}, Example: 2},
 		Doc:   "attempts ÷ operations issued",
 		group: func(g *GroupSummary) float64 { return g.Amplification }, interval: (*GroupInterval).Amplification},
 	{Name: "goodput", Scope: ScopeGroup, Unit: "/s", Better: BetterHigher, Label: "goodput", JSON: "goodput", Section: "5",
-		Roles: Roles{Headline: 2, Short: "goodput", Tolerance: 0.05, Example: 1},
+		Roles: Roles{Headline: 2, Short: "goodput", Gate: Gate{Rule: GateBand, Name: "goodput", Tolerance: 0.05}, Example: 1},
 		Doc:   "operations that succeeded per second",
 		group: func(g *GroupSummary) float64 { return g.Goodput }, interval: (*GroupInterval).Goodput},
-	{Name: "failures", Scope: ScopeGroup, Unit: "/s", Better: BetterLower, Label: "failures", JSON: "failureRate", Section: "6", Roles: Roles{Headline: 5},
+	{Name: "failures", Scope: ScopeGroup, Unit: "/s", Better: BetterLower, Label: "failures", JSON: "failureRate", Section: "6",
+		Roles: Roles{Headline: 5, Gate: Gate{Rule: GateShare, Name: "failure_share", Tolerance: 0.005}},
 		Doc:   "operations that returned an error per second",
 		group: func(g *GroupSummary) float64 { return g.FailureRate }, interval: (*GroupInterval).FailureRate},
 	{Name: classPrefix + "CLASS", Scope: ScopeGroup, Unit: "/s", Better: BetterLower, Label: "failures by class", JSON: "failures[].rate", Section: "6",
@@ -275,7 +334,7 @@ var catalogue = slices.Concat([]MetricInfo{
 		Doc:      "operations waiting in the driver (connection-pool wait queues, server selection, client-side admission) at the interval's end",
 		interval: func(g *GroupInterval) float64 { return float64(g.DriverQueue) }},
 },
-	latencyRows("latency_ok_", "latencySuccess", "successes", "8.1", Roles{Headline: 4, Short: "p99", Tolerance: 0.10, Example: 3},
+	latencyRows("latency_ok_", "latencySuccess", "successes", "8.1", Roles{Headline: 4, Short: "p99", Gate: Gate{Rule: GateBand, Name: "p99", Tolerance: 0.10}, Example: 3},
 		func(g *GroupSummary) *Latency { return &g.Success }, func(g *GroupInterval) *Histogram { return &g.Success }),
 	latencyRows("latency_fail_", "latencyFailure", "failures", "8.1", Roles{},
 		func(g *GroupSummary) *Latency { return &g.Failure }, func(g *GroupInterval) *Histogram { return &g.Failure }),
@@ -340,11 +399,12 @@ var catalogue = slices.Concat([]MetricInfo{
 
 		{Name: "recovered", Scope: ScopeFault, Better: BetterHigher, Label: "recovered", JSON: "outcome", Section: "13",
 			Doc: "1 if goodput recovered after the trigger, 0 if not; no value without a baseline", fault: outcome(Recovered)},
-		{Name: "stuck", Scope: ScopeFault, Better: BetterLower, Label: "stuck", JSON: "outcome", Section: "13", Roles: Roles{Headline: 1},
+		{Name: "stuck", Scope: ScopeFault, Better: BetterLower, Label: "stuck", JSON: "outcome", Section: "13", Roles: Roles{Headline: 1, Gate: Gate{Rule: GateNoNewStuck, Name: "stuck"}},
 			Doc: "1 if goodput is stuck after the trigger (relapsed included), 0 if not; no value without a baseline", fault: stuckOutcome},
 		{Name: "undecided", Scope: ScopeFault, Label: "undecided", JSON: "outcome", Section: "13",
 			Doc: "1 if the run was too short to tell, 0 if not; no value without a baseline", fault: outcome(Undecided)},
-		{Name: "recovery_time", Scope: ScopeFault, Unit: "s", Better: BetterLower, Label: "recovery time", JSON: "seconds", Section: "13", Roles: Roles{Headline: 2, Example: 5},
+		{Name: "recovery_time", Scope: ScopeFault, Unit: "s", Better: BetterLower, Label: "recovery time", JSON: "seconds", Section: "13",
+			Roles: Roles{Headline: 2, Gate: Gate{Rule: GateBand, Name: "recovery_time", Tolerance: 0.10, Interval: true}, Example: 5},
 			Doc:   "from the trigger's end to the recovery, seconds; no value unless recovered",
 			fault: func(r *Recovery) float64 { return r.Seconds }},
 		{Name: "relapsed", Scope: ScopeFault, Better: BetterLower, Label: "relapsed", JSON: "outcome", Section: "13",

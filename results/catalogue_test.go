@@ -119,9 +119,11 @@ func scopeRank(name string) int {
 }
 
 // TestCatalogueRoles checks the roles' rules and pins the lists they make: headline places
-// run 1, 2, … within a scope; a metric check watches is a group headline of the summaries with
-// a short name and a better direction, and every metric with a short name is one check
-// watches; short names and example places are unique.
+// run 1, 2, … within a scope; a short name is a group headline's of the summaries, and short
+// names and example places are unique; a gate (Roles.Gate) is a headline's, with a better
+// direction to regress from, a name unique among the gates and a tolerance ≥ 0, and its rule
+// fits the metric: a share gate judges a group's rate of operations (a share of the offered
+// load), a no-new-stuck gate a fault's outcome indicator (better lower) and takes no tolerance.
 func TestCatalogueRoles(t *testing.T) {
 	for _, scope := range []Scope{ScopeGroup, ScopeServer, ScopeFault} {
 		for i, m := range Headlines(scope) {
@@ -130,18 +132,36 @@ func TestCatalogueRoles(t *testing.T) {
 			}
 		}
 	}
-	shorts := map[string]bool{}
+	shorts, gates := map[string]bool{}, map[string]bool{}
 	for _, m := range Catalogue() {
-		if (m.Short != "" || m.Tolerance != 0) && (m.Scope != ScopeGroup || m.Headline == 0 || m.Short == "" || m.Tolerance < 0) {
-			t.Errorf("%s: short %q, tolerance %g, headline %d of scope %s: a short name or a tolerance is a group headline's, with both", m.Name, m.Short, m.Tolerance, m.Headline, m.Scope)
-		}
-		if m.Tolerance != 0 && m.Better == BetterNeither {
-			t.Errorf("%s: check watches it, but it has no better direction to regress from", m.Name)
+		if m.Short != "" && (m.Scope != ScopeGroup || m.Headline == 0) {
+			t.Errorf("%s: short %q, headline %d of scope %s: a short name is a group headline's", m.Name, m.Short, m.Headline, m.Scope)
 		}
 		if m.Short != "" && shorts[m.Short] {
 			t.Errorf("short name %q twice", m.Short)
 		}
 		shorts[m.Short] = true
+		g := m.Gate
+		if g == (Gate{}) {
+			continue
+		}
+		switch {
+		case m.Headline == 0 || m.Scope == ScopeServer || g.Name == "" || g.Tolerance < 0:
+			t.Errorf("%s: gate %+v, headline %d of scope %s: a gate is a group or fault headline's, named, with a tolerance ≥ 0", m.Name, g, m.Headline, m.Scope)
+		case m.Better == BetterNeither:
+			t.Errorf("%s: check watches it, but it has no better direction to regress from", m.Name)
+		case gates[g.Name]:
+			t.Errorf("gate name %q twice", g.Name)
+		case g.Rule == GateShare && (m.Scope != ScopeGroup || m.Unit != "/s" || m.Better != BetterLower):
+			t.Errorf("%s: a share gate judges a group's rate of operations, better lower, as a share of the offered load", m.Name)
+		case g.Rule == GateNoNewStuck && (m.Scope != ScopeFault || m.Better != BetterLower || g.Tolerance != 0):
+			t.Errorf("%s: a no-new-stuck gate judges a fault's outcome indicator, better lower, and takes no tolerance", m.Name)
+		case g.Interval && (g.Rule != GateBand || m.Unit != "s"):
+			t.Errorf("%s: only a band gate of a duration measured in whole intervals allows one interval more", m.Name)
+		case g.Rule != GateBand && g.Rule != GateShare && g.Rule != GateNoNewStuck:
+			t.Errorf("%s: unknown gate rule %q", m.Name, g.Rule)
+		}
+		gates[g.Name] = true
 	}
 	for i, m := range Examples() {
 		if m.Example != i+1 || !m.InSummary() {
@@ -166,16 +186,27 @@ func TestCatalogueRoles(t *testing.T) {
 		{"group headlines", names(Headlines(ScopeGroup), false), []string{"offered", "goodput", "amplification", "latency_ok_p99", "failures"}},
 		{"server headlines", names(Headlines(ScopeServer), false), nil},
 		{"fault headlines", names(Headlines(ScopeFault), false), []string{"stuck", "recovery_time"}},
-		{"checked", names(Checked(), true), []string{"goodput", "amplification", "p99"}},
+		{"checked", names(Checked(), false), []string{"goodput", "amplification", "latency_ok_p99", "failures", "stuck", "recovery_time"}},
 		{"examples", names(Examples(), false), []string{"goodput", "amplification", "latency_ok_p99", "reject_share", "recovery_time"}},
 	} {
 		if !slices.Equal(tc.got, tc.want) {
 			t.Errorf("%s: %v, want %v", tc.what, tc.got, tc.want)
 		}
 	}
-	for name, want := range map[string]float64{"goodput": 0.05, "amplification": 0.05, "latency_ok_p99": 0.10} {
-		if m, _ := LookupMetric(name); m.Tolerance != want {
-			t.Errorf("%s: tolerance %g, want %g", name, m.Tolerance, want)
+	for name, want := range map[string]Gate{
+		"goodput":        {Rule: GateBand, Name: "goodput", Tolerance: 0.05},
+		"amplification":  {Rule: GateBand, Name: "amplification", Tolerance: 0.05},
+		"latency_ok_p99": {Rule: GateBand, Name: "p99", Tolerance: 0.10},
+		"failures":       {Rule: GateShare, Name: "failure_share", Tolerance: 0.005},
+		"stuck":          {Rule: GateNoNewStuck, Name: "stuck"},
+		"recovery_time":  {Rule: GateBand, Name: "recovery_time", Tolerance: 0.10, Interval: true},
+	} {
+		m, _ := LookupMetric(name)
+		if m.Gate != want {
+			t.Errorf("%s: gate %+v, want %+v", name, m.Gate, want)
+		}
+		if g, ok := LookupGate("total." + want.Name); !ok || g.Name != name {
+			t.Errorf("LookupGate(total.%s) = %s, %v; want %s", want.Name, g.Name, ok, name)
 		}
 	}
 }

@@ -115,7 +115,7 @@ func TestCheckRefuses(t *testing.T) {
 		{"empty baseline", []string{"--baseline", write("empty.json", "{}"), good}, exitFailure, "not a baseline"},
 		{"no points", []string{"--baseline", write("nopoints.json", `{"header":{"tool":"overloadsim","scenario":"healthy"},"points":[]}`), good}, exitFailure, "no points"},
 		{"summary.json as baseline", []string{"--baseline", filepath.Join(good, "summary.json"), good}, exitFailure, "not a baseline"},
-		{"no checked metric", []string{"--baseline", noMetric, good}, exitFailure, "point the run has no goodput, amplification or p99 metric with a value: it would compare nothing"},
+		{"no checked metric", []string{"--baseline", noMetric, good}, exitFailure, "point the run has no goodput, amplification, p99, failure_share, stuck or recovery_time metric with a value: it would compare nothing"},
 		{"partial baseline", []string{"--baseline", partial, good}, exitFailure, "partial sweep is no baseline"},
 		{"another scenario", []string{"--baseline", base, other}, exitFailure, `baseline is of scenario "healthy", the result of "spike"`},
 		{"NaN tolerance", []string{"--baseline", base, "--tolerance", "goodput=NaN", good}, exitUsage, "finite number"},

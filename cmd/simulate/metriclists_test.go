@@ -14,7 +14,7 @@ func TestMetricListTexts(t *testing.T) {
 		t.Errorf("metricForms = %q\nwant          %q", got, want)
 	}
 	_, err = parseTolerance(map[string]string{"offered": "0.1"})
-	if got, want := err.Error(), "--tolerance offered: unknown metric (goodput, amplification, p99)"; got != want {
+	if got, want := err.Error(), "--tolerance offered: unknown gate (goodput, amplification, p99, failure_share, stuck, recovery_time)"; got != want {
 		t.Errorf("parseTolerance(offered) = %q, want %q", got, want)
 	}
 }

@@ -25,7 +25,12 @@
 //
 // # Check
 //
-// Check compares a run (SinglePoint) or a sweep with a Baseline and lists every regression:
-// goodput below the baseline's confidence band, amplification or success p99 latency above it,
-// each beyond a relative Tolerance (DefaultTolerance), and baseline points that are missing.
+// Check compares a run (SinglePoint) or a sweep with a Baseline and lists every regression, by
+// each metric's gate in the catalogue (results.Gate): goodput below the baseline's confidence
+// band, amplification, success p99 latency or a trigger's recovery time above it, each beyond
+// a relative Tolerance (DefaultTolerance); a group's failure share (failures ÷ offered) above
+// the baseline's by more than an absolute allowance; a trigger stuck where the baseline had no
+// stuck run, or more often than the baseline's interval allows; and baseline points that are
+// missing. Compare gives every comparison, passed or not, which WriteJUnit and WriteMarkdown
+// write for a CI job; Ungated names the gated values a baseline has none of.
 package sweep

@@ -4,6 +4,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // JUnit XML, the test report CI systems read (GitHub Actions, GitLab, Jenkins): one test suite
@@ -37,10 +38,15 @@ type (
 
 // WriteJUnit writes the comparisons of a check as a JUnit XML report: the suite named suite
 // ("RESULT against BASELINE"), a test case per comparison — class the point ("run" for a
-// single run), name the metric ("point" for a missing point) — failed where it regressed, and
-// the notes (a configuration difference, a partial sweep) as the suite's output.
-func WriteJUnit(w io.Writer, suite, notes string, cmps []Comparison) error {
-	s := junitSuite{Name: suite, Tests: len(cmps), Stdout: notes}
+// single run), name the gated value ("total.goodput", "total.failure_share"; "point" for a
+// missing point) — failed where it regressed, and the notes (the configuration's differences,
+// what is not gated, a partial sweep) as the suite's output, as check prints them.
+func WriteJUnit(w io.Writer, suite string, notes []Note, cmps []Comparison) error {
+	var out []string
+	for _, n := range notes {
+		out = append(out, n.String())
+	}
+	s := junitSuite{Name: suite, Tests: len(cmps), Stdout: strings.Join(out, "\n")}
 	for _, c := range cmps {
 		tc := junitCase{Class: c.Point, Name: c.Metric}
 		if tc.Class == "" {

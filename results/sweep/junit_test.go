@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/xml"
 	"math"
-	"strings"
 	"testing"
 )
 
@@ -18,7 +17,7 @@ func TestWriteJUnit(t *testing.T) {
 		{Regression{Point: "rate=300/s", Baseline: math.NaN(), Got: math.NaN(), Limit: math.NaN()}, false},
 	}
 	var b bytes.Buffer
-	if err := WriteJUnit(&b, "out/run against base.json", "configuration differs: seed 2 (baseline 1)", cmps); err != nil {
+	if err := WriteJUnit(&b, "out/run against base.json", []Note{{Text: "the configuration differs", Items: []string{"seed: baseline 1, result 2"}}}, cmps); err != nil {
 		t.Fatal(err)
 	}
 	var got junitSuites
@@ -26,7 +25,7 @@ func TestWriteJUnit(t *testing.T) {
 		t.Fatalf("%v:\n%s", err, b.String())
 	}
 	if got.Tests != 3 || got.Fails != 2 || len(got.Suites) != 1 || got.Suites[0].Tests != 3 || got.Suites[0].Fails != 2 ||
-		got.Suites[0].Name != "out/run against base.json" || !strings.Contains(got.Suites[0].Stdout, "seed 2") {
+		got.Suites[0].Name != "out/run against base.json" || got.Suites[0].Stdout != "note: the configuration differs\n  seed: baseline 1, result 2" {
 		t.Fatalf("report %+v", got)
 	}
 	cs := got.Suites[0].Cases

@@ -87,3 +87,52 @@ func TestRelapseFixture(t *testing.T) {
 		t.Errorf("a map cell of this run: %d stuck, P(stuck) %g; want 1 and 1", cell.Stuck, cell.PStuck)
 	}
 }
+
+// TestDriverBacklogFixture: driver-backlog.yaml holds the backlog of a 10 s CPU cut in the
+// drivers' connection-pool wait queues (docs/metrics.md §7 driver_queue): the server's
+// worker queue never holds more than the pools' twenty connections, while thousands of
+// operations wait in the drivers and drain after the cut. Judged at the fixture's 40 s, 20 s
+// after the cut, the backlog is still draining and goodput runs above the band (the spare
+// capacity, all of it useful work), so the run is undecided with an estimate of the time
+// needed (§13.7), not stuck and not yet recovered (the band is two-sided, §13.3). The same
+// seed run to 80 s recovers, its hold starting within the short run's end plus that estimate
+// and a hold.
+func TestDriverBacklogFixture(t *testing.T) {
+	short := runFixture(t, "driver-backlog.yaml")
+	rec := recovery(t, &short.Summary, "cpu-cut")
+	if rec.Outcome != results.Undecided || !(rec.MoreSeconds > 0) {
+		t.Fatalf("40 s: %s, want undecided with an estimate of the time needed", rec.Describe())
+	}
+	// Where the backlog waits: the drivers, not the server.
+	s := short.Series
+	var maxQueue float64
+	for _, v := range s.Servers {
+		if v.Start >= rec.End {
+			maxQueue = max(maxQueue, v.QueueArea/v.End.Sub(v.Start).Seconds())
+		}
+	}
+	var driver []int // driver_queue at each whole interval's end after the cut
+	for _, g := range s.Groups {
+		if g.Start >= rec.End && g.End.Sub(g.Start) == s.Interval {
+			driver = append(driver, g.DriverQueue)
+		}
+	}
+	if maxQueue > 20 {
+		t.Errorf("the server's worker queue averaged up to %.1f after the cut, want at most the pools' 20 connections", maxQueue)
+	}
+	if len(driver) < 10 || driver[0] < 5000 || driver[len(driver)-1] < 1000 || !(driver[len(driver)-1] < driver[0]-2000) {
+		t.Errorf("driver_queue after the cut %v, want thousands of operations draining by more than 2000", driver)
+	}
+
+	long := runFixture(t, "driver-backlog.yaml", "duration=80s")
+	lrec := recovery(t, &long.Summary, "cpu-cut")
+	if lrec.Outcome != results.Recovered {
+		t.Fatalf("80 s: %s, want recovered", lrec.Describe())
+	}
+	// The short run ends 20 s after the cut; the long run's hold starts after that, and no later
+	// than the estimate and a hold (5 s) beyond it.
+	if lrec.Seconds < 20 || lrec.Seconds > 20+rec.MoreSeconds+5 {
+		t.Errorf("80 s: recovered %g s after the cut, want within [20, %g] (the short run's end, plus its estimate %g s and a hold)",
+			lrec.Seconds, 20+rec.MoreSeconds+5, rec.MoreSeconds)
+	}
+}

@@ -314,10 +314,10 @@ func TestEscaping(t *testing.T) {
 		}
 	}
 	// One replication: a mean without a confidence interval; a missing metric is "–".
-	if !strings.Contains(page, `<td class="num">10.0</td>`) {
+	if !strings.Contains(page, `<td class="num" data-label="goodput/s">10.0</td>`) {
 		t.Error("a point with one replication should show its mean alone")
 	}
-	if !strings.Contains(page, `<td class="num">–</td>`) {
+	if !strings.Contains(page, `<td class="num" data-label="offered/s">–</td>`) {
 		t.Error("a missing metric should show –")
 	}
 }
@@ -424,8 +424,8 @@ func TestShardsTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	html := b.String()
-	for _, want := range []string{`<table id="shards">`, "<td class=\"num\">1000</td>", "<td class=\"num\">1.250</td>",
-		"<td class=\"num\">12.5</td>", "<td class=\"num\">0.3</td>", "<td class=\"num\">" + noValue + "</td></tr>"} {
+	for _, want := range []string{`<table id="shards" class="cards">`, `<td class="num" data-label="routed">1000</td>`, `<td class="num" data-label="amplification">1.250</td>`,
+		`<td class="num" data-label="backoff (s)">12.5</td>`, `<td class="num" data-label="lowest budget">0.3</td>`, `<td class="num" data-label="lowest budget">` + noValue + "</td></tr>"} {
 		if !strings.Contains(html, want) {
 			t.Errorf("report lacks %q", want)
 		}
@@ -462,14 +462,14 @@ func TestSweepAnswers(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := b.String()
-	for _, want := range []string{"<h2>Answers</h2>", "The configured ceiling is 1000/s (ingress request limiter 1000/s on db).",
+	for _, want := range []string{`<section id="answer" class="answer">`, "The configured ceiling is 1000/s (ingress request limiter 1000/s on db).",
 		"Safe to 2.50× today&#39;s load (1000/s): beyond it, at 1500/s,", "The knee is between 1000/s (2.50×, served in full", "Latency gives out at 1500/s"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the report lacks %q", want)
 		}
 	}
-	if strings.Index(page, `id="answers"`) > strings.Index(page, `id="points"`) {
-		t.Error("the answers come after the points")
+	if a := strings.Index(page, `id="answer"`); a < 0 || a > strings.Index(page, `<dl class="facts">`) {
+		t.Error("the answers do not come first, before the facts and the points")
 	}
 }
 
@@ -504,8 +504,8 @@ func TestRunPhases(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := b.String()
-	for _, want := range []string{`<table id="phases">`, `<td class="name">before spike</td><td class="name">0 s – 10 s</td>`,
-		`<td class="name">during spike</td><td class="name">10 s – 14 s</td>`} {
+	for _, want := range []string{`<table id="phases" class="cards">`, `<td class="name head">before spike</td><td class="name" data-label="from – to">0 s – 10 s</td>`,
+		`<td class="name head">during spike</td><td class="name" data-label="from – to">10 s – 14 s</td>`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the report lacks %s", want)
 		}

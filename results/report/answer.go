@@ -21,7 +21,7 @@ type triggerAnswer struct {
 	Fault, Window string
 	Verdict       string // "recovered 2.5 s after it ended", "stuck", "relapsed", "undecided", …
 	Class         string // the verdict's CSS class: recovered, failed or undecided
-	Detail        string // results.Recovery.Describe: the evidence behind the verdict
+	Detail        string // results.Recovery.Describe, as it continues Verdict: the evidence behind it
 	During        string // failure share and amplification during the trigger, against before it
 }
 
@@ -93,8 +93,17 @@ func newRunAnswer(s *results.Summary) *runAnswer {
 			ta.Window = "at " + simTime(r.Start)
 		}
 		ta.Verdict, ta.Class = verdictWords(r)
-		if r.Outcome == results.Recovered {
+		// The evidence continues the verdict's words: "stuck at 5.1 % of …", "relapsed: recovered
+		// 2 s after it ended, then …", "undecided: run about 20 s longer to tell".
+		switch r.Outcome {
+		case results.Recovered:
 			ta.Detail = "" // the verdict says it all; the recovery table has the band
+		case results.Stuck:
+			ta.Detail = " " + strings.TrimPrefix(ta.Detail, "stuck ")
+		case results.Undecided:
+			ta.Detail = ": " + strings.TrimPrefix(ta.Detail, "undecided: ")
+		default:
+			ta.Detail = ": " + ta.Detail
 		}
 		a.Triggers = append(a.Triggers, ta)
 	}

@@ -201,10 +201,14 @@ func TestGoldenContent(t *testing.T) {
 		{"seed", run, "<dt>seed</dt><dd>1</dd>"},
 		{"canonical text in a pre block", run, `<pre class="canonical">name: capacity-drop`},
 		{"replay command", run, "simulate run scenario.yaml --seed 1"},
-		{"group table", run, `<table id="groups">`},
+		{"group table", run, `<table id="groups" class="cards">`},
 		{"timeout failures column", run, `<th class="num">timeout</th>`},
-		{"server table", run, `<table id="servers">`},
-		{"recovery row", run, "<td class=\"name\">cpu-cut</td>"},
+		{"server table", run, `<table id="servers" class="cards">`},
+		{"recovery row", run, `<td class="name head">cpu-cut</td>`},
+		{"the answer first: the trigger's verdict", run, `<section id="answer" class="answer">
+<strong>Answer</strong>
+<ul class="triggers">
+<li><b>cpu-cut</b> (10 s – 15 s): <span class="failed">stuck</span>`},
 		{"figure 1 is the time series", run, "<b>Figure 1.</b> Offered load, attempts, goodput"},
 		{"figure 2 is servers.svg", run, "(servers.svg)"},
 		{"prolog stripped", run, "<figure id=\"figure-1\">\n<svg "},

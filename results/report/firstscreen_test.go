@@ -79,7 +79,7 @@ type firstScreen struct {
 	AnswerBottom float64
 	PageWidth    int
 	Tables       []struct {
-		ID                                  string
+		ID                                   string
 		ScrollWidth, ClientWidth, TableWidth int
 	}
 	Ceiling float64

@@ -216,7 +216,7 @@ func TestGoldenContent(t *testing.T) {
 		{"references prefixed", run, `clip-path="url(#fig1-clip0)"`},
 		{"viewBox added", run, `width="480" height="160" viewBox="0 0 480 160"`},
 		{"sweep parameter column", sweep, "<code>clients[0].appRetry.attempts</code>"},
-		{"mean ± ci95", sweep, `<span class="ci"> ± `},
+		{"mean ± ci95", sweep, `</span> <span class="ci">± `},
 		{"base seed", sweep, "<dt>base seed</dt><dd>1</dd>"},
 		{"sweep figure", sweep, "(sweep-goodput.svg)"},
 	} {
@@ -318,10 +318,10 @@ func TestEscaping(t *testing.T) {
 		}
 	}
 	// One replication: a mean without a confidence interval; a missing metric is "–".
-	if !strings.Contains(page, `<td class="num" data-label="goodput/s">10.0</td>`) {
+	if !strings.Contains(page, `<td class="num" data-label="goodput/s"><span class="mean">10.0</span></td>`) {
 		t.Error("a point with one replication should show its mean alone")
 	}
-	if !strings.Contains(page, `<td class="num" data-label="offered/s">–</td>`) {
+	if !strings.Contains(page, `<td class="num" data-label="offered/s"><span class="mean">–</span></td>`) {
 		t.Error("a missing metric should show –")
 	}
 }

@@ -221,14 +221,14 @@ func TestChromium(t *testing.T) {
 			svgs   int
 		}{
 			{"spike run, one figure", run, []string{
-				`<table id="groups">`, `<td class="name">adaptive</td>`, `<td class="name">plain</td>`,
-				`<table id="servers">`, `<td class="name">db</td>`,
+				`<table id="groups" class="cards">`, `<td class="name head">adaptive</td>`, `<td class="name head">plain</td>`,
+				`<table id="servers" class="cards">`, `<td class="name head">db</td>`,
 				`<pre class="canonical">name: spike`, `<figure id="figure-1">`,
 				`<clipPath id="fig1-c">`, "hand-written test figure", "The scenario has no faults",
 				"<footer>",
 			}, 1},
 			{"capacity-drop sweep, one figure", sweep, []string{
-				`<table id="sweep">`, `<code>clients[0].appRetry.attempts</code>`, " ± ",
+				`<table id="sweep" class="cards">`, `<code>clients[0].appRetry.attempts</code>`, " ± ",
 				`<figure id="figure-1">`, "<footer>",
 			}, 1},
 			{"capacity-drop map, its drawn figure", phaseMap, []string{

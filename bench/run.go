@@ -152,6 +152,8 @@ func RunWith(sc *scenarios.Scenario, seed uint64, replication int, opts RunOptio
 		WarmupAuto:  sc.Warmup.Auto,
 	}
 	run := results.NewRun(hdr, series)
+	lc := sc.LoadContext(0)
+	run.Summary.Capacity = results.Capacity{Today: lc.Today, Ceiling: lc.Ceiling, Source: lc.CeilingSource}
 	if exps := sc.Expectations(); len(exps) > 0 {
 		run.Summary.Expected = results.Measure(exps, &run.Summary, series)
 	}

@@ -175,6 +175,9 @@ func encodeString(b *bytes.Buffer, s string) {
 // omitEmpty reports whether field f, tagged omitempty, holds an empty slice or a zero number.
 func omitEmpty(f reflect.StructField, v reflect.Value) bool {
 	_, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+	if slices.Contains(strings.Split(opts, ","), "omitzero") { // a record's optional part, by value
+		return v.IsZero()
+	}
 	if !slices.Contains(strings.Split(opts, ","), "omitempty") {
 		return false
 	}

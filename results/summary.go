@@ -125,6 +125,10 @@ type Summary struct {
 	// single run, written to summary.json.
 	Expected []Measured `json:"-"`
 	Verdicts []Verdict  `json:"expectations,omitempty"`
+	// Capacity is where the run's load sits against its configured ceiling (bench sets it
+	// from the scenario); zero, and absent from summary.json, when the run was not made from a
+	// scenario.
+	Capacity Capacity `json:"capacity,omitzero"`
 }
 
 // SummarySchema names the layout of summary.json (docs/schemas/summary.schema.json); it

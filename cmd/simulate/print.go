@@ -95,15 +95,10 @@ func printSummary(w io.Writer, run *results.Run, where string) {
 	}
 }
 
-// whereToday says where the scenario's load sits against its configured capacity: "today's
-// load 508/s (the scenario as configured, averaged over the run) = 51 % of the configured
-// ceiling 1000/s (ingress request limiter 1000/s on db)"; "" when either is unknown.
+// whereToday says where the scenario's load sits against its configured capacity, in the words
+// of results.Capacity.Sentence, which a run's report leads with.
 func whereToday(ctx sweep.LoadContext) string {
-	if ctx.Today <= 0 || ctx.Ceiling <= 0 {
-		return ""
-	}
-	return fmt.Sprintf("today's load %.0f/s (the scenario as configured, averaged over the run) = %.0f %% of the configured ceiling %.0f/s (%s)",
-		ctx.Today, 100*ctx.Today/ctx.Ceiling, ctx.Ceiling, ctx.CeilingSource)
+	return results.Capacity{Today: ctx.Today, Ceiling: ctx.Ceiling, Source: ctx.CeilingSource}.Sentence()
 }
 
 // printPhases writes the run's phases around its triggers (results.Phases), all groups together:

@@ -157,10 +157,12 @@ type Series struct {
 	Glyph *Glyph // drawn at every point when set
 }
 
-// Ref is a horizontal reference line across a panel ("1 = no retries").
+// Ref is a horizontal reference line across a panel ("1 = no retries"). Label names it where a
+// renderer writes it on the line (the interactive charts); a figure's key names it otherwise.
 type Ref struct {
 	Y float64
 	Style
+	Label string
 }
 
 // Window is a stretch of the x axis to shade: a fault's window or the warm-up, with its label

@@ -46,10 +46,13 @@ func RetryAmplification(ts *results.Timeseries) []float64 {
 }
 
 // Charts is the figure of the run's interactive charts in a report, with the titles, axis
-// labels, shaded windows and reference line the renderer draws as given: the rates of all groups
-// (offered, attempts, goodput, failures) and of all servers (rejections) in the panel "rates",
-// the retry amplification in the panel "amplification", one above the other (Weights: the rates
-// the taller). Each value holds for the interval that ends at its x (seconds).
+// labels, shaded windows and reference lines the renderer draws as given: the rates of all
+// groups (goodput, failures, attempts, offered) and of all servers (rejections) in the panel
+// "rates", with the configured ceiling when it is known, the retry amplification in the panel
+// "amplification", one above the other (Weights: the rates the taller). Each value holds for
+// the interval that ends at its x (seconds). The series come in drawing order, as in the
+// timeseries figure: goodput widest and first, offered dashed and last, so that where they
+// coincide (nothing fails, nothing retries) both show.
 func (r *Run) Charts() *Figure {
 	ts := r.TS
 	x := r.Ends
@@ -58,15 +61,16 @@ func (r *Run) Charts() *Figure {
 	rates := r.timePanel("All client groups: rates per second", "per second", true)
 	rates.Name = "rates"
 	rates.Series = []Series{
-		{Label: "offered", Style: Style{Colour: Offered}, X: x, Y: GroupsSum(ts, "offered")},
-		{Label: "attempts", Style: Style{Colour: Attempts}, X: x, Y: GroupsSum(ts, "attempts")},
-		{Label: "goodput", Style: Style{Colour: Goodput}, X: x, Y: GroupsSum(ts, "goodput")},
-		{Label: "rejections (servers)", Style: Style{Colour: Rejections}, X: x, Y: Sum(ts, results.KindServer, r.Servers, "rejections")},
-		{Label: "failures", Style: Style{Colour: Failures}, X: x, Y: GroupsSum(ts, "failures")},
+		{Label: "goodput", Style: goodputStyle, X: x, Y: GroupsSum(ts, "goodput")},
+		{Label: "failures", Style: Style{Failures, Medium, Solid}, X: x, Y: GroupsSum(ts, "failures")},
+		{Label: "rejections (servers)", Style: Style{Rejections, Medium, Solid}, X: x, Y: Sum(ts, results.KindServer, r.Servers, "rejections")},
+		{Label: "attempts", Style: attemptsStyle, X: x, Y: GroupsSum(ts, "attempts")},
+		{Label: "offered", Style: offeredStyle, X: x, Y: GroupsSum(ts, "offered")},
 	}
+	r.addCeiling(&rates)
 	amp := r.timePanel("Retry amplification: attempts ÷ operations", "attempts ÷ operation", false)
 	amp.Name = "amplification"
 	amp.Refs = []Ref{noRetries}
-	amp.Series = []Series{{Label: "amplification", Style: Style{Colour: Palette[0]}, X: x, Y: RetryAmplification(ts)}}
+	amp.Series = []Series{{Label: "amplification", Style: Style{Palette[0], Medium, Solid}, X: x, Y: RetryAmplification(ts)}}
 	return &Figure{Name: "interactive", Panels: []Panel{rates, amp}, Weights: []float64{1.6, 1.4}}
 }

@@ -21,6 +21,9 @@ type Run struct {
 	Groups  []string
 	Servers []string
 	Windows []Window
+	// Capacity is where the run's load sits against its configured ceiling (the summary's;
+	// zero when unknown): the rates panels draw the ceiling as a reference line.
+	Capacity results.Capacity
 }
 
 // ReadRun reads the run in dir (run.json, timeseries.csv and summary.json, as
@@ -48,6 +51,7 @@ func ReadRun(dir string) (*Run, error) {
 // least one interval) and its summary (the faults' windows and outcomes).
 func NewRun(hdr results.Header, ts *results.Timeseries, sum *results.Summary) *Run {
 	r := &Run{Header: hdr, TS: ts, Groups: ts.Names(results.KindGroup), Servers: ts.Names(results.KindServer)}
+	r.Capacity = sum.Capacity
 	ends := ts.Ends()
 	prev := max(0, ends[0].Seconds()-hdr.Interval.Seconds())
 	for _, e := range ends {
@@ -148,7 +152,7 @@ func (r *Run) windowKeys() []Key {
 }
 
 // noRetries is the reference line of an amplification panel, with its key.
-var noRetries = Ref{Y: 1, Style: Style{Colour: Reference, Width: Thin, Dash: Dotted}}
+var noRetries = Ref{Y: 1, Style: Style{Colour: Reference, Width: Thin, Dash: Dotted}, Label: "1 = no retries"}
 
 func noRetriesKey() Key { return Key{Label: "1 = no retries", Style: noRetries.Style} }
 
@@ -220,15 +224,57 @@ func (r *Run) ShardsFigure(rows results.ShardRows) *Figure {
 	return f
 }
 
+// The styles of the rates over time. Offered, attempts and goodput coincide while nothing fails
+// or retries; drawn widest first (goodput, then attempts, then offered dashed on top), the three
+// show as stripes where they coincide, and none hides another.
+var (
+	offeredStyle  = Style{Offered, Thin, Dashed}
+	attemptsStyle = Style{Attempts, Medium, Solid}
+	goodputStyle  = Style{Goodput, Thick + 1, Solid}
+)
+
+// ceilingStyle is the configured ceiling's reference line: dotted, so that it is not taken for
+// the offered load's dashes, and darker than the "1 = no retries" line.
+var ceilingStyle = Style{Colour: Total, Width: Medium, Dash: Dotted}
+
+// maxRefSource is the longest source of the ceiling (results.Capacity.Source, in bytes) that the
+// ceiling's line names: one node's limiter or workers fit along a chart; a sum over several
+// nodes does not, and is left to the report's answer.
+const maxRefSource = 60
+
+// ceilingRef is the configured ceiling as a reference line, named on it with its source when
+// that is short ("configured ceiling 1000/s (ingress request limiter 1000/s on db)"), and its
+// key, named briefly ("configured ceiling 1000/s") so that the legend stays narrow; ok is false
+// when the run's ceiling is unknown.
+func (r *Run) ceilingRef() (ref Ref, key Key, ok bool) {
+	label := r.Capacity.CeilingLabel()
+	if label == "" {
+		return Ref{}, Key{}, false
+	}
+	ref = Ref{Y: r.Capacity.Ceiling, Style: ceilingStyle, Label: label}
+	if src := r.Capacity.Source; src != "" && len(src) <= maxRefSource {
+		ref.Label += " (" + src + ")"
+	}
+	return ref, Key{Label: label, Style: ceilingStyle}, true
+}
+
+// addCeiling draws the configured ceiling across a rates panel, its y axis covering it.
+func (r *Run) addCeiling(pn *Panel) {
+	ref, key, ok := r.ceilingRef()
+	if !ok {
+		return
+	}
+	pn.Refs = append(pn.Refs, ref)
+	pn.Keys = append(pn.Keys, key)
+	pn.Y.Cover = append(pn.Y.Cover, 0, ref.Y)
+}
+
 // TimeseriesFigure: the rates of all groups together over time (rejections of all servers),
-// and, with more than one group, goodput and failures per group.
+// with the configured ceiling, and, with more than one group, goodput and failures per group.
 func (r *Run) TimeseriesFigure() *Figure {
 	f := &Figure{Name: Timeseries, Title: "Offered load, attempts, goodput, rejections and failures over time", Subtitle: r.Subtitle()}
 	top := r.timePanel("All client groups (request rejections: all servers)", "per second", true)
 	top.Y.Cover = fromZero
-	r.addSteps(&top, "offered load (operations)", GroupsSum(r.TS, "offered"), Style{Offered, Medium, Dashed})
-	r.addSteps(&top, "attempts (commands sent)", GroupsSum(r.TS, "attempts"), Style{Attempts, Medium, Solid})
-	r.addSteps(&top, "goodput (successes)", GroupsSum(r.TS, "goodput"), Style{Goodput, Thick, Solid})
 	// Requests refused (limiter, queue overflow); refused connections are not operations and
 	// have their panel in the servers figure.
 	requests := Sum(r.TS, results.KindServer, r.Servers, "rejected_request")
@@ -237,8 +283,17 @@ func (r *Run) TimeseriesFigure() *Figure {
 			requests[i] = math.Max(0, nanZero(requests[i])) + q
 		}
 	}
-	r.addSteps(&top, "request rejections (servers)", requests, Style{Rejections, Medium, Solid})
-	r.addSteps(&top, "failures (errors to app)", GroupsSum(r.TS, "failures"), Style{Failures, Medium, Solid})
+	// The keys in reading order; the series drawn widest first, offered last, on top.
+	offered := r.Steps("offered load (operations)", GroupsSum(r.TS, "offered"), offeredStyle)
+	attempts := r.Steps("attempts (commands sent)", GroupsSum(r.TS, "attempts"), attemptsStyle)
+	goodput := r.Steps("goodput (successes)", GroupsSum(r.TS, "goodput"), goodputStyle)
+	rejections := r.Steps("request rejections (servers)", requests, Style{Rejections, Medium, Solid})
+	failures := r.Steps("failures (errors to app)", GroupsSum(r.TS, "failures"), Style{Failures, Medium, Solid})
+	top.Series = []Series{goodput, rejections, failures, attempts, offered}
+	for _, s := range []Series{offered, attempts, goodput, rejections, failures} {
+		top.Keys = append(top.Keys, Key{Label: s.Label, Style: s.Style})
+	}
+	r.addCeiling(&top)
 	top.Keys = append(top.Keys, r.windowKeys()...)
 	f.Panels = []Panel{top}
 	if len(r.Groups) > 1 {

@@ -221,14 +221,14 @@ func TestChromium(t *testing.T) {
 			svgs   int
 		}{
 			{"spike run, one figure", run, []string{
-				`<table id="groups">`, `<td class="name">adaptive</td>`, `<td class="name">plain</td>`,
-				`<table id="servers">`, `<td class="name">db</td>`,
+				`<table id="groups" class="cards">`, `<td class="name head">adaptive</td>`, `<td class="name head">plain</td>`,
+				`<table id="servers" class="cards">`, `<td class="name head">db</td>`,
 				`<pre class="canonical">name: spike`, `<figure id="figure-1">`,
 				`<clipPath id="fig1-c">`, "hand-written test figure", "The scenario has no faults",
 				"<footer>",
 			}, 1},
 			{"capacity-drop sweep, one figure", sweep, []string{
-				`<table id="sweep">`, `<code>clients[0].appRetry.attempts</code>`, " ± ",
+				`<table id="sweep" class="cards">`, `<code>clients[0].appRetry.attempts</code>`, " ± ",
 				`<figure id="figure-1">`, "<footer>",
 			}, 1},
 			{"capacity-drop map, its drawn figure", phaseMap, []string{
@@ -363,6 +363,24 @@ type devtoolsResult struct {
 // and request for any URL but pageURL until the load event, then measures the layout.
 func loadInDevTools(t *testing.T, pageURL string) devtoolsResult {
 	t.Helper()
+	expr := `JSON.stringify({scrollWidth: document.documentElement.scrollWidth,
+		figureWidths: [...document.querySelectorAll("figure svg")].map(e => e.getBoundingClientRect().width)})`
+	problems, value := evalInDevTools(t, pageURL, 1200, 2000, expr)
+	var layout struct {
+		ScrollWidth  int       `json:"scrollWidth"`
+		FigureWidths []float64 `json:"figureWidths"`
+	}
+	if err := json.Unmarshal([]byte(value), &layout); err != nil {
+		t.Fatalf("devtools: reading the layout: %v: %q", err, value)
+	}
+	return devtoolsResult{problems: problems, scrollWidth: layout.ScrollWidth, figureWidths: layout.FigureWidths}
+}
+
+// evalInDevTools opens pageURL as loadInDevTools does, in a width×height viewport, and once it
+// has loaded evaluates expr, a JavaScript expression that yields a string; it returns what went
+// wrong while loading (loadInDevTools) and that string.
+func evalInDevTools(t *testing.T, pageURL string, width, height int, expr string) (problems []string, value string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), chromiumTimeout)
 	defer cancel()
 	toChrome, ourEnd, err := os.Pipe() // Chromium reads commands from fd 3
@@ -417,7 +435,7 @@ func loadInDevTools(t *testing.T, pageURL string) devtoolsResult {
 		}
 	}
 	if err := c.call(ctx, s, "Emulation.setDeviceMetricsOverride", map[string]any{
-		"width": 1200, "height": 2000, "deviceScaleFactor": 1, "mobile": false}, nil); err != nil {
+		"width": width, "height": height, "deviceScaleFactor": 1, "mobile": false}, nil); err != nil {
 		fail("Emulation.setDeviceMetricsOverride", err)
 	}
 	c.events = nil // only what happens from the navigation on
@@ -432,30 +450,20 @@ func loadInDevTools(t *testing.T, pageURL string) devtoolsResult {
 			Value string `json:"value"`
 		} `json:"result"`
 	}
-	expr := `JSON.stringify({scrollWidth: document.documentElement.scrollWidth,
-		figureWidths: [...document.querySelectorAll("figure svg")].map(e => e.getBoundingClientRect().width)})`
 	if err := c.call(ctx, s, "Runtime.evaluate", map[string]any{"expression": expr, "returnByValue": true}, &eval); err != nil {
 		fail("Runtime.evaluate", err)
 	}
-	var layout struct {
-		ScrollWidth  int       `json:"scrollWidth"`
-		FigureWidths []float64 `json:"figureWidths"`
-	}
-	if err := json.Unmarshal([]byte(eval.Result.Value), &layout); err != nil {
-		fail("reading the layout", fmt.Errorf("%w: %q", err, eval.Result.Value))
-	}
 	// Anything logged up to here counts; the evaluation itself logs nothing.
-	res := devtoolsResult{scrollWidth: layout.ScrollWidth, figureWidths: layout.FigureWidths}
 	for _, e := range c.events {
 		if e.SessionID != s {
 			continue
 		}
 		if p := describeEvent(e, pageURL); p != "" {
-			res.problems = append(res.problems, p)
+			problems = append(problems, p)
 		}
 	}
 	_ = c.call(ctx, "", "Browser.close", nil, nil) // the process may exit before replying
-	return res
+	return problems, eval.Result.Value
 }
 
 // describeEvent says what is wrong with a DevTools event, or "" if nothing is.

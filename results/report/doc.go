@@ -6,6 +6,14 @@
 //
 // In this order:
 //
+//   - The answer, first, so that a planner reading only the first screen knows it. For a run:
+//     where today's load sits against the configured ceiling (results.Capacity.Sentence, the
+//     words simulate run prints), and each trigger's verdict — recovered so many seconds after
+//     it ended, stuck, relapsed or undecided, with the evidence (results.Recovery.Describe) —
+//     with the share of operations that failed and the attempts per operation while it lasted,
+//     against before it (its phases, results.Phases); a run without triggers says how its
+//     measured window went. For a load sweep: the safe load, the knee and the latency knee in
+//     words (sweep.LoadAnswers.Sentences), with the ceiling and today's load.
 //   - The scenario's name, description and claim (what the run is meant to demonstrate).
 //   - A strip of header facts: tool and version, seed (a sweep's base seed), replication (a
 //     sweep's points and replications per point), duration, sampling interval, warm-up (fixed
@@ -38,6 +46,16 @@
 //   - The scenario in canonical form, in a <pre> block (scrollable, long lines wrapped with a
 //     hanging indent), with the command that replays it, and the derived random streams
 //     (collapsed).
+//
+// Every wide table (a run's groups, servers, recoveries and phases, a sweep's points) fits the
+// page width instead of scrolling sideways: headers and long cells (a trigger's outcomes, a
+// mean and its interval) wrap, and on a page narrower than 60rem each row becomes a card, its
+// cells in a grid, each under its column's name.
+//
+// A run's rates — the interactive chart and the timeseries figure — draw the configured
+// ceiling (results.Capacity) as a dotted reference line, and goodput, attempts and offered load
+// from the widest line to the narrowest, offered dashed on top, so that where they coincide
+// (nothing fails, nothing retries) they show as stripes and none hides another.
 //
 // # Self-contained and deterministic
 //

@@ -33,6 +33,8 @@ const MaxChartPoints = 2000
 type chartSeries struct {
 	Label string    `json:"label"`
 	Color string    `json:"color"`
+	Width float64   `json:"width"` // CSS pixels: the figures' points (chart.Style.Width)
+	Dash  []float64 `json:"dash"`  // the canvas's line dash, CSS pixels; empty for solid
 	Chart string    `json:"chart"` // the name of its chart: "rates" or "amplification"
 	Y     []float64 `json:"y"`     // NaN is written as null: no value in that interval
 }
@@ -59,10 +61,22 @@ type chartWindow struct {
 	Edge  string  `json:"edge"`
 }
 
-// chartRef is a horizontal reference line.
+// chartRef is a horizontal reference line, with its label written on it.
 type chartRef struct {
 	Y     float64 `json:"y"`
 	Color string  `json:"color"`
+	Label string  `json:"label"`
+}
+
+// lineDash is the canvas dash pattern of a chart.Dash, in CSS pixels.
+func lineDash(d chart.Dash) []float64 {
+	switch d {
+	case chart.Dashed:
+		return []float64{6, 4}
+	case chart.Dotted:
+		return []float64{2, 3}
+	}
+	return []float64{}
 }
 
 // chartData is the data of a run's interactive charts: the charts, the interval ends (seconds)
@@ -98,11 +112,11 @@ func newInteractive(r *chart.Run) (*interactiveView, error) {
 			cp.Bands = append(cp.Bands, chartWindow{w.Start, w.End, w.Label, chart.RGBA(w.Fill), chart.Hex(w.Edge)})
 		}
 		for _, r := range pn.Refs {
-			cp.Refs = append(cp.Refs, chartRef{r.Y, chart.Hex(r.Colour)})
+			cp.Refs = append(cp.Refs, chartRef{r.Y, chart.Hex(r.Colour), r.Label})
 		}
 		d.Charts = append(d.Charts, cp)
 		for _, s := range pn.Series {
-			d.Series = append(d.Series, chartSeries{s.Label, chart.Hex(s.Colour), pn.Name, s.Y})
+			d.Series = append(d.Series, chartSeries{s.Label, chart.Hex(s.Colour), s.Width, lineDash(s.Dash), pn.Name, s.Y})
 		}
 	}
 	d = reduce(d, MaxChartPoints)
@@ -140,7 +154,7 @@ func reduce(d chartData, max int) chartData {
 	k := (2*n + max - 1) / max
 	out := chartData{Charts: d.Charts, Reduced: k}
 	for i := range d.Series {
-		out.Series = append(out.Series, chartSeries{Label: d.Series[i].Label, Color: d.Series[i].Color, Chart: d.Series[i].Chart})
+		out.Series = append(out.Series, chartSeries{Label: d.Series[i].Label, Color: d.Series[i].Color, Width: d.Series[i].Width, Dash: d.Series[i].Dash, Chart: d.Series[i].Chart})
 	}
 	for lo := 0; lo < n; lo += k {
 		hi := min(lo+k, n)
@@ -168,6 +182,8 @@ func marshalChart(d chartData) ([]byte, error) {
 	type series struct {
 		Label string     `json:"label"`
 		Color string     `json:"color"`
+		Width float64    `json:"width"`
+		Dash  []float64  `json:"dash"`
 		Chart string     `json:"chart"`
 		Y     []*float64 `json:"y"`
 	}
@@ -184,7 +200,11 @@ func marshalChart(d chartData) ([]byte, error) {
 				ys[i] = &s.Y[i]
 			}
 		}
-		out.Series = append(out.Series, series{s.Label, s.Color, s.Chart, ys})
+		dash := s.Dash
+		if dash == nil {
+			dash = []float64{}
+		}
+		out.Series = append(out.Series, series{s.Label, s.Color, s.Width, dash, s.Chart, ys})
 	}
 	b, err := json.Marshal(out)
 	if err != nil {

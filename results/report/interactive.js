@@ -39,19 +39,28 @@
     return function (u) {
       var ctx = u.ctx, px = devicePixelRatio;
       ctx.save();
+      ctx.font = 11 * px + "px sans-serif";
       c.refs.forEach(function (r) {
         var y = u.valToPos(r.y, "y", true);
         if (y < u.bbox.top || y > u.bbox.top + u.bbox.height) { return; }
         ctx.strokeStyle = r.color;
-        ctx.lineWidth = px;
-        ctx.setLineDash([2 * px, 2 * px]);
+        ctx.lineWidth = 1.5 * px;
+        ctx.setLineDash([2 * px, 3 * px]);
         ctx.beginPath();
         ctx.moveTo(u.bbox.left, y);
         ctx.lineTo(u.bbox.left + u.bbox.width, y);
         ctx.stroke();
+        if (r.label) { // written on the line, at its right end, on a white ground
+          ctx.textAlign = "right";
+          ctx.textBaseline = "bottom";
+          var w = ctx.measureText(r.label).width, x = u.bbox.left + u.bbox.width - 4 * px;
+          ctx.fillStyle = "rgba(255,255,255,0.85)";
+          ctx.fillRect(x - w - 2 * px, y - 14 * px, w + 4 * px, 13 * px);
+          ctx.fillStyle = r.color;
+          ctx.fillText(r.label, x, y - 2 * px);
+        }
       });
       ctx.setLineDash([]);
-      ctx.font = 11 * px + "px sans-serif";
       ctx.textBaseline = "top";
       ctx.textAlign = "left"; // uPlot leaves the y axis's right alignment set
       c.windows.forEach(function (w) {
@@ -75,13 +84,18 @@
       width: width,
       height: Math.round(rowHeight * c.weight),
       cursor: { sync: { key: sync.key }, drag: { x: true, y: false } },
-      scales: { x: { time: false } },
+      // The y range covers the reference lines too (the configured ceiling above a goodput that
+      // never reaches it), from 0.
+      scales: { x: { time: false }, y: { range: function (u, lo, hi) {
+        c.refs.forEach(function (r) { hi = Math.max(hi == null ? r.y : hi, r.y); lo = Math.min(lo == null ? r.y : lo, r.y); });
+        return uPlot.rangeNum(Math.min(0, lo == null ? 0 : lo), hi == null ? 1 : hi, 0.1, true);
+      } } },
       // A y axis wide enough for its tick labels and its title beside them.
       axes: [{ label: c.xLabel }, { label: c.yLabel, size: 60, labelSize: 20 }],
       hooks: { drawAxes: [bands(c)], draw: [overlay(c)] },
       series: [{ label: c.xLabel, value: function (u, v) { return v == null ? "–" : v.toFixed(3) + " s"; } }].concat(picked.map(function (s) {
         return {
-          label: s.label, stroke: s.color, width: 1.75,
+          label: s.label, stroke: s.color, width: s.width, dash: s.dash,
           paths: uPlot.paths.stepped({ align: -1 }),
           value: function (u, v) { return v == null ? "–" : (rates ? v.toFixed(1) + "/s" : v.toFixed(3)); },
         };

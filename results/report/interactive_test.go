@@ -83,7 +83,25 @@ func TestInteractiveChartsData(t *testing.T) {
 			t.Errorf("chart %s: windows %+v, want the spike's, 10 s to the end at 14 s, translucent", c.Name, c.Bands)
 		}
 	}
-	if len(amp.Refs) != 1 || amp.Refs[0].Y != 1 || len(rates.Refs) != 0 {
-		t.Errorf("reference lines: rates %+v, amplification %+v; want 1 = no retries on the amplification only", rates.Refs, amp.Refs)
+	// The configured ceiling (spike: the ingress request limiter of 1000/s on db) across the
+	// rates, named on its line; "1 = no retries" across the amplification.
+	const ceiling = "configured ceiling 1000/s (ingress request limiter 1000/s on db)"
+	if len(amp.Refs) != 1 || amp.Refs[0].Y != 1 || amp.Refs[0].Label != "1 = no retries" ||
+		len(rates.Refs) != 1 || rates.Refs[0].Y != 1000 || rates.Refs[0].Label != ceiling {
+		t.Errorf("reference lines: rates %+v, amplification %+v; want the ceiling at 1000/s on the rates and 1 = no retries on the amplification", rates.Refs, amp.Refs)
+	}
+	// Offered coincides with goodput before the spike: drawn after it (on top), dashed and
+	// narrower, so that neither hides the other.
+	var series []chartSeries
+	if err := json.Unmarshal([]byte(v.Data), &struct{ Series *[]chartSeries }{&series}); err != nil {
+		t.Fatal(err)
+	}
+	at := map[string]int{}
+	for i, s := range series {
+		at[s.Label] = i
+	}
+	off, good := series[at["offered"]], series[at["goodput"]]
+	if !(at["offered"] > at["goodput"]) || len(off.Dash) == 0 || len(good.Dash) != 0 || !(off.Width < good.Width) {
+		t.Errorf("offered %+v (drawn %d), goodput %+v (drawn %d): want offered drawn after goodput, dashed, narrower", off, at["offered"], good, at["goodput"])
 	}
 }

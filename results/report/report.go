@@ -117,6 +117,7 @@ type view struct {
 	Verdict     *verdictView
 	Interactive *interactiveView // a run's interactive charts
 	Decision    *decisionView    // a sweep's policy decision, first on the page (decision.go)
+	Answer      *runAnswer       // what a run's report leads with
 }
 
 // verdictView is the verdict on the scenario's expect: block, which opens the report.
@@ -209,7 +210,12 @@ type sweepRow struct {
 	Values       []meanCI
 }
 
-type meanCI struct{ Mean, CI string }
+// meanCI is a cell of the sweep table: a mean and its confidence half-width, or a text (Text:
+// a trigger's outcomes, which may wrap).
+type meanCI struct {
+	Mean, CI string
+	Text     bool
+}
 
 type figure struct {
 	Number  int
@@ -360,6 +366,7 @@ func runPage(h results.Header, s results.Summary) *view {
 		rv.Groups = append(rv.Groups, row(g))
 	}
 	rv.Total = row(s.Total)
+	rv.Total.Name = "all groups"
 	for _, sv := range s.Servers {
 		rv.Servers = append(rv.Servers, serverRow{
 			Name: sv.Name, Utilisation: share(sv.Utilisation), RejectShare: share(sv.RejectShare),
@@ -391,6 +398,7 @@ func runPage(h results.Header, s results.Summary) *view {
 			Amplification: ratio(p.Amplification), P99: latency(p.P99)})
 	}
 	v.Run = rv
+	v.Answer = newRunAnswer(&s)
 	return v
 }
 
@@ -478,7 +486,7 @@ func sweepPage(h results.Header, points []sweep.PointStats) *view {
 					if o.Recovered > 0 {
 						text += " (in " + fixed(o.RecoveryMean, 1) + " s)"
 					}
-					cell = meanCI{Mean: text + fmt.Sprintf(", %d stuck, %d undecided", o.Stuck, o.Undecided)}
+					cell = meanCI{Mean: text + fmt.Sprintf(", %d stuck, %d undecided", o.Stuck, o.Undecided), Text: true}
 				}
 			}
 			row.Values = append(row.Values, cell)

@@ -201,10 +201,14 @@ func TestGoldenContent(t *testing.T) {
 		{"seed", run, "<dt>seed</dt><dd>1</dd>"},
 		{"canonical text in a pre block", run, `<pre class="canonical">name: capacity-drop`},
 		{"replay command", run, "simulate run scenario.yaml --seed 1"},
-		{"group table", run, `<table id="groups">`},
+		{"group table", run, `<table id="groups" class="cards">`},
 		{"timeout failures column", run, `<th class="num">timeout</th>`},
-		{"server table", run, `<table id="servers">`},
-		{"recovery row", run, "<td class=\"name\">cpu-cut</td>"},
+		{"server table", run, `<table id="servers" class="cards">`},
+		{"recovery row", run, `<td class="name head">cpu-cut</td>`},
+		{"the answer first: the trigger's verdict", run, `<section id="answer" class="answer">
+<strong>Answer</strong>
+<ul class="triggers">
+<li><b>cpu-cut</b> (10 s – 15 s): <span class="failed">stuck</span>`},
 		{"figure 1 is the time series", run, "<b>Figure 1.</b> Offered load, attempts, goodput"},
 		{"figure 2 is servers.svg", run, "(servers.svg)"},
 		{"prolog stripped", run, "<figure id=\"figure-1\">\n<svg "},
@@ -212,7 +216,7 @@ func TestGoldenContent(t *testing.T) {
 		{"references prefixed", run, `clip-path="url(#fig1-clip0)"`},
 		{"viewBox added", run, `width="480" height="160" viewBox="0 0 480 160"`},
 		{"sweep parameter column", sweep, "<code>clients[0].appRetry.attempts</code>"},
-		{"mean ± ci95", sweep, `<span class="ci"> ± `},
+		{"mean ± ci95", sweep, `</span> <span class="ci">± `},
 		{"base seed", sweep, "<dt>base seed</dt><dd>1</dd>"},
 		{"sweep figure", sweep, "(sweep-goodput.svg)"},
 	} {
@@ -314,10 +318,10 @@ func TestEscaping(t *testing.T) {
 		}
 	}
 	// One replication: a mean without a confidence interval; a missing metric is "–".
-	if !strings.Contains(page, `<td class="num">10.0</td>`) {
+	if !strings.Contains(page, `<td class="num" data-label="goodput/s"><span class="mean">10.0</span></td>`) {
 		t.Error("a point with one replication should show its mean alone")
 	}
-	if !strings.Contains(page, `<td class="num">–</td>`) {
+	if !strings.Contains(page, `<td class="num" data-label="offered/s"><span class="mean">–</span></td>`) {
 		t.Error("a missing metric should show –")
 	}
 }
@@ -424,8 +428,8 @@ func TestShardsTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	html := b.String()
-	for _, want := range []string{`<table id="shards">`, "<td class=\"num\">1000</td>", "<td class=\"num\">1.250</td>",
-		"<td class=\"num\">12.5</td>", "<td class=\"num\">0.3</td>", "<td class=\"num\">" + noValue + "</td></tr>"} {
+	for _, want := range []string{`<table id="shards" class="cards">`, `<td class="num" data-label="routed">1000</td>`, `<td class="num" data-label="amplification">1.250</td>`,
+		`<td class="num" data-label="backoff (s)">12.5</td>`, `<td class="num" data-label="lowest budget">0.3</td>`, `<td class="num" data-label="lowest budget">` + noValue + "</td></tr>"} {
 		if !strings.Contains(html, want) {
 			t.Errorf("report lacks %q", want)
 		}
@@ -462,14 +466,14 @@ func TestSweepAnswers(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := b.String()
-	for _, want := range []string{"<h2>Answers</h2>", "The configured ceiling is 1000/s (ingress request limiter 1000/s on db).",
+	for _, want := range []string{`<section id="answer" class="answer">`, "The configured ceiling is 1000/s (ingress request limiter 1000/s on db).",
 		"Safe to 2.50× today&#39;s load (1000/s): beyond it, at 1500/s,", "The knee is between 1000/s (2.50×, served in full", "Latency gives out at 1500/s"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the report lacks %q", want)
 		}
 	}
-	if strings.Index(page, `id="answers"`) > strings.Index(page, `id="points"`) {
-		t.Error("the answers come after the points")
+	if a := strings.Index(page, `id="answer"`); a < 0 || a > strings.Index(page, `<dl class="facts">`) {
+		t.Error("the answers do not come first, before the facts and the points")
 	}
 }
 
@@ -504,8 +508,8 @@ func TestRunPhases(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := b.String()
-	for _, want := range []string{`<table id="phases">`, `<td class="name">before spike</td><td class="name">0 s – 10 s</td>`,
-		`<td class="name">during spike</td><td class="name">10 s – 14 s</td>`} {
+	for _, want := range []string{`<table id="phases" class="cards">`, `<td class="name head">before spike</td><td class="name" data-label="from – to">0 s – 10 s</td>`,
+		`<td class="name head">during spike</td><td class="name" data-label="from – to">10 s – 14 s</td>`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the report lacks %s", want)
 		}

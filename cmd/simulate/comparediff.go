@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/overloadsim/overloadsim/internal/yamlstrict"
 	"github.com/overloadsim/overloadsim/results"
@@ -35,42 +36,28 @@ func scenarioDifferences(dir string, ref, other results.Header, sweeps bool) ([]
 	if ref.Scenario != other.Scenario {
 		out = append(out, "scenario="+other.Scenario)
 	}
-	skip := func(key string) bool { return unjudged[key] || key == "sweep" && !sweeps }
-	return append(out, nodeDifferences("", a, b, skip)...), nil
+	for _, d := range yamlstrict.Diff(a, b) {
+		if top := topKey(d.Path); unjudged[top] || top == "sweep" && !sweeps {
+			continue
+		}
+		out = append(out, differenceText(d))
+	}
+	return out, nil
 }
 
-// nodeDifferences lists where b differs from a under path: mappings key by key (a's keys, then
-// b's new ones), lists of one length item by item, and anything else (a scalar, lists of
-// different lengths, a change of shape) as a whole, written inline. skip leaves out top-level
-// keys.
-func nodeDifferences(path string, a, b *yamlstrict.Node, skip func(string) bool) []string {
-	switch {
-	case b == nil:
-		return []string{path + " removed"}
-	case a != nil && a.Kind == yamlstrict.MapKind && b.Kind == yamlstrict.MapKind:
-		var out []string
-		seen := map[string]bool{}
-		for i, k := range a.Keys {
-			seen[k.Text] = true
-			if path == "" && skip(k.Text) {
-				continue
-			}
-			out = append(out, nodeDifferences(yamlstrict.JoinPath(path, k.Text), a.Vals[i], b.Get(k.Text), skip)...)
-		}
-		for i, k := range b.Keys {
-			if !seen[k.Text] && !(path == "" && skip(k.Text)) {
-				out = append(out, nodeDifferences(yamlstrict.JoinPath(path, k.Text), nil, b.Vals[i], skip)...)
-			}
-		}
-		return out
-	case a != nil && a.Kind == yamlstrict.SeqKind && b.Kind == yamlstrict.SeqKind && len(a.Items) == len(b.Items):
-		var out []string
-		for i := range a.Items {
-			out = append(out, nodeDifferences(fmt.Sprintf("%s[%d]", path, i), a.Items[i], b.Items[i], skip)...)
-		}
-		return out
-	case a != nil && yamlstrict.Inline(a) == yamlstrict.Inline(b):
-		return nil
+// topKey is the top-level setting a field path lies under: clients for clients[1].count.
+func topKey(path string) string {
+	if i := strings.IndexAny(path, ".["); i >= 0 {
+		return path[:i]
 	}
-	return []string{path + "=" + yamlstrict.Inline(b)}
+	return path
+}
+
+// differenceText says one difference as the --set that makes the reference's setting into the
+// other's ("load=1.5"), or "path removed" where the other has none.
+func differenceText(d yamlstrict.Difference) string {
+	if d.B == "" {
+		return d.Path + " removed"
+	}
+	return d.Path + "=" + d.B
 }

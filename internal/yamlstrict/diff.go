@@ -31,11 +31,11 @@ func diff(a, b *Node, path string, out *[]Difference) {
 		return
 	case a != nil && b != nil && a.Kind == MapKind && b.Kind == MapKind:
 		for i, k := range a.Keys {
-			diff(a.Vals[i], b.Get(k.Text), join(path, k.Text), out)
+			diff(a.Vals[i], b.Get(k.Text), JoinPath(path, k.Text), out)
 		}
 		for i, k := range b.Keys {
 			if a.Get(k.Text) == nil {
-				diff(nil, b.Vals[i], join(path, k.Text), out)
+				diff(nil, b.Vals[i], JoinPath(path, k.Text), out)
 			}
 		}
 		return
@@ -56,14 +56,6 @@ func diff(a, b *Node, path string, out *[]Difference) {
 	if a == nil || b == nil || a.Kind != b.Kind || x != y {
 		*out = append(*out, Difference{Path: path, A: x, B: y})
 	}
-}
-
-// join appends key to a field path.
-func join(path, key string) string {
-	if path == "" {
-		return key
-	}
-	return path + "." + key
 }
 
 // inlineOrNone is n on one line, "" for an absent n.

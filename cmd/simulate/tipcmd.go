@@ -181,12 +181,18 @@ func tipConfigText(err error) string {
 	return strings.Join(lines, "\n")
 }
 
-// printTip prints the boundary, its interval and the evidence.
+// printTip prints the lead (the conservative bound: recovered in every run up to a value, and
+// the first value where runs stuck), then the boundary with its interval, and the evidence:
+// every probe with the exact 95 % interval for P(stuck) there.
 func printTip(w io.Writer, t tip.Result) {
-	fmt.Fprintf(w, "%s: %s\n\n", t.Header.Scenario, t.Describe())
-	fmt.Fprintf(w, "%-16s %5s %5s %5s %5s  %s\n", t.Param, "reps", "stuck", "rec", "undec", "verdict")
+	fmt.Fprintf(w, "%s: %s\n", t.Header.Scenario, t.Lead())
+	if t.NoFlip == nil {
+		fmt.Fprintf(w, "%s\n", t.Describe())
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "%-16s %5s %5s %5s %5s  %-9s  %s\n", t.Param, "reps", "stuck", "rec", "undec", "verdict", "P(stuck), 95 % interval")
 	for _, p := range t.Probes {
-		fmt.Fprintf(w, "%-16s %5d %5d %5d %5d  %s\n", p.Value, p.Replications, p.Stuck, p.Recovered, p.Undecided, p.Verdict)
+		fmt.Fprintf(w, "%-16s %5d %5d %5d %5d  %-9s  %s\n", p.Value, p.Replications, p.Stuck, p.Recovered, p.Undecided, p.Verdict, tip.ProbeP(&p))
 	}
 	for _, warn := range t.Warnings {
 		fmt.Fprintf(w, "note: %s\n", warn)

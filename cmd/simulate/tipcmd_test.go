@@ -26,6 +26,11 @@ func TestTipFindsBoundary(t *testing.T) {
 		if !strings.Contains(stdout.String(), "runs stick above faults[0].for = ") {
 			t.Errorf("stdout names no boundary:\n%s", stdout.String())
 		}
+		// The lead comes first, conservative and in the parameter's words (issue 28 item 9).
+		if first, _, _ := strings.Cut(stdout.String(), "\n"); !strings.HasPrefix(first, "tiny-cut: after cpu-cut, cut length up to 0.1 s: recovered in every run (12 of 12, P(stuck) ≤ 27 % at 95 %); at ") ||
+			!strings.Contains(first, " runs stuck") {
+			t.Errorf("stdout does not lead with the conservative bound:\n%s", stdout.String())
+		}
 	}
 	a, _ := os.ReadFile(filepath.Join(base, "1", results.TipFile))
 	b, _ := os.ReadFile(filepath.Join(base, "2", results.TipFile))
@@ -39,7 +44,13 @@ func TestTipFindsBoundary(t *testing.T) {
 	if !(tip.Lo <= tip.Boundary && tip.Boundary <= tip.Hi && tip.Lo >= 0.1 && tip.Hi <= 3) {
 		t.Errorf("boundary %v in [%v, %v], want inside [0.1, 3]", tip.Boundary, tip.Lo, tip.Hi)
 	}
+	if tip.Name != "cut length" || tip.LeadText != tip.Lead() {
+		t.Errorf("tip.json: name %q, lead %q; want the cut length and the lead sentence", tip.Name, tip.LeadText)
+	}
 	for _, p := range tip.Probes {
+		if lo, hi := p.Lo95, p.Hi95; p.Replications > 0 && !(lo <= float64(p.Stuck)/float64(p.Decided()) && float64(p.Stuck)/float64(p.Decided()) <= hi && hi-lo < 1) {
+			t.Errorf("probe %s: 95 %% interval [%v, %v] does not hold its share %d/%d", p.Value, lo, hi, p.Stuck, p.Decided())
+		}
 		if p.Verdict == "stuck" && p.X < tip.Lo || p.Verdict == "recovered" && p.X > tip.Hi {
 			t.Errorf("probe %s (%s) lies on the wrong side of the bracket [%v, %v]", p.Value, p.Verdict, tip.Lo, tip.Hi)
 		}

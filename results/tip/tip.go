@@ -49,8 +49,8 @@ type Result struct {
 	// LeadText is the sentence the result leads with (Result.Lead), set by Write for readers
 	// of tip.json that do not build it.
 	LeadText string `json:"lead,omitempty"`
-	Unit    string         `json:"unit"`  // of the numbers below: "s", "/s", or "" for a plain number
-	Sticks  string         `json:"sticks"`
+	Unit     string `json:"unit"` // of the numbers below: "s", "/s", or "" for a plain number
+	Sticks   string `json:"sticks"`
 	// Boundary is the estimate of the value where P(stuck) = 1/2; [Lo, Hi] holds it with
 	// probability at least Confidence.
 	Boundary   float64 `json:"boundary"`

@@ -15,7 +15,8 @@ For a run: timeseries, amplification, latency and servers. For a sweep: sweep-go
 numeric parameter on x (or --x) and one line per value of the other. For a map: the heat map of
 P(stuck) with the 50 % boundary and the median recovery times. For a tuning: tune-pareto, the
 candidates' goodput against amplification with the feasible ones filled and the recommendation
-ringed.
+ringed. For a tipping-point search: tip, P(stuck) at every value tested with its interval, the
+tipping point and the last value where every run recovered.
 
 Examples:
   simulate run spike --out out/spike && simulate plot out/spike

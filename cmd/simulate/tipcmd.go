@@ -30,7 +30,9 @@ boundary with its confidence interval and every probe, and writes tip.json into 
 whose ends come out on one side is an answer too, written and quoted: never stuck up to the end
 where runs would stick first (or stuck throughout), with the exact 95 % interval for P(stuck)
 there. The values are numbers, rates (2000/s) or durations (5s); --sticks says on which side
-runs stick.
+runs stick. The answer leads with what needs no model: the value up to which every run
+recovered, and the first value where runs stuck, k of n. --plot draws tip.svg and tip.png
+(P(stuck) at every value tested, with its interval); 'simulate report DIR' writes the page.
 
 Examples (the first takes about 23 s of CPU time, some 12 s on two free cores):
   simulate tip cpu-cut-storm --param 'faults[0].for' --range 2s:12s --precision 250ms
@@ -51,6 +53,7 @@ Examples (the first takes about 23 s of CPU time, some 12 s on two free cores):
 		lim := addLimitFlags(fs)
 		maxRuns := fs.Int("max-runs", experiment.DefaultMaxRuns, "refuse a search that could take more runs than this")
 		out := fs.String("out", "", "output folder (default: out/<scenario>-tip)")
+		plotIt := fs.Bool("plot", false, "draw the figure (tip.svg and tip.png: P(stuck) against the parameter) into --out")
 		return func(args []string, stdout, stderr io.Writer) error {
 			ref, err := scenarioArg(args)
 			if err != nil {
@@ -108,6 +111,11 @@ Examples (the first takes about 23 s of CPU time, some 12 s on two free cores):
 			}
 			fmt.Fprintf(stderr, "wrote %s\n", dir)
 			printTip(stdout, t)
+			if *plotIt {
+				if perr := writeFigures(dir, stderr); perr != nil {
+					return perr
+				}
+			}
 			if err != nil {
 				return fmt.Errorf("%w (the probes above are the evidence so far; %s is marked partial)", err, dir)
 			}

@@ -6,7 +6,7 @@ import "github.com/overloadsim/overloadsim/results"
 // result it is drawn for, and the caption a report shows under it.
 type Spec struct {
 	Name    string
-	Kind    string // results.KindRun, KindSweep, KindMap, KindTune or KindCompare
+	Kind    string // results.KindRun, KindSweep, KindMap, KindTune, KindCompare or KindTip
 	Caption string
 }
 
@@ -26,6 +26,7 @@ const (
 	Map                = "map"
 	TunePareto         = "tune-pareto"
 	Compare            = "compare"
+	Tip                = "tip"
 )
 
 // Registry is every figure, in the order a report shows them. results/plot draws them under
@@ -45,6 +46,7 @@ var Registry = []Spec{
 		"seconds of the replications that recovered (numbers), cells with undecided replications (?) and cells not run (hatched)."},
 	{TunePareto, results.KindTune, ""}, // no report embeds it: docs/tune.md describes it
 	{Compare, results.KindCompare, "Goodput and retry amplification of every result, over time (runs) or over the swept parameter (sweeps)."},
+	{Tip, results.KindTip, "P(stuck) against the searched parameter: each value tested at the share of its decided runs that stuck (k/n) with its exact 95 % interval, the tipping point where P(stuck) crosses ½ with its confidence band, and the conservative bound: the last value up to which every run recovered (green) and the first where a run stuck (red)."},
 }
 
 // Lookup returns the registry's figure named name; it panics on a name not in Registry, which

@@ -63,9 +63,9 @@ func TipFigure(t *tip.Result) (*Figure, error) {
 	for _, p := range t.Probes {
 		lo, hi = math.Min(lo, p.X), math.Max(hi, p.X)
 	}
-	pad := 0.04 * (hi - lo)
+	pad := float64(0.04 * (hi - lo))
 	if !(pad > 0) {
-		pad = 0.5 * math.Max(math.Abs(lo), 1)
+		pad = float64(0.5 * math.Max(math.Abs(lo), 1))
 	}
 	var yTicks []Tick
 	for _, y := range []float64{0, 0.25, 0.5, 0.75, 1} {

@@ -153,3 +153,43 @@ func TestTipIntegerParam(t *testing.T) {
 		t.Errorf("speed read as an integer field")
 	}
 }
+
+// TestTipPlotAndReport: tip --plot draws tip.svg and tip.png and lists them in the manifest;
+// report on the folder writes a page that leads with the sentence the command printed first,
+// then the values tested and the figure; plot draws the figure again on its own.
+func TestTipPlotAndReport(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	var stdout, stderr bytes.Buffer
+	args := []string{"tip", tinyCut, "--param", "faults[0].for", "--range", "100ms:3s", "--precision", "1s", "--max-reps", "8", "--plot", "--out", dir}
+	if s := run(args, &stdout, &stderr); s != exitOK {
+		t.Fatalf("tip: status %d: %s", s, stderr.String())
+	}
+	m, err := results.ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !m.Has("tip.svg") || !m.Has("tip.png") {
+		t.Errorf("tip --plot: the manifest lists no tip.svg and tip.png")
+	}
+	stdout.Reset()
+	if s := run([]string{"report", dir}, &stdout, &stderr); s != exitOK {
+		t.Fatalf("report: status %d: %s", s, stderr.String())
+	}
+	page, err := os.ReadFile(filepath.Join(dir, "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := tip.Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lead := got.Lead()
+	lead = strings.ToUpper(lead[:1]) + lead[1:]
+	i, j, k := strings.Index(string(page), lead), strings.Index(string(page), `<table id="values">`), strings.Index(string(page), `<figure id="figure-1">`)
+	if !(i >= 0 && i < j && j < k) {
+		t.Errorf("the page does not lead with %q, then the values, then the figure (at %d, %d, %d)", lead, i, j, k)
+	}
+	if s := run([]string{"plot", dir}, &stdout, &stderr); s != exitOK {
+		t.Errorf("plot: status %d: %s", s, stderr.String())
+	}
+}

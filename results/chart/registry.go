@@ -43,7 +43,8 @@ var Registry = []Spec{
 	{SweepP99, results.KindSweep, "p99 latency of successful operations against the swept parameter: mean over replications with its 95 % confidence interval."},
 	{Map, results.KindMap, "Metastability map: the share of replications stuck after the trigger " +
 		"(colour, on a fixed 0–1 scale), the 50 % boundary (bold line, interpolated between cells), the median recovery time in " +
-		"seconds of the replications that recovered (numbers), cells with undecided replications (?) and cells not run (hatched)."},
+		"seconds of the replications that recovered (numbers), k/n stuck of the decided replications (along each cell's foot), cells with undecided replications (?), " +
+		"cells whose 95 % interval for P(stuck) holds ½, which do not say on which side of the boundary they lie (dashed frame), and cells not run (hatched)."},
 	{TunePareto, results.KindTune, ""}, // no report embeds it: docs/tune.md describes it
 	{Compare, results.KindCompare, "Goodput and retry amplification of every result, over time (runs) or over the swept parameter (sweeps)."},
 	{Tip, results.KindTip, "P(stuck) against the searched parameter: each value tested at the share of its decided runs that stuck (k/n) with its exact 95 % interval, the tipping point where P(stuck) crosses ½ with its confidence band, and the conservative bound: the last value up to which every run recovered (green) and the first where a run stuck (red)."},

@@ -113,7 +113,7 @@ func TipFigure(t *tip.Result) (*Figure, error) {
 	toward := map[string]string{"above": "up to", "below": "down to"}[t.Sticks]
 	if s := b.Safe; s != nil {
 		sty := Style{Colour: tipSafe, Width: Medium, Dash: Dashed}
-		marks = append(marks, VMark{X: s.X, Label: "all recovered " + toward + " " + v(s.X), Style: sty})
+		marks = append(marks, VMark{X: s.X, Label: "all recovered " + toward + " " + t.Tested(s.X), Style: sty})
 		pn.Keys = append(pn.Keys, Key{Label: fmt.Sprintf("all %d runs recovered", s.Replications), Style: sty})
 	}
 	if s := b.Stuck; s != nil {

@@ -44,7 +44,7 @@ func TestTipFigure(t *testing.T) {
 	if want := "cpu-cut-storm — Where cpu-cut tips: P(stuck) against cut length"; f.Title != want {
 		t.Errorf("title %q, want %q", f.Title, want)
 	}
-	if !strings.HasPrefix(f.Subtitle, "after cpu-cut, cut length up to 5.5 s: recovered in every run (12 of 12, P(stuck) ≤ 27 % at 95 %); at 6.38 s, 19 of 39 runs stuck") {
+	if !strings.HasPrefix(f.Subtitle, "after cpu-cut, cut length up to 5.5 s: recovered in every run (12 of 12, P(stuck) ≤ 27 % at 95 %); at 6.375 s, 19 of 39 runs stuck") {
 		t.Errorf("subtitle %q does not lead with the conservative bound", f.Subtitle)
 	}
 	pn := f.Panels[0]

@@ -152,7 +152,7 @@ func tipPageView(t *tip.Result) *tipView {
 		return 0
 	})
 	for _, p := range ps {
-		r := tipRow{Value: results.FormatValue(p.X, t.Unit), Runs: strconv.Itoa(p.Replications), Stuck: strconv.Itoa(p.Stuck),
+		r := tipRow{Value: t.Tested(p.X), Runs: strconv.Itoa(p.Replications), Stuck: strconv.Itoa(p.Stuck),
 			Recovered: strconv.Itoa(p.Recovered), Undecided: strconv.Itoa(p.Undecided), Verdict: p.Verdict,
 			Safe: p == b.Safe, FirstStuck: p == b.Stuck, PStuck: noValue}
 		if d := p.Decided(); d > 0 {

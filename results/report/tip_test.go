@@ -66,12 +66,12 @@ func TestTipPage(t *testing.T) {
 	page := b.String()
 	order := []string{
 		`<span class="kind">tipping point</span>`,
-		`<div id="lead" class="lead"><strong>Answer</strong>After cpu-cut, cut length up to 5.5 s: recovered in every run (12 of 12, P(stuck) ≤ 27 % at 95 %); at 6.38 s, 19 of 39 runs stuck (1 undecided).</div>`,
+		`<div id="lead" class="lead"><strong>Answer</strong>After cpu-cut, cut length up to 5.5 s: recovered in every run (12 of 12, P(stuck) ≤ 27 % at 95 %); at 6.375 s, 19 of 39 runs stuck (1 undecided).</div>`,
 		`<p id="estimate" class="estimate">After cpu-cut, runs stick above faults[0].for = 6.38 s (95 % interval 5.5 s to 7.25 s;`,
 		`<table id="values">`,
 		`<td class="num">2 s</td><td class="num">12</td><td class="num">0</td><td class="num">12</td><td class="num">0</td><td class="num"><span>0/12 = 0.00</span><span class="ci"> (0.00–0.26)</span></td><td>recovered</td>`,
 		`<tr class="safe"><td class="num">5.5 s</td>`,
-		`<tr class="first-stuck"><td class="num">6.38 s</td><td class="num">39</td><td class="num">19</td><td class="num">19</td><td class="num">1</td><td class="num"><span class="stuck">19/38 = 0.50</span><span class="ci"> (0.33–0.67)</span></td><td>tie</td>`,
+		`<tr class="first-stuck"><td class="num">6.375 s</td><td class="num">39</td><td class="num">19</td><td class="num">19</td><td class="num">1</td><td class="num"><span class="stuck">19/38 = 0.50</span><span class="ci"> (0.33–0.67)</span></td><td>tie</td>`,
 		`<td class="num">7.25 s</td><td class="num">32</td><td class="num">26</td>`,
 		`<td class="num">16 s</td>`,
 		`<figure id="figure-1">`,

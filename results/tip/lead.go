@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/overloadsim/overloadsim/results"
@@ -62,8 +63,22 @@ func (t *Result) name() string {
 	return t.Param
 }
 
-// value writes x in the result's unit: durations in seconds, rates per second.
+// value writes x in the result's unit: durations in seconds, rates per second, to three
+// significant figures (an estimate).
 func (t *Result) value(x float64) string { return results.FormatValue(x, t.Unit) }
+
+// Tested writes a value a search tested as it was run, every digit kept, in the result's unit:
+// "6.375 s", "1000/s", "3" — the value a planner quotes, not a rounding of it.
+func (t *Result) Tested(x float64) string {
+	s := strconv.FormatFloat(x, 'f', -1, 64)
+	switch t.Unit {
+	case "":
+		return s
+	case "/s":
+		return s + "/s"
+	}
+	return s + " " + t.Unit
+}
 
 // Lead is the sentence a search's result leads with, conservative first: the value up to which
 // every run recovered, with its runs and the upper 95 % bound on P(stuck) there, then the first
@@ -79,12 +94,12 @@ func (t *Result) Lead() string {
 	var parts []string
 	if s := b.Safe; s != nil {
 		parts = append(parts, fmt.Sprintf("%s %s %s: recovered in every run (%d of %d, P(stuck) ≤ %s at 95 %%)",
-			t.name(), toward, t.value(s.X), s.Recovered, s.Replications, percent(s.Hi95, true)))
+			t.name(), toward, t.Tested(s.X), s.Recovered, s.Replications, percent(s.Hi95, true)))
 	} else {
 		parts = append(parts, fmt.Sprintf("%s: no value tested recovered in every run", t.name()))
 	}
 	if s := b.Stuck; s != nil {
-		text := fmt.Sprintf("at %s, %d of %d runs stuck", t.value(s.X), s.Stuck, s.Replications)
+		text := fmt.Sprintf("at %s, %d of %d runs stuck", t.Tested(s.X), s.Stuck, s.Replications)
 		if s.Undecided > 0 {
 			text += fmt.Sprintf(" (%d undecided)", s.Undecided)
 		}

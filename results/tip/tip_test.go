@@ -52,7 +52,7 @@ func TestLead(t *testing.T) {
 	}{
 		{"the README's cut", "above", []Probe{probe(2, 0, 12, 0, 0.2646), probe(16, 12, 0, 0, 1), probe(9, 12, 0, 0, 1),
 			probe(5.5, 0, 12, 0, 0.2646), probe(7.25, 26, 6, 0, 0.95), probe(6.375, 20, 20, 0, 0.66)},
-			"after cpu-cut, cut length up to 5.5 s: recovered in every run (12 of 12, P(stuck) ≤ 27 % at 95 %); at 6.38 s, 20 of 40 runs stuck"},
+			"after cpu-cut, cut length up to 5.5 s: recovered in every run (12 of 12, P(stuck) ≤ 27 % at 95 %); at 6.375 s, 20 of 40 runs stuck"},
 		{"an undecided run ends the stretch", "above", []Probe{probe(2, 0, 12, 0, 0.2646), probe(4, 0, 11, 1, 0.285),
 			probe(5, 0, 12, 0, 0.2646), probe(7, 3, 9, 0, 0.57)},
 			"after cpu-cut, cut length up to 2 s: recovered in every run (12 of 12, P(stuck) ≤ 27 % at 95 %); at 7 s, 3 of 12 runs stuck"},

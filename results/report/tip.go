@@ -48,8 +48,8 @@ type tipView struct {
 // tipRow is one value tested, formatted; Safe marks the last value up to which every run
 // recovered, FirstStuck the first value where a run stuck (tip.Result.Bound).
 type tipRow struct {
-	Value, Runs, Stuck, Recovered, Undecided, PStuck, Interval, Verdict string
-	Safe, FirstStuck, StuckSide                                         bool
+	Value, Runs, Stuck, Undecided, PStuck, Interval, Verdict string
+	Safe, FirstStuck, StuckSide                              bool
 }
 
 // WriteTip renders the tipping-point search in dir (tip.Write) into dir/report.html, with its
@@ -153,7 +153,7 @@ func tipPageView(t *tip.Result) *tipView {
 	})
 	for _, p := range ps {
 		r := tipRow{Value: t.Tested(p.X), Runs: strconv.Itoa(p.Replications), Stuck: strconv.Itoa(p.Stuck),
-			Recovered: strconv.Itoa(p.Recovered), Undecided: strconv.Itoa(p.Undecided), Verdict: p.Verdict,
+			Undecided: strconv.Itoa(p.Undecided), Verdict: p.Verdict,
 			Safe: p == b.Safe, FirstStuck: p == b.Stuck, PStuck: noValue}
 		if d := p.Decided(); d > 0 {
 			r.PStuck = fmt.Sprintf("%d/%d = %s", p.Stuck, d, fixed(float64(p.Stuck)/float64(d), 2))

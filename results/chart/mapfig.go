@@ -61,6 +61,11 @@ type MapCell struct {
 	Straddle  bool
 }
 
+// AllStraddleNote is what a map whose every cell's interval holds ½ says once, in its subtitle,
+// instead of framing every cell: too few replications for any cell to decide its side (at
+// least 4 decided replications, all on one side, exclude ½ from the Wilson interval).
+const AllStraddleNote = "too few replications for any cell's 95 % interval to exclude ½"
+
 // Straddles is the rule of a map cell's mark: its 95 % interval for P(stuck) (the Wilson
 // interval of phasemap.Cell, PStuckLo to PStuckHi) holds ½ strictly inside, so that its
 // replications do not decide on which side of the boundary it lies.
@@ -238,7 +243,8 @@ func BuildMap(m phasemap.Map) (*MapFigure, error) {
 	if b.z != nil {
 		zs = b.z.index
 	}
-	var notRun, undecided, straddle bool
+	var notRun, undecided bool
+	ran, straddling := 0, 0
 	for k, zi := range zs {
 		p := MapPanel{Title: b.panelTitle(k, false), ShortTitle: b.panelTitle(k, true)}
 		for yi, my := range b.y.index {
@@ -256,7 +262,10 @@ func BuildMap(m phasemap.Map) (*MapFigure, error) {
 					c.Undecided = cell.Undecided > 0
 					c.Count = strconv.Itoa(cell.Stuck) + "/" + strconv.Itoa(cell.Stuck+cell.Recovered)
 					c.Straddle = Straddles(cell)
-					straddle = straddle || c.Straddle
+					ran++
+					if c.Straddle {
+						straddling++
+					}
 				}
 				p.Cells = append(p.Cells, c)
 			}
@@ -279,7 +288,16 @@ func BuildMap(m phasemap.Map) (*MapFigure, error) {
 	if undecided {
 		sample("some replications undecided", "?", 0.25)
 	}
-	if straddle {
+	if straddling == ran && ran > 0 {
+		// Every cell holds ½: a frame on each would say nothing a line cannot, and hide the
+		// map. The subtitle says it once.
+		for k := range f.Panels {
+			for i := range f.Panels[k].Cells {
+				f.Panels[k].Cells[i].Straddle = false
+			}
+		}
+		f.Subtitle += " · " + AllStraddleNote
+	} else if straddling > 0 {
 		fill := StuckColour(0.5)
 		f.Keys = append(f.Keys, MapKey{Label: "95 % interval holds ½", Kind: MapKeyStraddle, Fill: fill, Ink: InkOn(fill)})
 	}

@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/overloadsim/overloadsim/results"
@@ -117,5 +118,18 @@ func TestMapCells(t *testing.T) {
 	m.Cells[1] = phasemap.NewCell(params("0.3", "2s"), outcomes(0, 10, 0), secs(10))
 	if f, _ := BuildMap(m); slices.ContainsFunc(f.Keys, func(k MapKey) bool { return k.Kind == MapKeyStraddle }) {
 		t.Error("the legend explains a mark no cell has")
+	}
+	// Three replications a cell: no cell can exclude ½, and the subtitle says so once
+	// instead of a frame on every cell.
+	m.Cells = []phasemap.Cell{
+		phasemap.NewCell(params("0.3", "500ms"), outcomes(0, 3, 0), secs(3)),
+		phasemap.NewCell(params("0.3", "2s"), outcomes(3, 0, 0), secs(3)),
+		phasemap.NewCell(params("0.5", "500ms"), outcomes(0, 3, 0), secs(3)),
+		phasemap.NewCell(params("0.5", "2s"), outcomes(3, 0, 0), secs(3)),
+	}
+	f, _ = BuildMap(m)
+	if slices.ContainsFunc(f.Panels[0].Cells, func(c MapCell) bool { return c.Straddle }) || !strings.HasSuffix(f.Subtitle, AllStraddleNote) ||
+		slices.ContainsFunc(f.Keys, func(k MapKey) bool { return k.Kind == MapKeyStraddle }) {
+		t.Errorf("every cell holds ½: want no frames, no legend entry, and the subtitle %q to end with %q", f.Subtitle, AllStraddleNote)
 	}
 }

@@ -27,7 +27,7 @@ func TestTipFindsBoundary(t *testing.T) {
 			t.Errorf("stdout names no boundary:\n%s", stdout.String())
 		}
 		// The lead comes first, conservative and in the parameter's words (issue 28 item 9).
-		if first, _, _ := strings.Cut(stdout.String(), "\n"); !strings.HasPrefix(first, "tiny-cut: after cpu-cut, cut length up to 0.1 s: recovered in every run (12 of 12, P(stuck) ≤ 27 % at 95 %); at ") ||
+		if first, _, _ := strings.Cut(stdout.String(), "\n"); !strings.HasPrefix(first, "tiny-cut: after cpu-cut, cut length up to 100 ms: recovered in every run (12 of 12, P(stuck) ≤ 27 % at 95 %); at ") ||
 			!strings.Contains(first, " runs stuck") {
 			t.Errorf("stdout does not lead with the conservative bound:\n%s", stdout.String())
 		}

@@ -69,7 +69,7 @@ func TestTipFigures(t *testing.T) {
 			}
 			if b := r.Bound(); b.Safe != nil {
 				toward := map[string]string{"above": "up to", "below": "down to"}[r.Sticks]
-				if want := "all recovered " + toward + " " + results.FormatValue(b.Safe.X, r.Unit); !slices.Contains(have, want) {
+				if want := "all recovered " + toward + " " + r.Tested(b.Safe.X); !slices.Contains(have, want) {
 					t.Errorf("%s: %q is not in the SVG", name, want)
 				}
 			}

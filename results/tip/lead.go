@@ -3,9 +3,11 @@ package tip
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/overloadsim/overloadsim/results"
 )
@@ -67,18 +69,26 @@ func (t *Result) name() string {
 // significant figures (an estimate).
 func (t *Result) value(x float64) string { return results.FormatValue(x, t.Unit) }
 
-// Tested writes a value a search tested as it was run, every digit kept, in the result's unit:
-// "6.375 s", "1000/s", "3" — the value a planner quotes, not a rounding of it.
+// Tested writes a value a search tested as it was run, every digit kept: a duration as a
+// duration in its own unit ("6.375 s", "20 ms", "1m30s"), a rate per second ("1000/s"), a
+// number as itself — the value a planner quotes, not a rounding of it.
 func (t *Result) Tested(x float64) string {
-	s := strconv.FormatFloat(x, 'f', -1, 64)
 	switch t.Unit {
-	case "":
-		return s
+	case "s":
+		d := time.Duration(math.Round(x * 1e9)).String()
+		if m := simpleDuration.FindStringSubmatch(d); m != nil {
+			return m[1] + " " + m[2]
+		}
+		return d
 	case "/s":
-		return s + "/s"
+		return strconv.FormatFloat(x, 'f', -1, 64) + "/s"
 	}
-	return s + " " + t.Unit
+	return strconv.FormatFloat(x, 'f', -1, 64)
 }
+
+// simpleDuration is a duration of one unit as time.Duration writes it ("462.5ms"), which
+// Tested writes with a space before the unit.
+var simpleDuration = regexp.MustCompile(`^(-?[0-9.]+)(ns|µs|ms|s)$`)
 
 // Lead is the sentence a search's result leads with, conservative first: the value up to which
 // every run recovered, with its runs and the upper 95 % bound on P(stuck) there, then the first

@@ -98,3 +98,20 @@ func TestWriteLead(t *testing.T) {
 		t.Errorf("tip.json lead %q, want %q", got.LeadText, r.Lead())
 	}
 }
+
+// TestTested: a value tested is quoted as it ran, every digit kept, a duration in its own unit.
+func TestTested(t *testing.T) {
+	for _, c := range []struct {
+		unit string
+		x    float64
+		want string
+	}{
+		{"s", 6.375, "6.375 s"}, {"s", 0.02, "20 ms"}, {"s", 0.4625, "462.5 ms"}, {"s", 90, "1m30s"},
+		{"/s", 1237.5, "1237.5/s"}, {"", 3, "3"},
+	} {
+		r := Result{Unit: c.unit}
+		if got := r.Tested(c.x); got != c.want {
+			t.Errorf("Tested(%v %s) = %q, want %q", c.x, c.unit, got, c.want)
+		}
+	}
+}

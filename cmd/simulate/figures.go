@@ -41,11 +41,13 @@ func writeFiguresWith(dir string, opts chart.SweepOptions, stderr io.Writer) err
 		names, err = plot.WriteRunFigures(dir)
 	case results.KindTune:
 		names, err = plot.WriteTuneFigures(dir)
+	case results.KindTip:
+		names, err = plot.WriteTipFigures(dir)
 	default:
 		if x != "" {
 			return usageErrorf("--x %s: %s holds a %s: --x is for sweeps", x, dir, m.Kind)
 		}
-		return fmt.Errorf("%s holds a %s, which has no figures (run, sweep, map or tune)%s", dir, m.Kind, results.MergeHint(m.Kind))
+		return fmt.Errorf("%s holds a %s, which has no figures (run, sweep, map, tune or tip)%s", dir, m.Kind, results.MergeHint(m.Kind))
 	}
 	if err != nil {
 		return err

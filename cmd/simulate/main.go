@@ -18,7 +18,7 @@
 //	mmc        run the built-in M/M/c queue and compare it with Erlang C
 //	plot       draw the figures of a run, sweep, map or tuning (SVG and PNG) next to its files
 //	rare       estimate a rare probability of sticking by multilevel splitting
-//	report     write a self-contained report.html of a run, sweep or map
+//	report     write a self-contained report.html of a run, sweep, map or tipping-point search
 //	run        run a scenario, print a summary and write its result files
 //	show       print a library scenario's YAML
 //	sweep      vary parameters over replications and write points with confidence intervals

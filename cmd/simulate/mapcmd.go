@@ -14,6 +14,7 @@ import (
 	"github.com/overloadsim/overloadsim/experiment"
 	mapexp "github.com/overloadsim/overloadsim/experiment/phasemap"
 	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/results/chart"
 	"github.com/overloadsim/overloadsim/results/phasemap"
 	"github.com/overloadsim/overloadsim/scenarios"
 )
@@ -195,25 +196,30 @@ func writeMap(dir string, m phasemap.Map, plot bool, stdout, stderr io.Writer) e
 	return nil
 }
 
-// printMap prints the map's summary paragraph and a table of its cells.
+// printMap prints the map's summary paragraph and a table of its cells: P(stuck) as k/n with
+// its 95 % interval, and "holds ½" where that interval holds ½ (chart.Straddles): the cell's
+// replications do not say on which side of the boundary it lies.
 func printMap(w io.Writer, m phasemap.Map) {
 	fmt.Fprintf(w, "%s: P(stuck) after %s, %d cells\n\n", m.Header.Scenario, m.Trigger, len(m.Cells))
 	for _, a := range m.Axes {
 		fmt.Fprintf(w, "%-28s ", a.Path)
 	}
-	fmt.Fprintf(w, "%5s %5s %5s %5s  %-17s %s\n", "reps", "rec", "stuck", "undec", "P(stuck) [95 %]", "median recovery")
+	fmt.Fprintf(w, "%5s %5s %5s %5s  %-28s %s\n", "reps", "rec", "stuck", "undec", "P(stuck) = k/n [95 %]", "median recovery")
 	for _, c := range m.Cells {
 		for _, p := range c.Params {
 			fmt.Fprintf(w, "%-28s ", p.Value)
 		}
 		p, rec := "-", "-"
-		if c.Replications > 0 {
-			p = fmt.Sprintf("%.2f [%.2f, %.2f]", c.PStuck, c.PStuckLo, c.PStuckHi)
+		if c.Replications > 0 && !math.IsNaN(c.PStuck) {
+			p = fmt.Sprintf("%.2f = %d/%d [%.2f, %.2f]", c.PStuck, c.Stuck, c.Stuck+c.Recovered, c.PStuckLo, c.PStuckHi)
 		}
 		if !math.IsNaN(c.RecoveryMedian) {
 			rec = fmt.Sprintf("%.1f s", c.RecoveryMedian)
 		}
-		fmt.Fprintf(w, "%5d %5d %5d %5d  %-17s %s\n", c.Replications, c.Recovered, c.Stuck, c.Undecided, p, rec)
+		if chart.Straddles(&c) {
+			rec += "  (holds ½)"
+		}
+		fmt.Fprintf(w, "%5d %5d %5d %5d  %-28s %s\n", c.Replications, c.Recovered, c.Stuck, c.Undecided, p, rec)
 	}
 	fmt.Fprintf(w, "\n%s\n", phasemap.Summary(m))
 }

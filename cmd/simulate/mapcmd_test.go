@@ -58,6 +58,12 @@ func TestMapWorkers(t *testing.T) {
 	if !strings.Contains(outs[0], "sticks for faults[0].for above") {
 		t.Errorf("the summary names no boundary:\n%s", outs[0])
 	}
+	// Each cell prints P(stuck) as k/n with its interval, and three replications never exclude
+	// ½ (chart.Straddles): every cell that ran says it holds ½.
+	if !strings.Contains(outs[0], "P(stuck) = k/n [95 %]") || strings.Count(outs[0], "(holds ½)") != 4 ||
+		!(strings.Contains(outs[0], " = 0/3 [") || strings.Contains(outs[0], " = 3/3 [")) {
+		t.Errorf("the cells' table lacks k/n or the mark of an interval that holds ½:\n%s", outs[0])
+	}
 }
 
 // TestMapBadInput: every bad map is refused before anything runs, with a message naming the

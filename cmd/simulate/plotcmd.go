@@ -19,7 +19,8 @@ total offered load of all groups. Parameters are named by a short name read from
 ("web rate", "cut length", "CPU left") or by --label. For a map: the heat map of
 P(stuck) with the 50 % boundary and the median recovery times. For a tuning: tune-pareto, the
 candidates' goodput against amplification with the feasible ones filled and the recommendation
-ringed.
+ringed. For a tipping-point search: tip, P(stuck) at every value tested with its interval, the
+tipping point and the last value where every run recovered.
 
 Examples:
   simulate run spike --out out/spike && simulate plot out/spike

@@ -14,15 +14,18 @@ import (
 )
 
 var reportCommand = command{
-	summary: "write a self-contained report.html of a run, sweep or map",
+	summary: "write a self-contained report.html of a run, sweep, map or tipping-point search",
 	usage: `Usage: simulate report RESULT_DIR
 
 Writes RESULT_DIR/report.html: the scenario's description and claim, the run header, the
 summary (and for a sweep the table of points with confidence intervals) and the figures inline.
+For a tipping-point search the page leads with the answer (the value up to which every run
+recovered, the first where runs stuck), then the values tested and the figure.
 Draws the figures first unless the folder's manifest lists them as drawn from its result. The file needs no network to open.
 
 Examples:
-  simulate run spike --out out/spike && simulate report out/spike`,
+  simulate run spike --out out/spike && simulate report out/spike
+  simulate report out/cpu-cut-storm-tip`,
 	flags: func(fs *pflag.FlagSet) func([]string, io.Writer, io.Writer) error {
 		return func(args []string, stdout, stderr io.Writer) error {
 			dir, err := resultDirArg(args)
@@ -34,7 +37,7 @@ Examples:
 				return err
 			}
 			// The kind's first figure in the registry says whether the figures were drawn.
-			first := map[string]string{results.KindMap: chart.Map, results.KindSweep: chart.SweepGoodput}[m.Kind]
+			first := map[string]string{results.KindMap: chart.Map, results.KindSweep: chart.SweepGoodput, results.KindTip: chart.Tip}[m.Kind]
 			if first == "" {
 				first = chart.Timeseries
 			}
@@ -53,7 +56,11 @@ Examples:
 					return err
 				}
 			}
-			path, err := report.Write(dir)
+			write := report.Write
+			if m.Kind == results.KindTip {
+				write = report.WriteTip // a page of its own (tip.html.tmpl)
+			}
+			path, err := write(dir)
 			if err != nil {
 				return err
 			}

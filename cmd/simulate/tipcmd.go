@@ -30,7 +30,9 @@ boundary with its confidence interval and every probe, and writes tip.json into 
 whose ends come out on one side is an answer too, written and quoted: never stuck up to the end
 where runs would stick first (or stuck throughout), with the exact 95 % interval for P(stuck)
 there. The values are numbers, rates (2000/s) or durations (5s); --sticks says on which side
-runs stick.
+runs stick. The answer leads with what needs no model: the value up to which every run
+recovered, and the first value where runs stuck, k of n. --plot draws tip.svg and tip.png
+(P(stuck) at every value tested, with its interval); 'simulate report DIR' writes the page.
 
 Examples (the first takes about 23 s of CPU time, some 12 s on two free cores):
   simulate tip cpu-cut-storm --param 'faults[0].for' --range 2s:12s --precision 250ms
@@ -51,6 +53,7 @@ Examples (the first takes about 23 s of CPU time, some 12 s on two free cores):
 		lim := addLimitFlags(fs)
 		maxRuns := fs.Int("max-runs", experiment.DefaultMaxRuns, "refuse a search that could take more runs than this")
 		out := fs.String("out", "", "output folder (default: out/<scenario>-tip)")
+		plotIt := fs.Bool("plot", false, "draw the figure (tip.svg and tip.png: P(stuck) against the parameter) into --out")
 		return func(args []string, stdout, stderr io.Writer) error {
 			ref, err := scenarioArg(args)
 			if err != nil {
@@ -108,6 +111,11 @@ Examples (the first takes about 23 s of CPU time, some 12 s on two free cores):
 			}
 			fmt.Fprintf(stderr, "wrote %s\n", dir)
 			printTip(stdout, t)
+			if *plotIt {
+				if perr := writeFigures(dir, stderr); perr != nil {
+					return perr
+				}
+			}
 			if err != nil {
 				return fmt.Errorf("%w (the probes above are the evidence so far; %s is marked partial)", err, dir)
 			}
@@ -181,12 +189,18 @@ func tipConfigText(err error) string {
 	return strings.Join(lines, "\n")
 }
 
-// printTip prints the boundary, its interval and the evidence.
+// printTip prints the lead (the conservative bound: recovered in every run up to a value, and
+// the first value where runs stuck), then the boundary with its interval, and the evidence:
+// every probe with the exact 95 % interval for P(stuck) there.
 func printTip(w io.Writer, t tip.Result) {
-	fmt.Fprintf(w, "%s: %s\n\n", t.Header.Scenario, t.Describe())
-	fmt.Fprintf(w, "%-16s %5s %5s %5s %5s  %s\n", t.Param, "reps", "stuck", "rec", "undec", "verdict")
+	fmt.Fprintf(w, "%s: %s\n", t.Header.Scenario, t.Lead())
+	if t.NoFlip == nil {
+		fmt.Fprintf(w, "%s\n", t.Describe())
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "%-16s %5s %5s %5s %5s  %-9s  %s\n", t.Param, "reps", "stuck", "rec", "undec", "verdict", "P(stuck), 95 % interval")
 	for _, p := range t.Probes {
-		fmt.Fprintf(w, "%-16s %5d %5d %5d %5d  %s\n", p.Value, p.Replications, p.Stuck, p.Recovered, p.Undecided, p.Verdict)
+		fmt.Fprintf(w, "%-16s %5d %5d %5d %5d  %-9s  %s\n", p.Value, p.Replications, p.Stuck, p.Recovered, p.Undecided, p.Verdict, tip.ProbeP(&p))
 	}
 	for _, warn := range t.Warnings {
 		fmt.Fprintf(w, "note: %s\n", warn)

@@ -26,6 +26,11 @@ func TestTipFindsBoundary(t *testing.T) {
 		if !strings.Contains(stdout.String(), "runs stick above faults[0].for = ") {
 			t.Errorf("stdout names no boundary:\n%s", stdout.String())
 		}
+		// The lead comes first, conservative and in the parameter's words (issue 28 item 9).
+		if first, _, _ := strings.Cut(stdout.String(), "\n"); !strings.HasPrefix(first, "tiny-cut: after cpu-cut, cut length up to 100 ms: recovered in every run (12 of 12, P(stuck) ≤ 27 % at 95 %); at ") ||
+			!strings.Contains(first, " runs stuck") {
+			t.Errorf("stdout does not lead with the conservative bound:\n%s", stdout.String())
+		}
 	}
 	a, _ := os.ReadFile(filepath.Join(base, "1", results.TipFile))
 	b, _ := os.ReadFile(filepath.Join(base, "2", results.TipFile))
@@ -39,7 +44,13 @@ func TestTipFindsBoundary(t *testing.T) {
 	if !(tip.Lo <= tip.Boundary && tip.Boundary <= tip.Hi && tip.Lo >= 0.1 && tip.Hi <= 3) {
 		t.Errorf("boundary %v in [%v, %v], want inside [0.1, 3]", tip.Boundary, tip.Lo, tip.Hi)
 	}
+	if tip.Name != "cut length" || tip.LeadText != tip.Lead() {
+		t.Errorf("tip.json: name %q, lead %q; want the cut length and the lead sentence", tip.Name, tip.LeadText)
+	}
 	for _, p := range tip.Probes {
+		if lo, hi := p.Lo95, p.Hi95; p.Replications > 0 && !(lo <= float64(p.Stuck)/float64(p.Decided()) && float64(p.Stuck)/float64(p.Decided()) <= hi && hi-lo < 1) {
+			t.Errorf("probe %s: 95 %% interval [%v, %v] does not hold its share %d/%d", p.Value, lo, hi, p.Stuck, p.Decided())
+		}
 		if p.Verdict == "stuck" && p.X < tip.Lo || p.Verdict == "recovered" && p.X > tip.Hi {
 			t.Errorf("probe %s (%s) lies on the wrong side of the bracket [%v, %v]", p.Value, p.Verdict, tip.Lo, tip.Hi)
 		}
@@ -140,5 +151,45 @@ func TestTipIntegerParam(t *testing.T) {
 	b, err := tipRange(sc, "faults[0].speed", "0:1", "0.1")
 	if err == nil && b.Integer {
 		t.Errorf("speed read as an integer field")
+	}
+}
+
+// TestTipPlotAndReport: tip --plot draws tip.svg and tip.png and lists them in the manifest;
+// report on the folder writes a page that leads with the sentence the command printed first,
+// then the values tested and the figure; plot draws the figure again on its own.
+func TestTipPlotAndReport(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	var stdout, stderr bytes.Buffer
+	args := []string{"tip", tinyCut, "--param", "faults[0].for", "--range", "100ms:3s", "--precision", "1s", "--max-reps", "8", "--plot", "--out", dir}
+	if s := run(args, &stdout, &stderr); s != exitOK {
+		t.Fatalf("tip: status %d: %s", s, stderr.String())
+	}
+	m, err := results.ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !m.Has("tip.svg") || !m.Has("tip.png") {
+		t.Errorf("tip --plot: the manifest lists no tip.svg and tip.png")
+	}
+	stdout.Reset()
+	if s := run([]string{"report", dir}, &stdout, &stderr); s != exitOK {
+		t.Fatalf("report: status %d: %s", s, stderr.String())
+	}
+	page, err := os.ReadFile(filepath.Join(dir, "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := tip.Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lead := got.Lead()
+	lead = strings.ToUpper(lead[:1]) + lead[1:]
+	i, j, k := strings.Index(string(page), lead), strings.Index(string(page), `<table id="values">`), strings.Index(string(page), `<figure id="figure-1">`)
+	if !(i >= 0 && i < j && j < k) {
+		t.Errorf("the page does not lead with %q, then the values, then the figure (at %d, %d, %d)", lead, i, j, k)
+	}
+	if s := run([]string{"plot", dir}, &stdout, &stderr); s != exitOK {
+		t.Errorf("plot: status %d: %s", s, stderr.String())
 	}
 }

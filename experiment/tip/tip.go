@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"regexp"
 	"strconv"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/overloadsim/overloadsim/results"
 	"github.com/overloadsim/overloadsim/results/tip"
 	"github.com/overloadsim/overloadsim/scenarios"
+	"github.com/overloadsim/overloadsim/server"
 )
 
 // Range is the searched parameter: its path, its kind of value, and the interval searched.
@@ -116,13 +118,87 @@ func Run(ctx context.Context, o Options) (tip.Result, error) {
 	var cfgErr *field.Error
 	var ends *tipping.EndsError
 	if errors.As(err, &ends) && ends.Lo.Verdict == ends.Hi.Verdict && ends.Lo.Verdict != tipping.Tie {
-		return a.noFlip(o.Header, o.Trigger, o.Sticks, ends), nil
+		t := a.noFlip(o.Header, o.Trigger, o.Sticks, ends)
+		t.Name = ParamName(o.Scenario, a.Path)
+		return t, nil
 	}
 	if errors.As(err, &cfgErr) || errors.As(err, &ends) {
 		return tip.Result{}, err
 	}
-	return a.result(o.Header, o.Trigger, o.Sticks, res, err != nil), err
+	t := a.result(o.Header, o.Trigger, o.Sticks, res, err != nil)
+	t.Name = ParamName(o.Scenario, a.Path)
+	return t, err
 }
+
+// QuoteLevel is the level of the exact interval for P(stuck) recorded at every probe
+// (tip.Probe.Lo95, Hi95): what the lead sentence, the figure and the report quote.
+const QuoteLevel = 0.95
+
+// ParamName is the name in words of the scenario field path, for the sentences of a search's
+// result ("cut length" for the length of a CPU cut, "web rate" for the rate of the group web),
+// or "" when it has none: the path then names it.
+func ParamName(sc *scenarios.Scenario, path string) string {
+	if path == "load" {
+		return "load scale"
+	}
+	if m := faultField.FindStringSubmatch(path); m != nil {
+		i, _ := strconv.Atoi(m[1])
+		if i >= len(sc.Faults) {
+			return ""
+		}
+		f := &sc.Faults[i]
+		kind := ""
+		switch f.Kind {
+		case server.FaultCapacity:
+			kind = "cut"
+		case server.FaultPause:
+			kind = "pause"
+		case server.FaultDown:
+			kind = "outage"
+		case server.FaultNetworkDelay:
+			kind = "delay"
+		case server.FaultFailPoint:
+			kind = "fail point"
+		case server.FaultRebalance:
+			kind = "rebalance"
+		default:
+			if f.Factor > 1 {
+				kind = "surge"
+			} else if f.Factor > 0 {
+				kind = "dip"
+			}
+		}
+		switch {
+		case kind == "":
+			return ""
+		case m[2] == "for":
+			return kind + " length"
+		case m[2] == "speed" && kind == "cut":
+			return "CPU left"
+		case m[2] == "workers" && kind == "cut":
+			return "workers left"
+		case m[2] == "factor" && (kind == "surge" || kind == "dip"):
+			return kind + " factor"
+		case m[2] == "delay" && kind == "delay":
+			return "added delay"
+		}
+		return ""
+	}
+	if m := groupField.FindStringSubmatch(path); m != nil {
+		i, _ := strconv.Atoi(m[1])
+		if i >= len(sc.Clients) {
+			return ""
+		}
+		return sc.Clients[i].Name + " " + map[string]string{"workload.rate": "rate", "appRetry.attempts": "retry attempts"}[m[2]]
+	}
+	return ""
+}
+
+// The field paths ParamName names.
+var (
+	faultField = regexp.MustCompile(`^faults\[(\d+)\]\.(for|speed|workers|factor|delay)$`)
+	groupField = regexp.MustCompile(`^clients\[(\d+)\]\.(workload\.rate|appRetry\.attempts)$`)
+)
 
 // result turns a search into its record, in the range's units.
 func (r *Range) result(hdr results.Header, trigger, sticks string, s tipping.Result, partial bool) tip.Result {
@@ -135,9 +211,10 @@ func (r *Range) result(hdr results.Header, trigger, sticks string, s tipping.Res
 		t.FitX50, t.FitLo, t.FitHi = s.Fit.X50, s.Fit.Lo, s.Fit.Hi
 	}
 	for _, p := range s.Probes {
+		lo95, hi95 := tipping.Interval(p.Stuck, p.Recovered, QuoteLevel)
 		t.Probes = append(t.Probes, tip.Probe{Value: r.Text(p.X), X: p.X, Replications: p.Replications,
 			Stuck: p.Stuck, Recovered: p.Recovered, Undecided: p.Undecided, Verdict: verdictName(p.Verdict),
-			PLo: p.PLo, PHi: p.PHi})
+			PLo: p.PLo, PHi: p.PHi, Lo95: lo95, Hi95: hi95})
 	}
 	return t
 }

@@ -266,7 +266,7 @@ var Layers = []Layer{
 	{"sim", []string{"sim"}, util, "sim is the bottom of the model"},
 	{"testkit", []string{"sim/simtest", "wire/wiretest"}, append([]string{"wire", "sim"}, util...),
 		"the test kits stand in for a run's streams and counters and for a wire peer; only tests import them"},
-	{"chart", []string{"results/chart"}, []string{"results", "results/sweep", "results/phasemap", "results/tune", "results/compare", "sim", "internal/stats", "internal/fileinfo", "dist", "field"},
+	{"chart", []string{"results/chart"}, []string{"results", "results/sweep", "results/phasemap", "results/tune", "results/compare", "results/tip", "sim", "internal/stats", "internal/fileinfo", "dist", "field"},
 		"results/chart builds the figures as data from the records (results and the studies' records); results/plot and results/report render them, so it imports neither (nor gonum/plot)"},
 	{"results", []string{"results/..."}, []string{"sim", "internal/stats", "internal/fileinfo", "dist", "field"},
 		"results is below the model: record reads the model into results' records"},

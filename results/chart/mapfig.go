@@ -46,16 +46,30 @@ type Point struct{ X, Y float64 }
 
 // MapCell is one cell at positions (X, Y). A cell that did not run (or has no P(stuck)) is
 // hatched, without text; one that ran is filled with Fill and carries Text (its median
-// recovery time, "" when none recovered) and, with undecided replications, a "?" in its
-// corner, both in Ink.
+// recovery time, "" when none recovered), Count (k/n: stuck of decided replications, the
+// share the colour is) and, with undecided replications, a "?" in its corner, all in Ink;
+// Straddle cells, whose 95 % interval for P(stuck) holds ½ (so the replications do not say on
+// which side of the boundary the cell lies), are framed with a dashed line in Ink.
 type MapCell struct {
 	X, Y      int
 	Ran       bool
 	Fill      color.NRGBA
 	Ink       color.Color
 	Text      string
+	Count     string
 	Undecided bool
+	Straddle  bool
 }
+
+// AllStraddleNote is what a map whose every cell's interval holds ½ says once, in its subtitle,
+// instead of framing every cell: too few replications for any cell to decide its side (at
+// least 4 decided replications, all on one side, exclude ½ from the Wilson interval).
+const AllStraddleNote = "too few replications for any cell's 95 % interval to exclude ½"
+
+// Straddles is the rule of a map cell's mark: its 95 % interval for P(stuck) (the Wilson
+// interval of phasemap.Cell, PStuckLo to PStuckHi) holds ½ strictly inside, so that its
+// replications do not decide on which side of the boundary it lies.
+func Straddles(c *phasemap.Cell) bool { return c.PStuckLo < 0.5 && c.PStuckHi > 0.5 }
 
 // MapKeyKind is what a map legend entry's sample shows.
 type MapKeyKind int
@@ -65,6 +79,7 @@ const (
 	MapKeyBoundary MapKeyKind = iota // the boundary's line
 	MapKeyText                       // Text on a cell of Fill, in Ink
 	MapKeyHatch                      // a cell that did not run
+	MapKeyStraddle                   // a cell framed with a dashed line: its interval holds ½
 )
 
 // MapKey is one entry of the map's legend.
@@ -130,6 +145,7 @@ type mapAxis struct {
 	values []string  // display order
 	index  []int     // display position → index in the map's axis values
 	nums   []float64 // display order, in unit; nil when the values are not numbers
+	unit   string    // of nums: "s", "ms", "/s", or "" for plain numbers
 	label  string
 }
 
@@ -139,15 +155,10 @@ func newMapAxis(a results.Axis) *mapAxis {
 	for i := range order {
 		order[i] = i
 	}
-	nums, kind, unit, ok := results.ParseValues(a.Values)
+	nums, _, unit, ok := results.ParseValues(a.Values)
 	if ok {
 		slices.SortStableFunc(order, func(x, y int) int { return cmp.Compare(nums[x], nums[y]) })
-		switch kind {
-		case results.ValueRate:
-			ax.label += " (operations/s)"
-		case results.ValueDuration:
-			ax.label += " (" + unit + ")"
-		}
+		ax.unit = unit
 	}
 	for _, i := range order {
 		ax.index = append(ax.index, i)
@@ -159,8 +170,8 @@ func newMapAxis(a results.Axis) *mapAxis {
 	return ax
 }
 
-// axis returns the axis as drawn: every position labelled with its value (numbers without
-// their unit, which is in the axis label), or every k-th when there are more than maxTicks.
+// axis returns the axis as drawn: every position labelled with its value, numbers with their
+// unit ("2 s", "1500/s"), or every k-th when there are more than maxTicks.
 func (ax *mapAxis) axis() MapAxis {
 	const maxTicks = 14
 	step := (len(ax.values) + maxTicks - 1) / maxTicks
@@ -170,7 +181,7 @@ func (ax *mapAxis) axis() MapAxis {
 			continue
 		}
 		if ax.nums != nil {
-			v = results.FormatValue(ax.nums[i], "")
+			v = results.FormatValue(ax.nums[i], ax.unit)
 		}
 		out.Ticks = append(out.Ticks, Tick{Value: float64(i), Label: v})
 	}
@@ -233,6 +244,7 @@ func BuildMap(m phasemap.Map) (*MapFigure, error) {
 		zs = b.z.index
 	}
 	var notRun, undecided bool
+	ran, straddling := 0, 0
 	for k, zi := range zs {
 		p := MapPanel{Title: b.panelTitle(k, false), ShortTitle: b.panelTitle(k, true)}
 		for yi, my := range b.y.index {
@@ -248,6 +260,12 @@ func BuildMap(m phasemap.Map) (*MapFigure, error) {
 						c.Text = RecoveryText(cell.RecoveryMedian)
 					}
 					c.Undecided = cell.Undecided > 0
+					c.Count = strconv.Itoa(cell.Stuck) + "/" + strconv.Itoa(cell.Stuck+cell.Recovered)
+					c.Straddle = Straddles(cell)
+					ran++
+					if c.Straddle {
+						straddling++
+					}
 				}
 				p.Cells = append(p.Cells, c)
 			}
@@ -265,9 +283,23 @@ func BuildMap(m phasemap.Map) (*MapFigure, error) {
 		f.Keys = append(f.Keys, MapKey{Label: "P(stuck) = ½, interpolated", Kind: MapKeyBoundary})
 	}
 	sample("median recovery time, s", "7.5", 0.25)
+	sample("stuck of decided runs, k/n", "3/10", 0.3)
 	sample("blank: none recovered", "", 1)
 	if undecided {
 		sample("some replications undecided", "?", 0.25)
+	}
+	if straddling == ran && ran > 0 {
+		// Every cell holds ½: a frame on each would say nothing a line cannot, and hide the
+		// map. The subtitle says it once.
+		for k := range f.Panels {
+			for i := range f.Panels[k].Cells {
+				f.Panels[k].Cells[i].Straddle = false
+			}
+		}
+		f.Subtitle += " · " + AllStraddleNote
+	} else if straddling > 0 {
+		fill := StuckColour(0.5)
+		f.Keys = append(f.Keys, MapKey{Label: "95 % interval holds ½", Kind: MapKeyStraddle, Fill: fill, Ink: InkOn(fill)})
 	}
 	if notRun {
 		f.Keys = append(f.Keys, MapKey{Label: "not run", Kind: MapKeyHatch, Fill: NotRunFill})

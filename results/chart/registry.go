@@ -6,7 +6,7 @@ import "github.com/overloadsim/overloadsim/results"
 // result it is drawn for, and the caption a report shows under it.
 type Spec struct {
 	Name    string
-	Kind    string // results.KindRun, KindSweep, KindMap, KindTune or KindCompare
+	Kind    string // results.KindRun, KindSweep, KindMap, KindTune, KindCompare or KindTip
 	Caption string
 }
 
@@ -27,6 +27,7 @@ const (
 	Map                = "map"
 	TunePareto         = "tune-pareto"
 	Compare            = "compare"
+	Tip                = "tip"
 )
 
 // Registry is every figure, in the order a report shows them. results/plot draws them under
@@ -44,9 +45,11 @@ var Registry = []Spec{
 	{SweepDecision, results.KindSweep, "Policy decision: per policy, the share of operations that failed beside goodput, retry amplification and the p99 latency of all operations (successes and failures), at today's load, 1.5× and 2× (or the loads swept), with 95 % confidence intervals."},
 	{Map, results.KindMap, "Metastability map: the share of replications stuck after the trigger " +
 		"(colour, on a fixed 0–1 scale), the 50 % boundary (bold line, interpolated between cells), the median recovery time in " +
-		"seconds of the replications that recovered (numbers), cells with undecided replications (?) and cells not run (hatched)."},
+		"seconds of the replications that recovered (numbers), k/n stuck of the decided replications (along each cell's foot), cells with undecided replications (?), " +
+		"cells whose 95 % interval for P(stuck) holds ½, which do not say on which side of the boundary they lie (dashed frame), and cells not run (hatched)."},
 	{TunePareto, results.KindTune, ""}, // no report embeds it: docs/tune.md describes it
 	{Compare, results.KindCompare, "What changed: goodput of every result, and each result's difference from the reference (result − reference) in goodput, failures, p99 latency of successes and retry amplification, over time with the fault windows shaded (runs) or over the swept parameter with the difference's 95 % interval (sweeps); for sweeps of one point, each result's value with its 95 % interval. Green better, red worse (p < 0.05), grey not significant or untested."},
+	{Tip, results.KindTip, "P(stuck) against the searched parameter: each value tested at the share of its decided runs that stuck (k/n) with its exact 95 % interval, the tipping point where P(stuck) crosses ½ with its confidence band, and the conservative bound: the last value up to which every run recovered (green) and the first where a run stuck (red)."},
 }
 
 // Lookup returns the registry's figure named name; it panics on a name not in Registry, which

@@ -112,8 +112,9 @@ func mapTicks(ts []chart.Tick) plot.ConstantTicks {
 
 // mapCells draws the cells of one panel: filled, hatched where not run. With labels set it
 // draws, instead, what is written in them (newMapFig adds it over the boundary, so that the
-// line never hides a number): the text in the middle and "?" in the top right corner where
-// replications were undecided, each on a patch of the cell's colour.
+// line never hides a number): the text in the middle, k/n along the bottom, "?" in the top
+// right corner where replications were undecided, each on a patch of the cell's colour, and a
+// dashed frame inside a cell whose interval holds ½.
 type mapCells struct {
 	pn     *chart.MapPanel
 	labels bool
@@ -125,6 +126,8 @@ func (mc *mapCells) Plot(c draw.Canvas, p *plot.Plot) {
 	num.XAlign, num.YAlign = draw.XCenter, draw.YCenter
 	corner := textStyle(noteSize, true)
 	corner.XAlign, corner.YAlign = draw.XRight, draw.YTop
+	count := textStyle(noteSize-2, false)
+	count.XAlign, count.YAlign = draw.XCenter, draw.YBottom
 	for _, cell := range mc.pn.Cells {
 		xi, yi := float64(cell.X), float64(cell.Y)
 		r := vg.Rectangle{
@@ -151,6 +154,13 @@ func (mc *mapCells) Plot(c draw.Canvas, p *plot.Plot) {
 		if cell.Undecided {
 			corner.Color = cell.Ink
 			label(c, corner, cell.Fill, vg.Point{X: r.Max.X - vg.Points(4), Y: r.Max.Y - vg.Points(3)}, "?")
+		}
+		if cell.Count != "" {
+			count.Color = cell.Ink
+			label(c, count, cell.Fill, vg.Point{X: (r.Min.X + r.Max.X) / 2, Y: r.Min.Y + vg.Points(4)}, cell.Count)
+		}
+		if cell.Straddle {
+			straddleFrame(c, r, cell.Ink)
 		}
 	}
 }
@@ -183,6 +193,14 @@ func hatch(c draw.Canvas, r vg.Rectangle, col color.Color) {
 		}
 		c.StrokeLine2(sty, r.Min.X+x0, r.Min.Y+y0, r.Min.X+x1, r.Min.Y+y1)
 	}
+}
+
+// straddleFrame draws the mark of a cell whose 95 % interval for P(stuck) holds ½: a dashed
+// frame inset in r, in the cell's ink.
+func straddleFrame(c draw.Canvas, r vg.Rectangle, ink color.Color) {
+	in := vg.Points(2.5)
+	f := vg.Rectangle{Min: vg.Point{X: r.Min.X + in, Y: r.Min.Y + in}, Max: vg.Point{X: r.Max.X - in, Y: r.Max.Y - in}}
+	c.StrokeLines(lineStyle(ink, vg.Points(1.2), []vg.Length{vg.Points(3), vg.Points(2)}), append(rectPath(f), f.Min))
 }
 
 // mapBoundary draws the 50 % boundary of one panel as its polylines, black on a white halo.
@@ -219,6 +237,10 @@ func (t mapThumb) Thumbnail(c *draw.Canvas) {
 	c.FillPolygon(t.k.Fill, rectPath(r))
 	if t.k.Kind == chart.MapKeyHatch {
 		hatch(*c, r, chart.NotRunHatch)
+		return
+	}
+	if t.k.Kind == chart.MapKeyStraddle {
+		straddleFrame(*c, r, t.k.Ink)
 		return
 	}
 	sty := textStyle(noteSize-1, false)

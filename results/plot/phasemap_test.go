@@ -2,6 +2,7 @@ package plot
 
 import (
 	"bytes"
+	"fmt"
 	"image/color"
 	"math"
 	"os"
@@ -157,9 +158,11 @@ func TestMapFigures(t *testing.T) {
 
 // TestMapFigureContent checks what a reader relies on in the map figures, as text and marks in
 // the SVG: the title names the trigger and the scenario; the axes are labelled with the paths
-// and units and every value is a tick label; the legend explains every mark; each cell with a
-// recovery time carries it and each cell with undecided replications a "?"; the cells not run
-// are hatched; the boundary is drawn as the lines of phasemap.Boundary say.
+// and every value is a tick label with its unit ("2 s", "1500/s"); the legend explains every
+// mark; each cell with a recovery time carries it, each cell that ran its k/n (stuck of decided
+// replications), each cell with undecided replications a "?", and each cell whose 95 % interval
+// for P(stuck) holds ½ (chart.Straddles) a dashed frame; the cells not run are hatched; the
+// boundary is drawn as the lines of phasemap.Boundary say.
 func TestMapFigureContent(t *testing.T) {
 	type want struct {
 		texts    []string
@@ -167,20 +170,24 @@ func TestMapFigureContent(t *testing.T) {
 		absent   []string
 		boundary int // bold black paths in the data areas (boundary polylines and bars)
 		notRun   int // hatched cells
+		straddle int // cells framed because their interval holds ½, and the legend's sample
 	}
 	cases := map[string]want{
 		"plain": {
 			texts: []string{"capacity-drop — Where cpu-cut sticks: P(stuck) over faults[0].for × faults[0].speed",
-				"faults[0].for (s)", "faults[0].speed", "2", "12", "0.3", "0.7", "P(stuck)", "0.50 — boundary",
-				"P(stuck) = ½, interpolated", "median recovery time, s", "blank: none recovered", "some replications undecided",
+				"faults[0].for", "faults[0].speed", "2 s", "12 s", "0.3", "0.7", "P(stuck)", "0.50 — boundary",
+				"P(stuck) = ½, interpolated", "median recovery time, s", "stuck of decided runs, k/n", "blank: none recovered",
+				"some replications undecided", "95 % interval holds ½",
 				"colour: share of replications stuck after cpu-cut · 10 replications per cell · horizon 120 s · seed 7"},
-			absent:   []string{"not run"},
+			absent:   []string{"not run", "faults[0].for (s)", "2"},
 			boundary: 1, // one line: every speed but 0.7 crosses once, the lines joined
+			straddle: 6, // 2/10, 8/10, 6/9, 3/10, 7/10 and the sample
 		},
 		"loads": {
 			texts:    []string{"clients[0].workload.rate = 1500/s", "clients[0].workload.rate = 2500/s"},
 			inSub:    []string{"· one panel per clients[0].workload.rate"},
 			boundary: 3,
+			straddle: 9,
 		},
 		"partial": {
 			texts:    []string{"not run"},
@@ -188,10 +195,12 @@ func TestMapFigureContent(t *testing.T) {
 			absent:   []string{"some replications undecided"},
 			boundary: 1,
 			notRun:   8,
+			straddle: 0, // one replication a cell never decides a side: every cell, said in the subtitle
 		},
 		"policies": {
 			texts:    []string{"clients[0].driver.retryPolicy", "none", "mongodb-2026-03", "mongodb-legacy"},
 			boundary: 5, // a bar each for none and mongodb-2026-03, three for legacy; never joined
+			straddle: 8,
 		},
 	}
 	maps := map[string]phasemap.Map{}
@@ -233,10 +242,18 @@ func TestMapFigureContent(t *testing.T) {
 				t.Errorf("%s: %q is in the SVG, want it absent", name, s)
 			}
 		}
-		// Every recovery time and every "?" is written, once per cell.
+		// Every recovery time, every k/n and every "?" is written, once per cell; every cell
+		// whose interval holds ½ is framed.
 		var wantNums []string
-		undecided := 0
+		undecided, straddle, ran := 0, 0, 0
 		for _, c := range m.Cells {
+			if c.Replications > 0 && valid(c.PStuck) {
+				ran++
+				wantNums = append(wantNums, fmt.Sprintf("%d/%d", c.Stuck, c.Stuck+c.Recovered))
+				if c.PStuckLo < 0.5 && c.PStuckHi > 0.5 {
+					straddle++
+				}
+			}
 			if c.Replications > 0 && valid(c.RecoveryMedian) {
 				wantNums = append(wantNums, chart.RecoveryText(c.RecoveryMedian))
 			}
@@ -254,6 +271,18 @@ func TestMapFigureContent(t *testing.T) {
 		}
 		if got := count(have, "?"); got != undecided {
 			t.Errorf("%s: %d \"?\" in the SVG, want %d", name, got, undecided)
+		}
+		switch {
+		case straddle == ran: // every cell: said once in the subtitle, no frame
+			straddle = 0
+			if !strings.Contains(f.Subtitle, chart.AllStraddleNote) {
+				t.Errorf("%s: every cell's interval holds ½, the subtitle %q does not say so", name, f.Subtitle)
+			}
+		case straddle > 0:
+			straddle++ // the legend's sample
+		}
+		if got := strings.Count(string(svg), "stroke-dasharray:3,2"); got != straddle || straddle != w.straddle {
+			t.Errorf("%s: %d dashed frames in the SVG, %d cells whose interval holds ½ (and the legend's sample), want %d", name, got, straddle, w.straddle)
 		}
 		// Bold black strokes: the boundary's, plus the colour bar's ½ mark and the legend's sample.
 		bold := strings.Count(string(svg), `style="fill:none;stroke:#000000;stroke-width:3"`) - 2

@@ -37,6 +37,7 @@ type mapRow struct {
 	Interval                                          string // the 95 % interval of P(stuck), "" if none
 	NotRun                                            bool
 	StuckSide                                         bool // P(stuck) ≥ 1/2
+	Straddle                                          bool // the interval holds 1/2 (chart.Straddles)
 }
 
 // drawMapFigure writes map.svg and map.png into the map folder dir, and lists them in its
@@ -103,6 +104,16 @@ func mapPage(m phasemap.Map) *view {
 		slots *= len(a.Values)
 	}
 	mv.Params = paths
+	// The axes' values as a planner reads them: numbers with their unit ("2 s", "1500/s").
+	shown := make([]map[string]string, len(m.Axes))
+	for i, a := range m.Axes {
+		shown[i] = map[string]string{}
+		if nums, _, unit, ok := results.ParseValues(a.Values); ok {
+			for j, val := range a.Values {
+				shown[i][val] = results.FormatValue(nums[j], unit)
+			}
+		}
+	}
 	ran, fewest, most := 0, math.MaxInt, 0
 	for _, c := range m.Cells {
 		if c.Replications > 0 {
@@ -143,6 +154,9 @@ func mapPage(m phasemap.Map) *view {
 			cell := noValue
 			if i < len(c.Params) {
 				cell = c.Params[i].Value
+				if s, ok := shown[i][cell]; ok {
+					cell = s
+				}
 			}
 			r.Params = append(r.Params, cell)
 		}
@@ -155,8 +169,9 @@ func mapPage(m phasemap.Map) *view {
 		}
 		r.Recovered, r.Stuck = strconv.Itoa(c.Recovered), strconv.Itoa(c.Stuck)
 		r.Undecided, r.NoBase = strconv.Itoa(c.Undecided), strconv.Itoa(c.NoBaseline)
-		r.PStuck = fixed(c.PStuck, 2)
+		r.PStuck = strconv.Itoa(c.Stuck) + "/" + strconv.Itoa(c.Stuck+c.Recovered) + " = " + fixed(c.PStuck, 2)
 		r.StuckSide = c.PStuck >= 0.5
+		r.Straddle = chart.Straddles(&c)
 		if !missing(c.PStuckLo) && !missing(c.PStuckHi) {
 			r.Interval = fixed(c.PStuckLo, 2) + "–" + fixed(c.PStuckHi, 2)
 		}

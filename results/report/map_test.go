@@ -67,16 +67,24 @@ func TestMapPage(t *testing.T) {
 		{"figure ids prefixed", `<clipPath id="fig1-cells">`},
 		{"cells table", `<table id="cells">`},
 		{"no-baseline column, as one replication had none", `<th class="num">no baseline</th>`},
-		{"a cell: counts, P(stuck), Wilson interval, median recovery",
-			`<tr><td class="name">0.5</td><td class="name">5s</td><td class="num">4</td><td class="num">2</td><td class="num">1</td><td class="num">1</td><td class="num">0</td><td class="num"><span>0.25</span><span class="ci"> (0.05–0.70)</span></td><td class="num">7.5 s</td></tr>`},
-		{"a stuck cell is marked, no recovery time",
-			`<td class="num"><span class="stuck">1.00</span><span class="ci"> (0.51–1.00)</span></td><td class="num">–</td></tr>`},
-		{"the cell not run", `<tr class="notrun"><td class="name">0.7</td><td class="name">8s</td><td class="num">0</td>`},
+		{"a cell: values with units, counts, P(stuck) as k/n, Wilson interval holding ½ and marked, median recovery",
+			`<tr><td class="name">0.5</td><td class="name">5 s</td><td class="num">4</td><td class="num">2</td><td class="num">1</td><td class="num">1</td><td class="num">0</td><td class="num"><span>1/3 = 0.33</span><span class="ci"> (0.06–0.79)</span> <span class="straddle" title="the 95 % interval holds ½: the replications do not say on which side of the boundary this cell lies">holds ½</span></td><td class="num">7.5 s</td></tr>`},
+		{"a stuck cell is marked, its interval above ½ unmarked, no recovery time",
+			`<td class="num"><span class="stuck">4/4 = 1.00</span><span class="ci"> (0.51–1.00)</span></td><td class="num">–</td></tr>`},
+		{"a recovered cell, its interval below ½ unmarked",
+			`<tr><td class="name">0.5</td><td class="name">2 s</td><td class="num">4</td><td class="num">4</td><td class="num">0</td><td class="num">0</td><td class="num">0</td><td class="num"><span>0/4 = 0.00</span><span class="ci"> (0.00–0.49)</span></td>`},
+		{"the mark explained", `A cell marked <span class="straddle">holds ½</span> (framed with a dashed line in the figure) has an interval that holds ½`},
+		{"the cell not run", `<tr class="notrun"><td class="name">0.7</td><td class="name">8 s</td><td class="num">0</td>`},
 		{"no replay command, what the cells ran", "Each cell of the map ran it with the axes' fields set to the cell's values."},
 	} {
 		if !strings.Contains(page, c.want) {
 			t.Errorf("%s: the map report lacks %q", c.gloss, c.want)
 		}
+	}
+	// The cells whose Wilson interval holds ½ (chart.Straddles): 1/4, 1/3, 3/4 and 0/3; not
+	// 0/4 (up to 0.49) nor 4/4 (from 0.51).
+	if n := strings.Count(page, `<span class="straddle" title=`); n != 4 {
+		t.Errorf("%d cells marked as holding ½, want 4", n)
 	}
 	for _, unwanted := range []string{`<table id="groups">`, `<table id="sweep">`, "To replay"} {
 		if strings.Contains(page, unwanted) {

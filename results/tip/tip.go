@@ -24,7 +24,18 @@ type Probe struct {
 	// PLo and PHi bound P(stuck) at the test's per-look level.
 	PLo float64 `json:"pLo"`
 	PHi float64 `json:"pHi"`
+	// Lo95 and Hi95 are the exact (Clopper–Pearson) 95 % interval for P(stuck) from the value's
+	// decided runs (analysis/tipping.Interval): what the lead sentence and the figure quote.
+	Lo95 float64 `json:"lo95"`
+	Hi95 float64 `json:"hi95"`
 }
+
+// Decided is the number of the probe's runs that recovered or stuck.
+func (p *Probe) Decided() int { return p.Stuck + p.Recovered }
+
+// allRecovered is the rule of the conservative bound: every run at the value recovered (none
+// stuck, none undecided, at least one run).
+func (p *Probe) allRecovered() bool { return p.Stuck == 0 && p.Undecided == 0 && p.Recovered > 0 }
 
 // Result is the result of a tipping-point search: where, along one parameter, runs flip from
 // recovering after the trigger to sticking, with its confidence interval and the evidence.
@@ -32,8 +43,14 @@ type Result struct {
 	Header  results.Header `json:"header"`
 	Trigger string         `json:"trigger"`
 	Param   string         `json:"param"` // the scenario field searched
-	Unit    string         `json:"unit"`  // of the numbers below: "s", "/s", or "" for a plain number
-	Sticks  string         `json:"sticks"`
+	// Name is the parameter's name in words ("cut length", "web rate"), "" when it has none:
+	// the sentences then name it by Param.
+	Name string `json:"name,omitempty"`
+	// LeadText is the sentence the result leads with (Result.Lead), set by Write for readers
+	// of tip.json that do not build it.
+	LeadText string `json:"lead,omitempty"`
+	Unit     string `json:"unit"` // of the numbers below: "s", "/s", or "" for a plain number
+	Sticks   string `json:"sticks"`
 	// Boundary is the estimate of the value where P(stuck) = 1/2; [Lo, Hi] holds it with
 	// probability at least Confidence.
 	Boundary   float64 `json:"boundary"`
@@ -115,6 +132,7 @@ func percent(p float64, upper bool) string {
 // Write writes tip.json into dir (created if needed), replacing the result it held (see
 // WriteRunDir).
 func Write(dir string, t Result) error {
+	t.LeadText = t.Lead()
 	partial := ""
 	if t.Partial {
 		partial = "interrupted: the bracket is the narrowest reached"

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"regexp"
 	"strconv"
 	"time"
 
@@ -17,9 +16,9 @@ import (
 	"github.com/overloadsim/overloadsim/experiment"
 	"github.com/overloadsim/overloadsim/field"
 	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/results/chart"
 	"github.com/overloadsim/overloadsim/results/tip"
 	"github.com/overloadsim/overloadsim/scenarios"
-	"github.com/overloadsim/overloadsim/server"
 )
 
 // Range is the searched parameter: its path, its kind of value, and the interval searched.
@@ -135,70 +134,16 @@ func Run(ctx context.Context, o Options) (tip.Result, error) {
 const QuoteLevel = 0.95
 
 // ParamName is the name in words of the scenario field path, for the sentences of a search's
-// result ("cut length" for the length of a CPU cut, "web rate" for the rate of the group web),
-// or "" when it has none: the path then names it.
+// result: the figures' short name of the parameter (chart.ParamLabel: "cut length" for the
+// length of a CPU cut, "web rate" for the rate of the group web), the load factor as "load
+// scale", or "" when it has none: the path then names it.
 func ParamName(sc *scenarios.Scenario, path string) string {
-	if path == "load" {
-		return "load scale"
-	}
-	if m := faultField.FindStringSubmatch(path); m != nil {
-		i, _ := strconv.Atoi(m[1])
-		if i >= len(sc.Faults) {
-			return ""
-		}
-		f := &sc.Faults[i]
-		kind := ""
-		switch f.Kind {
-		case server.FaultCapacity:
-			kind = "cut"
-		case server.FaultPause:
-			kind = "pause"
-		case server.FaultDown:
-			kind = "outage"
-		case server.FaultNetworkDelay:
-			kind = "delay"
-		case server.FaultFailPoint:
-			kind = "fail point"
-		case server.FaultRebalance:
-			kind = "rebalance"
-		default:
-			if f.Factor > 1 {
-				kind = "surge"
-			} else if f.Factor > 0 {
-				kind = "dip"
-			}
-		}
-		switch {
-		case kind == "":
-			return ""
-		case m[2] == "for":
-			return kind + " length"
-		case m[2] == "speed" && kind == "cut":
-			return "CPU left"
-		case m[2] == "workers" && kind == "cut":
-			return "workers left"
-		case m[2] == "factor" && (kind == "surge" || kind == "dip"):
-			return kind + " factor"
-		case m[2] == "delay" && kind == "delay":
-			return "added delay"
-		}
+	name := chart.ParamLabel(path, chart.ParamInfoOf(sc.String()), map[string]string{"load": "load scale"})
+	if name == path {
 		return ""
 	}
-	if m := groupField.FindStringSubmatch(path); m != nil {
-		i, _ := strconv.Atoi(m[1])
-		if i >= len(sc.Clients) {
-			return ""
-		}
-		return sc.Clients[i].Name + " " + map[string]string{"workload.rate": "rate", "appRetry.attempts": "retry attempts"}[m[2]]
-	}
-	return ""
+	return name
 }
-
-// The field paths ParamName names.
-var (
-	faultField = regexp.MustCompile(`^faults\[(\d+)\]\.(for|speed|workers|factor|delay)$`)
-	groupField = regexp.MustCompile(`^clients\[(\d+)\]\.(workload\.rate|appRetry\.attempts)$`)
-)
 
 // result turns a search into its record, in the range's units.
 func (r *Range) result(hdr results.Header, trigger, sticks string, s tipping.Result, partial bool) tip.Result {

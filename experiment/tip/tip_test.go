@@ -12,11 +12,11 @@ func TestParamName(t *testing.T) {
 	for _, tc := range []struct{ scenario, path, want string }{
 		{"cpu-cut-storm", "faults[0].for", "cut length"},
 		{"cpu-cut-storm", "faults[0].speed", "CPU left"},
-		{"cpu-cut-storm", "faults[0].at", ""},
+		{"cpu-cut-storm", "faults[0].at", "cut start"},
 		{"cpu-cut-storm", "faults[3].for", ""},
 		{"cpu-cut-storm", "clients[0].workload.rate", "app rate"},
 		{"cpu-cut-storm", "clients[0].appRetry.attempts", "app retry attempts"},
-		{"cpu-cut-storm", "clients[0].driver.retryPolicy", ""},
+		{"cpu-cut-storm", "clients[0].driver.retryPolicy", "app retry policy"},
 		{"cpu-cut-storm", "load", "load scale"},
 		{"pause-collapse", "faults[0].for", "pause length"},
 		{"spike-collapse", "faults[0].for", "surge length"},

@@ -178,6 +178,7 @@ var fieldWords = map[string]string{
 	"maxQueueDepth": "queue limit",
 	"service":       "service time",
 	"rate":          "rate",
+	"attempts":      "retry attempts",
 }
 
 // indexed matches a path that starts with one element of a list: "clients[1].driver.retryPolicy"
@@ -247,6 +248,8 @@ func ParamLabel(path string, info ParamInfo, overrides map[string]string) string
 			return "workers left"
 		case "factor":
 			return noun + " factor"
+		case "delay":
+			return "added delay"
 		}
 		return noun + " " + words(last)
 	}

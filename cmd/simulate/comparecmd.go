@@ -89,6 +89,11 @@ Examples:
 				return err
 			}
 			c := compare.Compare(in)
+			ctx, err := compareContext(args[0], in[0].Kind)
+			if err != nil {
+				return err
+			}
+			c.Decision = compareDecision(in, ctx)
 			if err := compare.Write(dir, compare.Header(c, label().Tool, label().Version), c); err != nil {
 				return err
 			}
@@ -119,6 +124,9 @@ Examples:
 				return writeFileTo(stdout, filepath.Join(dir, results.CompareFile))
 			}
 			printCompare(stdout, c)
+			if c.Decision != nil {
+				writeDecision(stdout, c.Decision)
+			}
 			return nil
 		}
 	},

@@ -3,11 +3,14 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/overloadsim/overloadsim/internal/yamlstrict"
 	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/results/compare"
+	"github.com/overloadsim/overloadsim/results/sweep"
 	"github.com/overloadsim/overloadsim/scenarios"
 )
 
@@ -141,5 +144,49 @@ func TestScenarioDifferences(t *testing.T) {
 	}
 	if strings.Join(got, "; ") != "x removed; l[0]=a" {
 		t.Errorf("a removed setting and a longer list: %q", got)
+	}
+}
+
+// TestCompareDecision pins when a comparison gets a policy decision (compareDecision, item 7
+// of the policy decision: "when a sweep or compare varies a policy or limiter"): only when
+// every other result differs from the reference in the same policy or limiter settings and
+// nothing else, each result one policy named by its value.
+func TestCompareDecision(t *testing.T) {
+	input := func(sets ...string) compare.Input {
+		sc, err := scenarios.Lookup("spike")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sc.SetAll(sets...); err != nil {
+			t.Fatal(err)
+		}
+		return compare.Input{Kind: results.KindRun, Header: results.Header{Scenario: sc.Name, Canonical: sc.String()},
+			Points: []sweep.PointStats{{Replications: 1}}}
+	}
+	ref := input()
+	p07 := input("clients[1].driver.retryPolicy=mongodb-2026-07")
+	legacy := input("clients[1].driver.retryPolicy=mongodb-legacy")
+	for _, tc := range []struct {
+		name     string
+		in       []compare.Input
+		policies []string // nil: no decision
+	}{
+		{"one policy", []compare.Input{ref, p07}, []string{"mongodb-2026-03", "mongodb-2026-07"}},
+		{"three policies", []compare.Input{ref, p07, legacy}, []string{"mongodb-2026-03", "mongodb-2026-07", "mongodb-legacy"}},
+		{"a load, not a policy", []compare.Input{ref, input("load=1.5")}, nil},
+		{"a policy and a duration", []compare.Input{ref, input("clients[1].driver.retryPolicy=mongodb-2026-07", "duration=60s")}, nil},
+		{"another policy setting in another result", []compare.Input{ref, p07, input("clients[0].driver.adaptiveRetries=false")}, nil},
+		{"the same policy twice", []compare.Input{ref, p07, p07}, nil},
+		{"the same scenario", []compare.Input{ref, ref}, nil},
+	} {
+		d := compareDecision(tc.in, sweep.LoadContext{})
+		switch {
+		case tc.policies == nil && d != nil:
+			t.Errorf("%s: a decision over %v, want none", tc.name, d.Policies)
+		case tc.policies != nil && d == nil:
+			t.Errorf("%s: no decision, want one over %v", tc.name, tc.policies)
+		case d != nil && (!slices.Equal(d.Policies, tc.policies) || d.Group != "plain" || d.Parameter != "clients[1].driver.retryPolicy"):
+			t.Errorf("%s: decision over %v of group %q by %q, want %v of plain by clients[1].driver.retryPolicy", tc.name, d.Policies, d.Group, d.Parameter, tc.policies)
+		}
 	}
 }

@@ -61,6 +61,9 @@ func ResultLabel(folder string, differences []string, reference bool) string {
 type Comparison struct {
 	Results []Compared `json:"results"`
 	Rows    []Row      `json:"rows"`
+	// Decision is the policy decision when the results differ from the reference only in a
+	// policy or a limiter (sweep.DecideLines, each result one policy), nil otherwise.
+	Decision *sweep.Decision `json:"decision,omitempty"`
 }
 
 // Row is one metric at one point ("" for a run) across the results.

@@ -21,7 +21,7 @@ const CompareFile = "compare.html"
 //go:embed compare.html.tmpl
 var compareTemplate string
 
-var comparePage = template.Must(template.New(CompareFile).Parse(compareTemplate))
+var comparePage = template.Must(template.Must(template.New(CompareFile).Parse(compareTemplate)).Parse(decisionTemplate))
 
 type compareView struct {
 	Title     string
@@ -30,6 +30,7 @@ type compareView struct {
 	Headlines []compareHeadline
 	Rows      []compareRow
 	Figures   []figure
+	Decision  *decisionView // the policy decision, when the results differ only in a policy
 }
 
 // compareHeadline is what the page says first of a compared result (compare.Headline).
@@ -63,7 +64,7 @@ func WriteCompare(dir string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("report: %w", err)
 	}
-	v := compareView{Result: m.ResultDigest(), Results: c.Results}
+	v := compareView{Result: m.ResultDigest(), Results: c.Results, Decision: newDecision(c.Decision)}
 	for i, r := range c.Results {
 		if i > 0 {
 			v.Title += " vs "

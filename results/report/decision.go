@@ -1,6 +1,7 @@
 package report
 
 import (
+	_ "embed"
 	"fmt"
 	"math"
 	"strconv"
@@ -8,8 +9,13 @@ import (
 	"github.com/overloadsim/overloadsim/results/sweep"
 )
 
-// decisionView is a sweep's policy decision (sweep.Decision) as the report's first block shows
-// it: what varies, the sentences that decide and the table over the decided scope.
+// decisionTemplate is the policy decision's block, shared by a sweep's page and a comparison's.
+//
+//go:embed decision.html.tmpl
+var decisionTemplate string
+
+// decisionView is a policy decision (sweep.Decision) as a sweep's or a comparison's page shows
+// it, near the top: what varies, the sentences that decide and the table over the decided scope.
 type decisionView struct {
 	What      string // "retryPolicy of client group plain (its operations)"
 	Loads     string

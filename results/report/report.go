@@ -46,7 +46,7 @@ func figureSpecs() []chart.Spec {
 //go:embed report.html.tmpl
 var templateText string
 
-var page = template.Must(template.New(File).Parse(templateText))
+var page = template.Must(template.Must(template.New(File).Parse(templateText)).Parse(decisionTemplate))
 
 // Write renders the report of the result folder dir (see Render) into dir/report.html and
 // returns that path. The file is written under a temporary name (".report.html.tmp") and renamed

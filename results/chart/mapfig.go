@@ -149,8 +149,10 @@ type mapAxis struct {
 	label  string
 }
 
-func newMapAxis(a results.Axis) *mapAxis {
-	ax := &mapAxis{path: a.Path, label: a.Path}
+// newMapAxis lays out the map's axis a, titled by its parameter's short name (ParamLabel, from
+// the scenario's names in info: "cut length", "web rate").
+func newMapAxis(a results.Axis, info ParamInfo) *mapAxis {
+	ax := &mapAxis{path: a.Path, label: ParamLabel(a.Path, info, nil)}
 	order := make([]int, len(a.Values))
 	for i := range order {
 		order[i] = i
@@ -226,9 +228,10 @@ func BuildMap(m phasemap.Map) (*MapFigure, error) {
 			return nil, fmt.Errorf("chart: map axis %s has no values", a.Path)
 		}
 	}
-	b := &mapBuild{m: m, y: newMapAxis(m.Axes[0]), x: newMapAxis(m.Axes[1]), along: -1}
+	info := ParamInfoOf(m.Header.Canonical)
+	b := &mapBuild{m: m, y: newMapAxis(m.Axes[0], info), x: newMapAxis(m.Axes[1], info), along: -1}
 	if len(m.Axes) == 3 {
-		b.z = newMapAxis(m.Axes[2])
+		b.z = newMapAxis(m.Axes[2], info)
 	}
 	if a, ok := phasemap.BoundaryAxis(m); ok {
 		bp, err := phasemap.Boundary(m, a)
@@ -340,7 +343,7 @@ func (b *mapBuild) titles() (string, string) {
 	if trig == "" {
 		trig = "the trigger"
 	}
-	title := "Where " + trig + " sticks: P(stuck) over " + b.x.path + " × " + b.y.path
+	title := "Where " + trig + " sticks: P(stuck) over " + b.x.label + " × " + b.y.label
 	if b.m.Header.Scenario != "" {
 		title = b.m.Header.Scenario + " — " + title
 	}

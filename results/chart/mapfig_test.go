@@ -131,7 +131,8 @@ func TestMapCells(t *testing.T) {
 	if slices.ContainsFunc(f.Panels[0].Cells, func(c MapCell) bool { return c.Straddle }) || !strings.HasSuffix(f.Subtitle, AllStraddleNote) ||
 		slices.ContainsFunc(f.Keys, func(k MapKey) bool { return k.Kind == MapKeyStraddle }) {
 		t.Errorf("every cell holds ½: want no frames, no legend entry, and the subtitle %q to end with %q", f.Subtitle, AllStraddleNote)
-	} // With the scenario recorded, the axes and the title name the parameters by their short
+	}
+	// With the scenario recorded, the axes and the title name the parameters by their short
 	// names (ParamLabel), not by their paths.
 	m.Header.Canonical = "faults:\n  - kind: capacity\n    at: 10s\n"
 	f, _ = BuildMap(m)

@@ -28,13 +28,13 @@ func writeFiguresWith(dir string, opts chart.SweepOptions, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	if len(opts.Labels) > 0 && m.Kind != results.KindSweep {
-		return usageErrorf("--label: %s holds a %s: --label names a sweep's parameters", dir, m.Kind)
+	if len(opts.Labels) > 0 && m.Kind != results.KindSweep && m.Kind != results.KindMap {
+		return usageErrorf("--label: %s holds a %s: --label names a sweep's or a map's parameters", dir, m.Kind)
 	}
 	var names []string
 	switch m.Kind {
 	case results.KindMap:
-		names, err = plot.WriteMapFigures(dir)
+		names, err = plot.WriteMapFigures(dir, opts.Labels)
 	case results.KindSweep:
 		names, err = plot.WriteSweepFigures(dir, opts)
 	case results.KindRun:

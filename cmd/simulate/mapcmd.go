@@ -45,6 +45,7 @@ Examples:
 		maxRuns := fs.Int("max-runs", experiment.DefaultMaxRuns, "refuse a map of more runs than this")
 		out := fs.String("out", "", "output folder (default: out/<scenario>-map)")
 		plotToo := fs.Bool("plot", false, "also draw the heat map next to the results")
+		labels := labelFlag(fs)
 		shardSpec := shardFlag(fs)
 		format := jsonFormat(fs, "map.json")
 		return func(args []string, stdout, stderr io.Writer) error {
@@ -55,6 +56,13 @@ Examples:
 			shard, err := parseShard(fs, *shardSpec, *format, *plotToo, "map")
 			if err != nil {
 				return err
+			}
+			names, err := labels()
+			if err != nil {
+				return err
+			}
+			if len(names) > 0 && !*plotToo {
+				return usageErrorf("--label names the heat map's axes: give it with --plot (or to 'simulate plot' later)")
 			}
 			if n := len(*vary); n < 2 || n > 3 {
 				return usageErrorf("--vary: %d axes: a map has 2 or 3", n)
@@ -119,7 +127,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			err = writeMap(dir, m, *plotToo, textOr(*format, stdout), stderr)
+			err = writeMap(dir, m, *plotToo, names, textOr(*format, stdout), stderr)
 			return printJSONFile(*format, stdout, filepath.Join(dir, results.MapFile), err)
 		}
 	},
@@ -178,14 +186,15 @@ func studyTrigger(sc *scenarios.Scenario, want string) (string, error) {
 	return "", usageErrorf("--trigger %q: the scenario's triggers are %s", want, strings.Join(te.Names, ", "))
 }
 
-// writeMap writes the map into dir, draws its heat map when plot is set, and prints it.
-func writeMap(dir string, m phasemap.Map, plot bool, stdout, stderr io.Writer) error {
+// writeMap writes the map into dir, draws its heat map when plot is set (its axes named by
+// labels, --label), and prints it.
+func writeMap(dir string, m phasemap.Map, plot bool, labels map[string]string, stdout, stderr io.Writer) error {
 	if err := phasemap.Write(dir, m); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "wrote %s\n", dir)
 	if plot {
-		if err := writeFigures(dir, stderr); err != nil {
+		if err := writeFiguresWith(dir, chart.SweepOptions{Labels: labels}, stderr); err != nil {
 			return err
 		}
 	}

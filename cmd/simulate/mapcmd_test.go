@@ -55,6 +55,20 @@ func TestMapWorkers(t *testing.T) {
 			t.Errorf("map.csv line %d = %q, want it to start %q (axes in the order given, first slowest)", i, lines[i], w)
 		}
 	}
+	// The heat map names its axes by their short names, or by --label, given to plot later; a
+	// label of no axis is refused.
+	var stdout, stderr bytes.Buffer
+	if s := run([]string{"plot", filepath.Join(base, "1"), "--label", "faults[0].speed=share of CPU kept"}, &stdout, &stderr); s != exitOK {
+		t.Fatalf("plot --label: status %d: %s", s, stderr.String())
+	}
+	svg, _ := os.ReadFile(filepath.Join(base, "1", "map.svg"))
+	if !strings.Contains(string(svg), "share of CPU kept") || !strings.Contains(string(svg), "cut length") {
+		t.Error("the heat map's axes are not named by --label and the short name")
+	}
+	stderr.Reset()
+	if s := run([]string{"plot", filepath.Join(base, "1"), "--label", "faults[1].speed=x"}, &stdout, &stderr); s == exitOK || !strings.Contains(stderr.String(), "not a parameter of the map") {
+		t.Errorf("plot --label of no axis: status %d: %s", s, stderr.String())
+	}
 	if !strings.Contains(outs[0], "sticks for faults[0].for above") {
 		t.Errorf("the summary names no boundary:\n%s", outs[0])
 	}
@@ -94,6 +108,8 @@ func TestMapBadInput(t *testing.T) {
 		{"an unknown trigger", append(vary("faults[0].speed=0.3,0.6", "faults[0].for=1s,2s"), "--trigger", "gc"), exitUsage, `the scenario's triggers are cpu-cut`},
 		{"too many runs", append(vary("faults[0].speed=0.1:0.9:0.001", "faults[0].for=1s:100s:1s"), "--replications", "10"), exitUsage, "more than --max-runs"},
 		{"no replications", append(vary("faults[0].speed=0.3,0.6", "faults[0].for=1s,2s"), "--replications", "0"), exitUsage, "--replications 0"},
+		{"a label without --plot", append(vary("faults[0].speed=0.3,0.6", "faults[0].for=1s,2s"), "--label", "faults[0].for=cut"), exitUsage, "give it with --plot"},
+		{"a malformed label", append(vary("faults[0].speed=0.3,0.6", "faults[0].for=1s,2s"), "--plot", "--label", "cut"), exitUsage, "want PATH=NAME"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -82,7 +82,7 @@ Examples:
 				}
 				return err
 			case phasemap.Map:
-				return writeMap(dir, r, *plotToo, stdout, stderr)
+				return writeMap(dir, r, *plotToo, nil, stdout, stderr)
 			case *tune.Tuning:
 				return finishTune(r, nil, dir, created, *plotToo, "text", stdout, stderr)
 			}

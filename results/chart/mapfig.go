@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"image/color"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -149,10 +150,10 @@ type mapAxis struct {
 	label  string
 }
 
-// newMapAxis lays out the map's axis a, titled by its parameter's short name (ParamLabel, from
-// the scenario's names in info: "cut length", "web rate").
-func newMapAxis(a results.Axis, info ParamInfo) *mapAxis {
-	ax := &mapAxis{path: a.Path, label: ParamLabel(a.Path, info, nil)}
+// newMapAxis lays out the map's axis a, titled by its parameter's name given in labels, else
+// its short name (ParamLabel, from the scenario's names in info: "cut length", "web rate").
+func newMapAxis(a results.Axis, info ParamInfo, labels map[string]string) *mapAxis {
+	ax := &mapAxis{path: a.Path, label: ParamLabel(a.Path, info, labels)}
 	order := make([]int, len(a.Values))
 	for i := range order {
 		order[i] = i
@@ -218,20 +219,28 @@ type mapBuild struct {
 	bounds []phasemap.BoundaryPoint
 }
 
-// BuildMap builds the figure of the metastability map m (two or three axes).
-func BuildMap(m phasemap.Map) (*MapFigure, error) {
+// BuildMap builds the figure of the metastability map m (two or three axes), its parameters
+// named by labels (path → name, --label) or else by their short names (ParamLabel).
+func BuildMap(m phasemap.Map, labels map[string]string) (*MapFigure, error) {
 	if n := len(m.Axes); n < 2 || n > 3 {
 		return nil, fmt.Errorf("chart: a metastability map has two or three axes, this one %d", n)
 	}
+	var paths []string
 	for _, a := range m.Axes {
 		if len(a.Values) == 0 {
 			return nil, fmt.Errorf("chart: map axis %s has no values", a.Path)
 		}
+		paths = append(paths, a.Path)
+	}
+	for _, path := range slices.Sorted(maps.Keys(labels)) {
+		if !slices.Contains(paths, path) {
+			return nil, fmt.Errorf("chart: --label %s=%s: not a parameter of the map (its axes: %s)", path, labels[path], strings.Join(paths, ", "))
+		}
 	}
 	info := ParamInfoOf(m.Header.Canonical)
-	b := &mapBuild{m: m, y: newMapAxis(m.Axes[0], info), x: newMapAxis(m.Axes[1], info), along: -1}
+	b := &mapBuild{m: m, y: newMapAxis(m.Axes[0], info, labels), x: newMapAxis(m.Axes[1], info, labels), along: -1}
 	if len(m.Axes) == 3 {
-		b.z = newMapAxis(m.Axes[2], info)
+		b.z = newMapAxis(m.Axes[2], info, labels)
 	}
 	if a, ok := phasemap.BoundaryAxis(m); ok {
 		bp, err := phasemap.Boundary(m, a)

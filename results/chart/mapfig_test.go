@@ -94,7 +94,7 @@ func TestMapCells(t *testing.T) {
 			phasemap.NewCell(params("0.5", "500ms"), outcomes(10, 0, 0), secs(10)),
 			phasemap.NewCell(params("0.5", "2s"), nil, nil),
 		}}
-	f, err := BuildMap(m)
+	f, err := BuildMap(m, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestMapCells(t *testing.T) {
 		t.Error("the legend does not explain the mark")
 	}
 	m.Cells[1] = phasemap.NewCell(params("0.3", "2s"), outcomes(0, 10, 0), secs(10))
-	if f, _ := BuildMap(m); slices.ContainsFunc(f.Keys, func(k MapKey) bool { return k.Kind == MapKeyStraddle }) {
+	if f, _ := BuildMap(m, nil); slices.ContainsFunc(f.Keys, func(k MapKey) bool { return k.Kind == MapKeyStraddle }) {
 		t.Error("the legend explains a mark no cell has")
 	}
 	// Three replications a cell: no cell can exclude ½, and the subtitle says so once
@@ -127,7 +127,7 @@ func TestMapCells(t *testing.T) {
 		phasemap.NewCell(params("0.5", "500ms"), outcomes(0, 3, 0), secs(3)),
 		phasemap.NewCell(params("0.5", "2s"), outcomes(3, 0, 0), secs(3)),
 	}
-	f, _ = BuildMap(m)
+	f, _ = BuildMap(m, nil)
 	if slices.ContainsFunc(f.Panels[0].Cells, func(c MapCell) bool { return c.Straddle }) || !strings.HasSuffix(f.Subtitle, AllStraddleNote) ||
 		slices.ContainsFunc(f.Keys, func(k MapKey) bool { return k.Kind == MapKeyStraddle }) {
 		t.Errorf("every cell holds ½: want no frames, no legend entry, and the subtitle %q to end with %q", f.Subtitle, AllStraddleNote)
@@ -135,7 +135,7 @@ func TestMapCells(t *testing.T) {
 	// With the scenario recorded, the axes and the title name the parameters by their short
 	// names (ParamLabel), not by their paths.
 	m.Header.Canonical = "faults:\n  - kind: capacity\n    at: 10s\n"
-	f, _ = BuildMap(m)
+	f, _ = BuildMap(m, nil)
 	if f.X.Label != "cut length" || f.Y.Label != "CPU left" || !strings.Contains(f.Title, "over cut length × CPU left") {
 		t.Errorf("with the scenario: axes %q and %q, title %q; want cut length, CPU left and both in the title", f.X.Label, f.Y.Label, f.Title)
 	}

@@ -17,13 +17,13 @@ import (
 
 // WriteMapFigures draws the metastability map in dir (map.json, as phasemap.Write writes
 // it) and writes it as map.svg and map.png into dir. It returns the base names written
-// ([chart.Map]).
-func WriteMapFigures(dir string) ([]string, error) {
+// ([chart.Map]). labels name its parameters (path → name, --label; nil for the short names).
+func WriteMapFigures(dir string, labels map[string]string) ([]string, error) {
 	m, err := phasemap.Read(dir)
 	if err != nil {
 		return nil, fmt.Errorf("plot: %w", err)
 	}
-	f, err := newMapFig(m)
+	f, err := newMapFig(m, labels)
 	if err != nil {
 		return nil, err
 	}
@@ -52,7 +52,7 @@ func WriteMapFigures(dir string) ([]string, error) {
 // for its result mark (results.MarkSVG), for a caller (the report) that wants the figure
 // without writing files.
 func MapSVG(m phasemap.Map) ([]byte, error) {
-	f, err := newMapFig(m)
+	f, err := newMapFig(m, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -74,8 +74,8 @@ type mapFig struct {
 	legend plot.Legend
 }
 
-func newMapFig(m phasemap.Map) (*mapFig, error) {
-	cf, err := chart.BuildMap(m)
+func newMapFig(m phasemap.Map, labels map[string]string) (*mapFig, error) {
+	cf, err := chart.BuildMap(m, labels)
 	if err != nil {
 		return nil, fmt.Errorf("plot: %w", err)
 	}

@@ -141,7 +141,7 @@ func TestMapFigures(t *testing.T) {
 	look := os.Getenv("PLOT_LOOK_DIR") // to look at the PNGs: PLOT_LOOK_DIR=/tmp/look go test -run TestMapFigures
 	for _, fx := range mapFixtures(t) {
 		t.Run(fx.name, func(t *testing.T) {
-			names, err := WriteMapFigures(fx.dir)
+			names, err := WriteMapFigures(fx.dir, nil)
 			if err != nil {
 				t.Fatalf("WriteMapFigures(%s) = %v", fx.name, err)
 			}
@@ -223,7 +223,7 @@ func TestMapFigureContent(t *testing.T) {
 				t.Errorf("%s: %q is not in the SVG", name, s)
 			}
 		}
-		f, err := newMapFig(m)
+		f, err := newMapFig(m, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -313,12 +313,12 @@ func count(xs []string, x string) int {
 // MapSVG to give the bytes of map.svg.
 func TestMapFigureDeterministic(t *testing.T) {
 	for _, fx := range mapFixtures(t) {
-		if _, err := WriteMapFigures(fx.dir); err != nil {
+		if _, err := WriteMapFigures(fx.dir, nil); err != nil {
 			t.Fatal(err)
 		}
 		svg, _ := os.ReadFile(filepath.Join(fx.dir, "map.svg"))
 		png, _ := os.ReadFile(filepath.Join(fx.dir, "map.png"))
-		if _, err := WriteMapFigures(fx.dir); err != nil {
+		if _, err := WriteMapFigures(fx.dir, nil); err != nil {
 			t.Fatal(err)
 		}
 		svg2, _ := os.ReadFile(filepath.Join(fx.dir, "map.svg"))
@@ -342,7 +342,7 @@ func TestMapFigureDeterministic(t *testing.T) {
 
 func TestMapFigureErrors(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := WriteMapFigures(dir); err == nil {
+	if _, err := WriteMapFigures(dir, nil); err == nil {
 		t.Error("WriteMapFigures(empty folder) = nil error, want one")
 	}
 	one := cutMap(2, false)

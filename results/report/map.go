@@ -49,7 +49,7 @@ func drawMapFigure(dir string, m *results.Manifest) error {
 			return err
 		}
 	}
-	names, err := plot.WriteMapFigures(dir)
+	names, err := plot.WriteMapFigures(dir, nil)
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}

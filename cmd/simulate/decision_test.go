@@ -35,6 +35,14 @@ func TestPrintAnswersMerged(t *testing.T) {
 			t.Errorf("sentence %q printed %d times, want once:\n%s", s, n, out)
 		}
 	}
+	// Lines whose values are YAML maps are named by what differs between them, as the figures
+	// name them (chart.ValueNames), not by the maps.
+	answers[0].Line, answers[1].Line = "{retryPolicy: mongodb-2026-03, adaptiveRetries: true}", "{retryPolicy: mongodb-2026-07, adaptiveRetries: true}"
+	b.Reset()
+	printAnswers(&b, answers, ctx)
+	if out := b.String(); !strings.Contains(out, "mongodb-2026-03 and mongodb-2026-07 (the same answer):\n") || strings.Contains(out, "{") {
+		t.Errorf("lines of YAML maps not named by what differs:\n%s", out)
+	}
 }
 
 // TestWriteDecision checks that a policy decision prints what varies, its table with the failure

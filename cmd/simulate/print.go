@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/overloadsim/overloadsim/results"
+	"github.com/overloadsim/overloadsim/results/chart"
 	"github.com/overloadsim/overloadsim/results/sweep"
 	"github.com/overloadsim/overloadsim/scenarios"
 )
@@ -204,7 +205,16 @@ func printAnswers(w io.Writer, answers []sweep.LoadAnswers, ctx sweep.LoadContex
 		return
 	}
 	fmt.Fprintf(w, "\n%s\n", ctx.Sentence())
-	for _, b := range sweep.MergeAnswers(answers) {
+	// Lines whose values are YAML maps are named by the fields that differ, as in the figures.
+	lines := make([]string, len(answers))
+	for i, a := range answers {
+		lines[i] = a.Line
+	}
+	named := slices.Clone(answers)
+	for i, n := range chart.ValueNames(lines) {
+		named[i].Line = n
+	}
+	for _, b := range sweep.MergeAnswers(named) {
 		indent := ""
 		if len(b.Lines) > 1 || b.Lines[0] != "" {
 			head := results.JoinAnd(b.Lines)

@@ -106,9 +106,9 @@ func TestTipNoFlip(t *testing.T) {
 		side, value, words            string
 		stuck                         bool
 	}{
-		{"never stuck", "1ms:20ms", "5ms", "above", "recovered", "20ms", "never stuck in the range: up to faults[0].for = 20ms, 0 of ", false},
-		{"never stuck, sticking below", "1ms:20ms", "5ms", "below", "recovered", "1ms", "never stuck in the range: down to faults[0].for = 1ms, 0 of ", false},
-		{"stuck throughout", "2s:4s", "500ms", "above", "stuck", "2s", "stuck throughout the range: even at faults[0].for = 2s, ", true},
+		{"never stuck", "1ms:20ms", "5ms", "above", "recovered", "20ms", "never stuck in the range: up to cut length = 20ms, 0 of ", false},
+		{"never stuck, sticking below", "1ms:20ms", "5ms", "below", "recovered", "1ms", "never stuck in the range: down to cut length = 1ms, 0 of ", false},
+		{"stuck throughout", "2s:4s", "500ms", "above", "stuck", "2s", "stuck throughout the range: even at cut length = 2s, ", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "out")

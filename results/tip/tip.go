@@ -92,7 +92,11 @@ type NoFlip struct {
 // Describe says where the boundary lies in one line.
 func (t *Result) Describe() string {
 	if f := t.NoFlip; f != nil {
-		at := t.Param + " = " + f.Value
+		name := t.Param // the parameter in words when it has a name ("cut length"), else its path
+		if t.Name != "" {
+			name = t.Name
+		}
+		at := name + " = " + f.Value
 		beyond := map[string]string{"above": "above", "below": "below"}[t.Sticks]
 		if f.Side == "stuck" {
 			beyond = map[string]string{"above": "below", "below": "above"}[t.Sticks]

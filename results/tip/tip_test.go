@@ -27,6 +27,11 @@ func TestDescribeNoFlip(t *testing.T) {
 	if got := r.Describe(); !strings.HasSuffix(got, "lies above it") {
 		t.Errorf("stuck throughout, sticking below: %q, want the boundary above the range", got)
 	}
+	// A parameter with a name in words is quoted by it, as the lead names it.
+	r.Name = "cut length"
+	if got := r.Describe(); !strings.Contains(got, "even at cut length = 2s,") {
+		t.Errorf("a named parameter: %q, want it quoted as cut length", got)
+	}
 }
 
 // probe is a fixture probe at x seconds with its tally; Lo95 and Hi95 are the exact intervals

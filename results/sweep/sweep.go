@@ -298,13 +298,17 @@ func WritePoints(w io.Writer, points []PointStats) error {
 
 // TriggerOutcomes is how a sweep point's replications came out after one trigger.
 type TriggerOutcomes struct {
-	Trigger string // the fault's metric name ("cpu-cut", "spike#2")
+	Trigger string `json:"trigger"` // the fault's metric name ("cpu-cut", "spike#2")
 	// N counts the replications with a pre-trigger baseline; Recovered, Stuck and Undecided
 	// split them.
-	N, Recovered, Stuck, Undecided int
+	N         int `json:"n"`
+	Recovered int `json:"recovered"`
+	Stuck     int `json:"stuck"`
+	Undecided int `json:"undecided"`
 	// RecoveryMean and RecoveryCI95 are the mean recovery time of the Recovered replications and
 	// its 95 % half-width (seconds; NaN when none recovered, CI95 NaN with one).
-	RecoveryMean, RecoveryCI95 float64
+	RecoveryMean float64 `json:"recoveryMean"`
+	RecoveryCI95 float64 `json:"recoveryCI95"`
 }
 
 // Outcomes returns the point's outcomes after each trigger, in metric order, from the fault

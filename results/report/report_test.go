@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -446,21 +445,7 @@ func TestShardsTable(t *testing.T) {
 // TestSweepAnswers: a load sweep's report says its answers in words, before the points: the
 // ceiling, today's load, the safe load and its headroom first, then the knee.
 func TestSweepAnswers(t *testing.T) {
-	dir := t.TempDir()
-	hdr := results.Header{Tool: "overloadsim", Version: "dev", Scenario: "load"}
-	var pts []sweep.PointStats
-	for _, x := range []float64{500, 1000, 1500} {
-		pts = append(pts, sweep.PointStats{
-			Params:       []results.Param{{Path: "clients[0].workload.rate", Value: strconv.FormatFloat(x, 'f', 0, 64) + "/s"}},
-			Replications: 2,
-			Metrics: []results.MetricStats{{Name: "total.offered", Mean: x, N: 2}, {Name: "total.goodput", Mean: math.Min(x, 1000), N: 2},
-				{Name: "total.latency_ok_p99", Mean: 0.02 * x / 500, N: 2}},
-		})
-	}
-	ctx := &sweep.LoadContext{Today: 400, Ceiling: 1000, CeilingSource: "ingress request limiter 1000/s on db"}
-	if err := sweep.WriteSweepDir(dir, hdr, pts, "", ctx); err != nil {
-		t.Fatal(err)
-	}
+	dir := loadSweepFolder(t)
 	var b bytes.Buffer
 	if err := Render(&b, dir); err != nil {
 		t.Fatal(err)

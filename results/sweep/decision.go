@@ -116,18 +116,7 @@ type DecisionLine struct {
 // order of clients[] (for the varied group's metrics), ctx the sweep's load context (today's
 // load). With a second, load parameter (IsLoadPath), rows are at today's load, 1.5× and 2×.
 func Decide(points []PointStats, ctx LoadContext, groups []string) *Decision {
-	var paths []string
-	values := map[string][]string{}
-	for _, p := range points {
-		for _, pr := range p.Params {
-			if !slices.Contains(paths, pr.Path) {
-				paths = append(paths, pr.Path)
-			}
-			if !slices.Contains(values[pr.Path], pr.Value) {
-				values[pr.Path] = append(values[pr.Path], pr.Value)
-			}
-		}
-	}
+	paths, values := parameters(points)
 	policy, load := "", ""
 	for _, p := range paths {
 		switch {

@@ -121,12 +121,10 @@ func WriteSweepDir(dir string, hdr results.Header, points []PointStats, partial 
 		{Name: results.SweepFile, Write: func(w io.Writer) error { return results.WriteJSON(w, b) }}})
 }
 
-// SweepAnswers answers a load sweep (one whose parameter IsLoadPath): one LoadAnswers for the
-// whole sweep or, when a second parameter is varied, one per value of it, in order of first
-// appearance. It returns nil for a sweep that varies no workload's rate.
-func SweepAnswers(points []PointStats, ctx LoadContext) []LoadAnswers {
-	var paths []string
-	values := map[string][]string{}
+// parameters lists the parameters the points vary, in order of first appearance, and each one's
+// values in the same order.
+func parameters(points []PointStats) (paths []string, values map[string][]string) {
+	values = map[string][]string{}
 	for _, p := range points {
 		for _, pr := range p.Params {
 			if !slices.Contains(paths, pr.Path) {
@@ -137,6 +135,14 @@ func SweepAnswers(points []PointStats, ctx LoadContext) []LoadAnswers {
 			}
 		}
 	}
+	return paths, values
+}
+
+// SweepAnswers answers a load sweep (one whose parameter IsLoadPath): one LoadAnswers for the
+// whole sweep or, when a second parameter is varied, one per value of it, in order of first
+// appearance. It returns nil for a sweep that varies no workload's rate.
+func SweepAnswers(points []PointStats, ctx LoadContext) []LoadAnswers {
+	paths, values := parameters(points)
 	load := ""
 	for _, p := range paths {
 		if IsLoadPath(p, values[p]) {
@@ -220,17 +226,9 @@ func ReadPoints(dir string) ([]PointStats, error) {
 // PATH_ms or PATH_us for durations (the unit that reads best), PATH for plain numbers; any other
 // parameter (a policy, a driver block) as its text, under PATH.
 func WritePoints(w io.Writer, points []PointStats) error {
-	var paths, metrics []string
-	values := map[string][]string{}
+	paths, values := parameters(points)
+	var metrics []string
 	for _, p := range points {
-		for _, pr := range p.Params {
-			if !slices.Contains(paths, pr.Path) {
-				paths = append(paths, pr.Path)
-			}
-			if !slices.Contains(values[pr.Path], pr.Value) {
-				values[pr.Path] = append(values[pr.Path], pr.Value)
-			}
-		}
 		for _, m := range p.Metrics {
 			if !slices.Contains(metrics, m.Name) {
 				metrics = append(metrics, m.Name)

@@ -285,13 +285,19 @@ func compareSweeps(c compare.Comparison, inputs []string) (*Figure, error) {
 		return compareOnePoint(c), nil
 	}
 	s0 := sweeps[0]
-	f := &Figure{Name: Compare, Title: "What changed: goodput against " + s0.X.Path + ", and each sweep's difference from the reference",
+	f := &Figure{Name: Compare, Title: "What changed: goodput against " + s0.Versus() + ", and each sweep's difference from the reference",
 		Subtitle: compareSubtitle(c, "bands and bars: 95 % confidence intervals (Welch's for a difference)")}
 	var xs []float64
 	for _, v := range s0.X.Values {
 		xs = append(xs, s0.X.Pos[v])
 	}
 	xAxis := Axis{Label: s0.X.Label, Cover: xs}
+	// The difference panels are a third of the width: a load axis is titled there without
+	// what was swept, which the overlay's title says.
+	diffX := xAxis
+	if s0.X.IsLoad() {
+		diffX.Label = "total offered load (operations/s)"
+	}
 	goodLabel, _ := MetricAxis("goodput", nil, false)
 	over := Panel{Title: "Goodput, all client groups", X: xAxis, Y: Axis{Label: goodLabel, Cover: fromZero}}
 	g := Glyph{Shape: Circle, Radius: 3}
@@ -311,7 +317,7 @@ func compareSweeps(c compare.Comparison, inputs []string) (*Figure, error) {
 			all = append(all, d.hi...)
 		}
 		label, k := diffAxis(metric, all)
-		pn := Panel{Title: diffTitle(metric), X: xAxis, Y: Axis{Label: label}}
+		pn := Panel{Title: diffTitle(metric), X: diffX, Y: Axis{Label: label}}
 		pn.Layers = append(pn.Layers, Ref{Y: 0, Style: Style{Colour: Reference, Width: Thin, Dash: Dotted}})
 		for i := 1; i < len(c.Results); i++ {
 			d := diffs[i]

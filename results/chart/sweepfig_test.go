@@ -304,3 +304,25 @@ func TestSweepFigureLinesByAnotherLoad(t *testing.T) {
 		}
 	}
 }
+
+// TestOnOfferedPositions pins where a load parameter's values stand once on the total offered
+// load (XAxis.OnOffered, docs/metrics.md §17): each value at the mean total.offered of its
+// points, the position its ticks and a comparison's points take, not at the swept value.
+func TestOnOfferedPositions(t *testing.T) {
+	var pts []sweep.PointStats
+	for _, c := range []struct {
+		value   string
+		offered []float64 // one point per line of a second parameter
+	}{{"100/s", []float64{190, 210}}, {"200/s", []float64{300, 300}}} {
+		for i, o := range c.offered {
+			p := sweepPoint(o, fmt.Sprint("line", i))
+			p.Params[0].Value = c.value
+			pts = append(pts, p)
+		}
+	}
+	a := NewXAxis(ratePath, []string{"100/s", "200/s"})
+	a.OnOffered(pts, "web rate")
+	if !a.IsLoad() || a.Pos["100/s"] != 200 || a.Pos["200/s"] != 300 {
+		t.Errorf("positions %v (a load axis: %v), want 100/s at 200 and 200/s at 300, the mean total offered of their points", a.Pos, a.IsLoad())
+	}
+}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/overloadsim/overloadsim/results"
 	"github.com/overloadsim/overloadsim/results/sweep"
-	"github.com/overloadsim/overloadsim/scenarios"
 )
 
 // withGroups returns ctx with the scenario's client groups' names (from the header's canonical
@@ -19,11 +18,8 @@ func withGroups(ctx *sweep.LoadContext, hdr results.Header) *sweep.LoadContext {
 		return nil
 	}
 	c := *ctx
-	if sc, err := scenarios.Parse(hdr.Scenario, []byte(hdr.Canonical)); err == nil {
-		c.Groups = nil
-		for _, g := range sc.Clients {
-			c.Groups = append(c.Groups, g.Name)
-		}
+	if names := groupNames(hdr); names != nil {
+		c.Groups = names
 	}
 	return &c
 }
